@@ -1,0 +1,155 @@
+/**
+ * Bit storage for every bit-based filter: an array of 64-bit words, stored as pairs of
+ * little-endian 32-bit halves in a `Uint32Array` (word w = data[2w] | data[2w+1] << 32), so that
+ * bit i lives in word i >>> 6 at bit i & 63 exactly as in Guava's `LockFreeBitArray`.
+ *
+ * Storage is kept apart from filter logic (Guava's `Strategy` vs `LockFreeBitArray`): a filter
+ * computes bit indexes and asks its storage to test or set them. Two storages exist:
+ * {@link BitArray} (plain memory, a maintained popcount) and `SharedBitArray` (a
+ * `SharedArrayBuffer` written with `Atomics.or`, shared by worker threads). Reads are plain loads
+ * in both: bits only ever go from 0 to 1 between clears, so a racing read at worst misses a set
+ * that has not finished, as in Guava.
+ *
+ * Indexes up to {@link MAX_BITS} (2^36) are exact: the word is `(i / 32) | 0`, the bit `i & 31`.
+ */
+
+import { checkPositiveInteger, IncompatibleFiltersError, show } from '../errors.js';
+import { MAX_BITS } from '../math.js';
+
+/** What a filter needs from its bits. */
+export interface BitStorage {
+  /** Number of bits: a positive multiple of 64. */
+  readonly bitSize: number;
+  /** The 64-bit words as little-endian 32-bit halves; length = bitSize / 32. */
+  readonly data: Uint32Array;
+  /** True if bit `index` is set. */
+  get(index: number): boolean;
+  /** Sets bit `index`; true iff it was 0 before (Guava's `LockFreeBitArray.set`). */
+  set(index: number): boolean;
+  /** Sets the bits of `mask` in 32-bit word `word`; true iff any of them was 0 before. */
+  setMasked(word: number, mask: number): boolean;
+  /** Number of bits set. */
+  bitCount(): number;
+  /** Clears every bit. */
+  clear(): void;
+  /** ORs `other`'s bits into this one (same size required). */
+  orWith(other: BitStorage): void;
+  /** ANDs `other`'s bits into this one (same size required). */
+  andWith(other: BitStorage): void;
+  /** Recomputes any cached count after `data` was written directly. */
+  recount(): void;
+  /** An independent copy with the same kind of storage. */
+  clone(): BitStorage;
+}
+
+/** Population count of a 32-bit word (SWAR). */
+export function popcount32(v: number): number {
+  v -= (v >>> 1) & 0x55555555;
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/** Population count of a whole word array. */
+export function popcountAll(data: Uint32Array): number {
+  let n = 0;
+  for (let i = 0; i < data.length; i++) n += popcount32(data[i]!);
+  return n;
+}
+
+/** Validates a bit count for storage: a positive multiple of 64 up to {@link MAX_BITS}. */
+export function checkBitSize(bitSize: number): number {
+  checkPositiveInteger('bits', bitSize, MAX_BITS);
+  if (bitSize % 64 !== 0) {
+    throw new RangeError(`bits must be a multiple of 64, got ${show(bitSize)}`);
+  }
+  return bitSize;
+}
+
+/** Throws unless two storages have the same size. */
+export function checkSameSize(a: BitStorage, b: BitStorage): void {
+  if (a.bitSize !== b.bitSize) {
+    throw new IncompatibleFiltersError(
+      `bit arrays must have the same size (${a.bitSize} != ${b.bitSize})`,
+    );
+  }
+}
+
+/** Plain in-memory bits with a popcount maintained on every change. */
+export class BitArray implements BitStorage {
+  readonly bitSize: number;
+  readonly data: Uint32Array;
+  private count: number;
+
+  /**
+   * A zeroed array of `bitSize` bits, or a view over existing `data` (not copied; its popcount
+   * is computed once).
+   */
+  constructor(bitSize: number, data?: Uint32Array) {
+    this.bitSize = checkBitSize(bitSize);
+    if (data === undefined) {
+      this.data = new Uint32Array(bitSize / 32);
+      this.count = 0;
+    } else {
+      if (data.length !== bitSize / 32) {
+        throw new RangeError(`data must hold ${bitSize / 32} 32-bit words, got ${data.length}`);
+      }
+      this.data = data;
+      this.count = popcountAll(data);
+    }
+  }
+
+  get(index: number): boolean {
+    return (this.data[(index / 32) | 0]! & (1 << (index & 31))) !== 0;
+  }
+
+  set(index: number): boolean {
+    const w = (index / 32) | 0;
+    const mask = 1 << (index & 31);
+    const old = this.data[w]!;
+    if ((old & mask) !== 0) return false;
+    this.data[w] = old | mask;
+    this.count++;
+    return true;
+  }
+
+  setMasked(word: number, mask: number): boolean {
+    const old = this.data[word]!;
+    if ((old & mask) === mask) return false;
+    this.data[word] = old | mask;
+    this.count += popcount32((old & mask) ^ mask);
+    return true;
+  }
+
+  bitCount(): number {
+    return this.count;
+  }
+
+  clear(): void {
+    this.data.fill(0);
+    this.count = 0;
+  }
+
+  orWith(other: BitStorage): void {
+    checkSameSize(this, other);
+    const a = this.data;
+    const b = other.data;
+    for (let i = 0; i < a.length; i++) a[i]! |= b[i]!;
+    this.count = popcountAll(a);
+  }
+
+  andWith(other: BitStorage): void {
+    checkSameSize(this, other);
+    const a = this.data;
+    const b = other.data;
+    for (let i = 0; i < a.length; i++) a[i]! &= b[i]!;
+    this.count = popcountAll(a);
+  }
+
+  recount(): void {
+    this.count = popcountAll(this.data);
+  }
+
+  clone(): BitArray {
+    return new BitArray(this.bitSize, this.data.slice());
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Error classes and argument checks shared by every bloomkit module.
+ *
+ * Bad input is rejected at the boundary with an error that names the parameter and the value,
+ * as Guava does (`fpp must be in (0, 1), got 1.5`). Plain argument mistakes use the built-in
+ * `RangeError` and `TypeError`; the classes below cover the cases a caller may want to catch.
+ */
+
+/** Two filters cannot be combined or compared (different k, size, strategy or key encoding). */
+export class IncompatibleFiltersError extends TypeError {
+  override readonly name = 'IncompatibleFiltersError';
+}
+
+/** Bytes that do not hold a valid filter: wrong magic, unknown version, bad checksum, truncation. */
+export class FormatError extends Error {
+  override readonly name = 'FormatError';
+}
+
+/** A filter with a fixed capacity (the cuckoo filter) could not store another key. */
+export class FilterFullError extends Error {
+  override readonly name = 'FilterFullError';
+}
+
+/** Formats a value for an error message: strings quoted, bigints with their `n`. */
+export function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (value instanceof Uint8Array) return `Uint8Array(${value.length})`;
+  if (Array.isArray(value)) return `Array(${value.length})`;
+  return typeof value === 'object' ? Object.prototype.toString.call(value) : String(value);
+}
+
+/** Throws a `RangeError` unless `value` is a positive safe integer; returns it. */
+export function checkPositiveInteger(
+  name: string,
+  value: unknown,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be a positive safe integer, got ${show(value)}`);
+  }
+  if (value > max) {
+    throw new RangeError(`${name} must be at most ${max}, got ${show(value)}`);
+  }
+  return value;
+}
+
+/** Throws a `RangeError` unless `value` is a number strictly inside (0, 1); returns it. */
+export function checkProbability(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !(value > 0 && value < 1)) {
+    throw new RangeError(`${name} must be in (0, 1), got ${show(value)}`);
+  }
+  return value;
+}

@@ -1,0 +1,318 @@
+/**
+ * The classic Bloom filter (Bloom, "Space/Time Trade-offs in Hash Coding with Allowable Errors",
+ * CACM 1970), bit for bit the same as Guava's `com.google.common.hash.BloomFilter` (31.1).
+ *
+ * Guarantee: `has(key)` is true for every key ever added (no false negatives, ever). For a key
+ * never added it is true with probability about (1 − e^(−kn/m))^k after n adds into m bits with
+ * k hashes; sized by {@link BloomFilter.create} that is the requested fpp at `capacity` keys.
+ *
+ * Each key is hashed once with MurmurHash3 x64 128 (seed 0) over its funnel's bytes; the k bit
+ * positions come from the two 64-bit halves by double hashing (Guava MURMUR128_MITZ_64, see
+ * `hash/strategies.ts`). A filter built here and one built by Guava from the same keys have the
+ * same bits: `toGuava()` writes Guava's `writeTo` bytes and `fromGuava()` reads them.
+ *
+ * Limits: at most 2^36 bits (8 GiB) and 255 hashes (Guava's own bound). Items cannot be removed
+ * (see `CountingBloomFilter`); the rate rises past the sized capacity (watch `expectedFpp()`).
+ */
+
+import { BitArray, type BitStorage } from '../bits/bit-array.js';
+import { SharedBitArray } from '../bits/shared-bit-array.js';
+import {
+  checkPositiveInteger,
+  checkProbability,
+  IncompatibleFiltersError,
+  show,
+} from '../errors.js';
+import { decodeBloom, encodeBloom } from '../formats/bloom-codec.js';
+import { readGuava, writeGuava } from '../formats/guava.js';
+import { hashKey, mitz64Probes, views } from '../hash/hasher.js';
+import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
+import {
+  checkStrategy,
+  Modulus,
+  mitz32Indexes,
+  mitz64Indexes,
+  type StrategyName,
+} from '../hash/strategies.js';
+import { bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../math.js';
+import type { MembershipFilter } from './filter.js';
+
+/** Options shared by every way of making a classic filter. */
+export interface BloomFilterCommonOptions {
+  /** Key encoding; default `'string'` (UTF-8, Guava's `stringFunnel(UTF_8)`). */
+  funnel?: Funnel;
+  /** Guava strategy; default `'MURMUR128_MITZ_64'`. */
+  strategy?: StrategyName;
+  /** Keep the bits in a `SharedArrayBuffer` written atomically, for worker threads. */
+  shared?: boolean;
+}
+
+/** Options of {@link BloomFilter.create}: Guava sizing from an expected count and rate. */
+export interface BloomFilterCreateOptions extends BloomFilterCommonOptions {
+  /** Expected number of distinct keys (n): a positive safe integer. */
+  capacity: number;
+  /** Target false positive probability at `capacity` keys, in (0, 1). */
+  fpp: number;
+}
+
+/** Options of `new BloomFilter(...)`: an explicit shape. */
+export interface BloomFilterShape extends BloomFilterCommonOptions {
+  /** Bits (m); rounded up to a multiple of 64 as Guava does. */
+  bits: number;
+  /** Hash functions per key (k), 1 to 255. */
+  hashes: number;
+}
+
+export class BloomFilter implements MembershipFilter {
+  /** The bit storage (plain or shared). */
+  readonly bits: BitStorage;
+  /** Number of hash functions (bit positions per key), k. */
+  readonly hashes: number;
+  readonly funnel: Funnel;
+  readonly strategy: StrategyName;
+  private readonly mod: Modulus;
+  private readonly data: Uint32Array;
+  private readonly mitz64: boolean;
+  private readonly idx: Float64Array;
+
+  /**
+   * A filter of an explicit shape, or over existing storage (`storage` must have `bits` bits,
+   * rounded up to a multiple of 64). Most callers want {@link BloomFilter.create}.
+   */
+  constructor(shape: BloomFilterShape, storage?: BitStorage) {
+    const bits = checkPositiveInteger('bits', shape.bits, MAX_BITS);
+    const hashes = checkPositiveInteger('hashes', shape.hashes, 255);
+    const bitSize = Math.ceil(bits / 64) * 64;
+    this.funnel = checkFunnel(shape.funnel ?? 'string');
+    this.strategy = checkStrategy(shape.strategy ?? 'MURMUR128_MITZ_64');
+    if (storage !== undefined && storage.bitSize !== bitSize) {
+      throw new RangeError(`storage has ${storage.bitSize} bits, the shape needs ${bitSize}`);
+    }
+    this.bits = storage ?? (shape.shared ? new SharedBitArray(bitSize) : new BitArray(bitSize));
+    this.hashes = hashes;
+    this.mod = new Modulus(bitSize);
+    this.data = this.bits.data;
+    this.mitz64 = this.strategy === 'MURMUR128_MITZ_64';
+    this.idx = new Float64Array(hashes);
+  }
+
+  /**
+   * A filter for `capacity` keys at false positive rate `fpp`, sized exactly as Guava 31.1's
+   * `BloomFilter.create(funnel, capacity, fpp)`: m = ⌊−n·ln p / ln²2⌋ bits (rounded up to 64),
+   * k = max(1, round(m/n · ln 2)). `capacity: 1000, fpp: 0.01` → 9600 bits, k = 7.
+   */
+  static create(options: BloomFilterCreateOptions): BloomFilter {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`options must be an object, got ${show(options)}`);
+    }
+    checkProbability('fpp', options.fpp);
+    const size = bloomSize(options.capacity, options.fpp);
+    return new BloomFilter({ ...options, bits: size.bits, hashes: size.hashes });
+  }
+
+  /** Number of bits (m), a multiple of 64. */
+  get bitSize(): number {
+    return this.bits.bitSize;
+  }
+
+  /** Number of bits set (maintained for plain storage). */
+  get bitCount(): number {
+    return this.bits.bitCount();
+  }
+
+  /** Adds `key`. True iff a bit changed, i.e. the key was certainly not in the filter before. */
+  add(key: Key): boolean {
+    const k = this.hashes;
+    const bits = this.bits;
+    let changed = false;
+    if (this.mitz64) {
+      mitz64Probes(this.funnel, key, k, this.mod);
+      const words = views.words;
+      const masks = views.masks;
+      for (let i = 0; i < k; i++) if (bits.setMasked(words[i]!, masks[i]!)) changed = true;
+      return changed;
+    }
+    hashKey(this.funnel, key);
+    mitz32Indexes(views.hash, k, this.mod.m, this.idx);
+    for (let i = 0; i < k; i++) if (bits.set(this.idx[i]!)) changed = true;
+    return changed;
+  }
+
+  /** False if `key` was certainly never added; true if it probably was. */
+  has(key: Key): boolean {
+    const k = this.hashes;
+    const data = this.data;
+    if (this.mitz64) {
+      mitz64Probes(this.funnel, key, k, this.mod);
+      const words = views.words;
+      const masks = views.masks;
+      for (let i = 0; i < k; i++) if ((data[words[i]!]! & masks[i]!) === 0) return false;
+      return true;
+    }
+    hashKey(this.funnel, key);
+    mitz32Indexes(views.hash, k, this.mod.m, this.idx);
+    for (let i = 0; i < k; i++) {
+      const j = this.idx[i]!;
+      if ((data[(j / 32) | 0]! & (1 << (j & 31))) === 0) return false;
+    }
+    return true;
+  }
+
+  /** Adds every key; true if any of them changed the filter. */
+  addAll(keys: Iterable<Key>): boolean {
+    let changed = false;
+    for (const key of keys) if (this.add(key)) changed = true;
+    return changed;
+  }
+
+  /**
+   * The k bit indexes of `key` in this filter, in probe order (for tools, tests and storages
+   * that are not in memory). Allocates the result.
+   */
+  indexesOf(key: Key): number[] {
+    hashKey(this.funnel, key);
+    const out = new Float64Array(this.hashes);
+    if (this.mitz64) mitz64Indexes(views.hash, this.hashes, this.mod, out);
+    else mitz32Indexes(views.hash, this.hashes, this.mod.m, out);
+    return Array.from(out);
+  }
+
+  /**
+   * Guava's `isCompatible`: same k, same bit size, same strategy, same funnel, and not the same
+   * object. Filters built for (1000, 0.01) and (1001, 0.01) are compatible: both have 9600 bits.
+   */
+  isCompatible(other: BloomFilter): boolean {
+    return (
+      other instanceof BloomFilter &&
+      other !== this &&
+      other.hashes === this.hashes &&
+      other.bitSize === this.bitSize &&
+      other.strategy === this.strategy &&
+      other.funnel === this.funnel
+    );
+  }
+
+  /** Throws `IncompatibleFiltersError` naming the first difference (Guava's `putAll` checks). */
+  private checkCompatible(other: BloomFilter): void {
+    if (!(other instanceof BloomFilter)) {
+      throw new TypeError(`other must be a BloomFilter, got ${show(other)}`);
+    }
+    if (other === this)
+      throw new IncompatibleFiltersError('cannot combine a BloomFilter with itself');
+    if (other.hashes !== this.hashes) {
+      throw new IncompatibleFiltersError(
+        `BloomFilters must have the same number of hash functions (${this.hashes} != ${other.hashes})`,
+      );
+    }
+    if (other.bitSize !== this.bitSize) {
+      throw new IncompatibleFiltersError(
+        `BloomFilters must have the same size underlying bit arrays (${this.bitSize} != ${other.bitSize})`,
+      );
+    }
+    if (other.strategy !== this.strategy) {
+      throw new IncompatibleFiltersError(
+        `BloomFilters must have equal strategies (${this.strategy} != ${other.strategy})`,
+      );
+    }
+    if (other.funnel !== this.funnel) {
+      throw new IncompatibleFiltersError(
+        `BloomFilters must have equal funnels (${this.funnel} != ${other.funnel})`,
+      );
+    }
+  }
+
+  /**
+   * Adds every key of `other` to this filter (Guava's `putAll`): the bitwise OR. In place;
+   * returns this. The result answers true for every key added to either filter.
+   */
+  union(other: BloomFilter): this {
+    this.checkCompatible(other);
+    this.bits.orWith(other.bits);
+    return this;
+  }
+
+  /**
+   * Keeps only the bits set in both filters: the bitwise AND, in place; returns this. Every key
+   * added to both still answers true; the rate is at most that of either filter (often higher
+   * than a filter built from the true intersection, since shared bits of different keys survive).
+   */
+  intersect(other: BloomFilter): this {
+    this.checkCompatible(other);
+    this.bits.andWith(other.bits);
+    return this;
+  }
+
+  /** Guava `approximateElementCount()`: −(m/k)·ln(1 − bitCount/m), rounded half up. */
+  estimatedCount(): number {
+    return estimateCount(this.bits.bitCount(), this.bitSize, this.hashes);
+  }
+
+  /** Guava `expectedFpp()`: (bitCount/m)^k, the rate that the bits set now imply. */
+  expectedFpp(): number {
+    return expectedFpp(this.bits.bitCount(), this.bitSize, this.hashes);
+  }
+
+  /** An independent copy (with the same kind of storage). */
+  clone(): BloomFilter {
+    return new BloomFilter(this.shape(), this.bits.clone());
+  }
+
+  /** Forgets every key. */
+  clear(): void {
+    this.bits.clear();
+  }
+
+  /** Guava `equals`: same k, funnel, strategy and bits. */
+  equals(other: unknown): boolean {
+    if (!(other instanceof BloomFilter)) return false;
+    if (other === this) return true;
+    if (
+      other.hashes !== this.hashes ||
+      other.bitSize !== this.bitSize ||
+      other.strategy !== this.strategy ||
+      other.funnel !== this.funnel
+    ) {
+      return false;
+    }
+    const a = this.data;
+    const b = other.data;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+
+  /** The explicit shape of this filter. */
+  shape(): BloomFilterShape {
+    return {
+      bits: this.bitSize,
+      hashes: this.hashes,
+      funnel: this.funnel,
+      strategy: this.strategy,
+    };
+  }
+
+  /** Guava's `writeTo` bytes (see `formats/guava.ts`). */
+  toGuava(): Uint8Array {
+    return writeGuava(this);
+  }
+
+  /**
+   * Reads Guava's `writeTo` bytes, as `BloomFilter.readFrom(in, funnel)`. The funnel is not in
+   * Guava's bytes: pass the one the Java side used (default `'string'`).
+   */
+  static fromGuava(
+    bytes: Uint8Array,
+    options: { funnel?: Funnel; shared?: boolean } = {},
+  ): BloomFilter {
+    return readGuava(bytes, options);
+  }
+
+  /** bloomkit's native format: see `formats/native.ts` and docs/FORMAT.md. */
+  toBytes(): Uint8Array {
+    return encodeBloom(this);
+  }
+
+  /** Reads bloomkit's native format written by {@link BloomFilter.toBytes}. */
+  static fromBytes(bytes: Uint8Array): BloomFilter {
+    return decodeBloom(bytes);
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * bloomkit's native binary format, version 1: one container for every filter type.
+ *
+ * All multi-byte fields are little-endian. Byte by byte:
+ *
+ * | offset    | size | field                                                               |
+ * |-----------|------|---------------------------------------------------------------------|
+ * | 0         | 4    | magic `BLMK` (42 4C 4D 4B)                                          |
+ * | 4         | 2    | format version, u16 = 1                                             |
+ * | 6         | 1    | filter type id ({@link FILTER_TYPES})                               |
+ * | 7         | 1    | hash scheme id ({@link HASH_SCHEMES})                               |
+ * | 8         | 1    | key encoding (funnel) id (`FUNNEL_IDS` in hash/keys.ts)             |
+ * | 9         | 1    | flags, 0 (no flag is defined; a reader rejects any set bit)         |
+ * | 10        | 2    | P, length of the parameters, u16, a multiple of 8, at most 4096     |
+ * | 12        | 4    | reserved, 0                                                         |
+ * | 16        | 8    | L, length of the payload, u64 (below 2^53)                          |
+ * | 24        | P    | parameters: fixed layout per filter type (see each codec)           |
+ * | 24 + P    | L    | payload: the filter's bits, counters or slots                       |
+ * | 24 + P + L| 4    | CRC-32C of bytes [0, 24 + P + L), u32                               |
+ *
+ * The header is 24 bytes and P is a multiple of 8, so the payload starts 8-byte aligned and can be
+ * viewed as 32- or 64-bit words without a copy. Ids are never reused or reordered: a new filter
+ * type, hash scheme or funnel takes the next free number. A reader rejects, with a `FormatError`
+ * that says what is wrong: a wrong magic, an unknown version, type, hash scheme or funnel, set
+ * flags, a length that does not match the bytes given, and a bad checksum.
+ */
+
+import { FormatError } from '../errors.js';
+import { LITTLE_ENDIAN } from '../hash/murmur3.js';
+import { crc32c } from './crc32c.js';
+
+/** Filter type ids. Never reuse or reorder; the next free id is 7. */
+export const FILTER_TYPES = {
+  bloom: 1,
+  counting: 2,
+  scalable: 3,
+  cuckoo: 4,
+  blocked: 5,
+  splitBlock: 6,
+} as const;
+
+/** Hash scheme ids: how a key's hash becomes positions. Never reuse or reorder; next free id is 2. */
+export const HASH_SCHEMES = {
+  /** Guava MURMUR128_MITZ_32 (ordinal 0). */
+  murmur128Mitz32: 0,
+  /** Guava MURMUR128_MITZ_64 (ordinal 1). */
+  murmur128Mitz64: 1,
+} as const;
+
+export const MAGIC = 0x4b4d4c42; // "BLMK" read as a little-endian u32
+export const FORMAT_VERSION = 1;
+export const HEADER_BYTES = 24;
+export const TRAILER_BYTES = 4;
+export const MAX_PARAMS_BYTES = 4096;
+
+/** The fixed fields of a native header. */
+export interface NativeHeader {
+  readonly version: number;
+  readonly type: number;
+  readonly hash: number;
+  readonly funnel: number;
+  readonly paramsLength: number;
+  readonly payloadLength: number;
+}
+
+/** A decoded container: the header, the parameters and the payload (views, not copies). */
+export interface NativeContainer {
+  readonly header: NativeHeader;
+  /** Parameters, readable little-endian. */
+  readonly params: DataView;
+  /** The payload bytes, a view into the input. */
+  readonly payload: Uint8Array;
+}
+
+const KNOWN_TYPES = new Set<number>(Object.values(FILTER_TYPES));
+
+/** The 24-byte header for a container; the caller appends params, payload and the CRC. */
+export function encodeHeader(
+  type: number,
+  hash: number,
+  funnel: number,
+  paramsLength: number,
+  payloadLength: number,
+): Uint8Array {
+  if (paramsLength % 8 !== 0 || paramsLength > MAX_PARAMS_BYTES) {
+    throw new RangeError(
+      `params length must be a multiple of 8 up to ${MAX_PARAMS_BYTES}, got ${paramsLength}`,
+    );
+  }
+  const out = new Uint8Array(HEADER_BYTES);
+  const v = new DataView(out.buffer);
+  v.setUint32(0, MAGIC, true);
+  v.setUint16(4, FORMAT_VERSION, true);
+  v.setUint8(6, type);
+  v.setUint8(7, hash);
+  v.setUint8(8, funnel);
+  v.setUint8(9, 0);
+  v.setUint16(10, paramsLength, true);
+  v.setUint32(12, 0, true);
+  v.setUint32(16, payloadLength % 4294967296, true);
+  v.setUint32(20, Math.floor(payloadLength / 4294967296), true);
+  return out;
+}
+
+/**
+ * Parses and checks the 24-byte header (everything that can be checked before the payload is
+ * read, so a streaming reader can refuse a forged length before allocating anything).
+ */
+export function decodeHeader(bytes: Uint8Array): NativeHeader {
+  if (bytes.length < HEADER_BYTES) {
+    throw new FormatError(
+      `not a bloomkit filter: ${bytes.length} bytes is shorter than the ${HEADER_BYTES}-byte header`,
+    );
+  }
+  const v = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
+  const magic = v.getUint32(0, true);
+  if (magic !== MAGIC) {
+    const hex = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
+    throw new FormatError(`not a bloomkit filter: magic is ${hex}, expected 42 4c 4d 4b ("BLMK")`);
+  }
+  const version = v.getUint16(4, true);
+  if (version !== FORMAT_VERSION) {
+    throw new FormatError(
+      `unsupported bloomkit format version ${version}; this bloomkit reads version ${FORMAT_VERSION}`,
+    );
+  }
+  const type = v.getUint8(6);
+  if (!KNOWN_TYPES.has(type)) throw new FormatError(`unknown filter type id ${type}`);
+  const flags = v.getUint8(9);
+  if (flags !== 0)
+    throw new FormatError(`unknown flags 0x${flags.toString(16)} (none are defined)`);
+  const paramsLength = v.getUint16(10, true);
+  if (paramsLength % 8 !== 0 || paramsLength > MAX_PARAMS_BYTES) {
+    throw new FormatError(
+      `bad params length ${paramsLength}: must be a multiple of 8 up to ${MAX_PARAMS_BYTES}`,
+    );
+  }
+  if (v.getUint32(12, true) !== 0)
+    throw new FormatError('reserved header bytes 12..15 are not zero');
+  const high = v.getUint32(20, true);
+  if (high >= 2 ** 21) throw new FormatError(`payload length is absurd (high word ${high})`);
+  const payloadLength = high * 4294967296 + v.getUint32(16, true);
+  return { version, type, hash: v.getUint8(7), funnel: v.getUint8(8), paramsLength, payloadLength };
+}
+
+/** Total container size for a header. */
+export function containerSize(h: NativeHeader): number {
+  return HEADER_BYTES + h.paramsLength + h.payloadLength + TRAILER_BYTES;
+}
+
+/**
+ * Checks a whole container held in memory (lengths and CRC-32C) and returns views of its parts.
+ * `expectedType`, when given, must match the type id.
+ */
+export function decodeContainer(bytes: Uint8Array, expectedType?: number): NativeContainer {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError('bytes must be a Uint8Array');
+  const header = decodeHeader(bytes);
+  if (expectedType !== undefined && header.type !== expectedType) {
+    throw new FormatError(
+      `expected filter type id ${expectedType}, the bytes hold type id ${header.type}`,
+    );
+  }
+  const size = containerSize(header);
+  if (bytes.length < size) {
+    throw new FormatError(`truncated: the header announces ${size} bytes, got ${bytes.length}`);
+  }
+  if (bytes.length > size) {
+    throw new FormatError(
+      `length mismatch: the header announces ${size} bytes, got ${bytes.length}`,
+    );
+  }
+  const body = size - TRAILER_BYTES;
+  const stored = new DataView(bytes.buffer, bytes.byteOffset + body, 4).getUint32(0, true);
+  const actual = crc32c(bytes.subarray(0, body));
+  if (stored !== actual) {
+    throw new FormatError(
+      `checksum mismatch: stored CRC-32C 0x${stored.toString(16).padStart(8, '0')}, computed 0x${actual.toString(16).padStart(8, '0')}`,
+    );
+  }
+  const paramsStart = bytes.byteOffset + HEADER_BYTES;
+  return {
+    header,
+    params: new DataView(bytes.buffer, paramsStart, header.paramsLength),
+    payload: bytes.subarray(HEADER_BYTES + header.paramsLength, body),
+  };
+}
+
+/** Builds a whole container in memory from its parts. */
+export function encodeContainer(
+  type: number,
+  hash: number,
+  funnel: number,
+  params: Uint8Array,
+  payload: readonly Uint8Array[],
+): Uint8Array {
+  let payloadLength = 0;
+  for (const part of payload) payloadLength += part.length;
+  const head = encodeHeader(type, hash, funnel, params.length, payloadLength);
+  const out = new Uint8Array(HEADER_BYTES + params.length + payloadLength + TRAILER_BYTES);
+  out.set(head, 0);
+  out.set(params, HEADER_BYTES);
+  let p = HEADER_BYTES + params.length;
+  for (const part of payload) {
+    out.set(part, p);
+    p += part.length;
+  }
+  new DataView(out.buffer).setUint32(p, crc32c(out.subarray(0, p)), true);
+  return out;
+}
+
+/** Reads a u64 LE field that must be a safe integer. */
+export function getU64(v: DataView, offset: number, field: string): number {
+  const high = v.getUint32(offset + 4, true);
+  if (high >= 2 ** 21) throw new FormatError(`${field} is absurd (high word ${high})`);
+  return high * 4294967296 + v.getUint32(offset, true);
+}
+
+/** Writes a safe-integer u64 LE field. */
+export function setU64(v: DataView, offset: number, value: number): void {
+  v.setUint32(offset, value % 4294967296, true);
+  v.setUint32(offset + 4, Math.floor(value / 4294967296), true);
+}
+
+/** The bytes of a u32 word array in little-endian order (a view on LE hosts, a copy otherwise). */
+export function wordsToBytes(words: Uint32Array): Uint8Array {
+  if (LITTLE_ENDIAN) return new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
+  const out = new Uint8Array(words.byteLength);
+  const v = new DataView(out.buffer);
+  for (let i = 0; i < words.length; i++) v.setUint32(4 * i, words[i]!, true);
+  return out;
+}
+
+/** Copies little-endian bytes into a u32 word array. */
+export function bytesToWords(bytes: Uint8Array, into: Uint32Array): void {
+  if (bytes.length !== into.byteLength) {
+    throw new FormatError(`payload has ${bytes.length} bytes, expected ${into.byteLength}`);
+  }
+  if (LITTLE_ENDIAN) {
+    new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(bytes);
+    return;
+  }
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < into.length; i++) into[i] = v.getUint32(4 * i, true);
+}

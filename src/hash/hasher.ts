@@ -1,0 +1,194 @@
+/**
+ * The hot path shared by every MurmurHash3-based filter: encode a key, hash it, derive probes.
+ *
+ * Where WebAssembly runs (every current browser and Node.js), keys are encoded straight into the
+ * memory of a tiny wasm module (wasm/murmur3.wat, under 1 KiB) that computes MurmurHash3 x64 128
+ * with native 64-bit multiplies and, for Guava's MURMUR128_MITZ_64, the k probe positions with two
+ * 64-bit divisions per key. Without WebAssembly (a CSP that forbids it), the same layout lives in
+ * a plain buffer and the JavaScript core computes the same values. Nothing is allocated per key.
+ *
+ * Memory layout (bytes), the same in both modes:
+ *   [0, 16)       h1, h2 (little-endian u64 each), also readable as `hash` = [h1 lo, h1 hi, h2 lo, h2 hi]
+ *   [64, 1088)    `probes.words`: the 32-bit word index of each MITZ_64 probe (k ≤ 255)
+ *   [1088, 2112)  `probes.masks`: the bit mask within that word
+ *   [2112, ...)   the encoded key
+ */
+
+import { encodeKeyInto, type Funnel, type Key } from './keys.js';
+import { LITTLE_ENDIAN } from './murmur3.js';
+import { murmur3Core } from './murmur3-core.js';
+import { WASM_BASE64 } from './murmur3-wasm.js';
+import type { Modulus } from './strategies.js';
+
+const WORDS = 64;
+const MASKS = 1088;
+const KEY = 2112;
+const INITIAL_BYTES = 65536;
+
+/** The little of the WebAssembly API used here (the core is type-checked without DOM or Node types). */
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+}
+
+interface WasmExports {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  murmur3: (len: number, seed: number) => void;
+  mitz64: (len: number, k: number, m: number, p63: number) => void;
+}
+
+/** Views over the shared memory, replaced when it grows. */
+export interface HasherViews {
+  /** [h1 lo, h1 hi, h2 lo, h2 hi] of the last key hashed. */
+  hash: Int32Array;
+  /** Word index of each probe of the last `mitz64Probes` call. */
+  words: Int32Array;
+  /** Bit mask of each probe of the last `mitz64Probes` call. */
+  masks: Int32Array;
+}
+
+function base64ToBytes(b64: string): Uint8Array {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const clean = b64.replace(/=+$/, '');
+  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
+  let bits = 0;
+  let value = 0;
+  let p = 0;
+  for (let i = 0; i < clean.length; i++) {
+    value = ((value << 6) | alphabet.indexOf(clean[i]!)) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[p++] = (value >>> bits) & 0xff;
+    }
+  }
+  return out;
+}
+
+function instantiate(): WasmExports | null {
+  try {
+    const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+    if (api === undefined) return null;
+    const module = new api.Module(base64ToBytes(WASM_BASE64));
+    return new api.Instance(module, {}).exports as unknown as WasmExports;
+  } catch {
+    return null;
+  }
+}
+
+let wasm: WasmExports | null = instantiate();
+let buffer: ArrayBuffer = wasm === null ? new ArrayBuffer(INITIAL_BYTES) : wasm.memory.buffer;
+let bytes = new Uint8Array(buffer);
+let words32: Int32Array | null = wasm === null && LITTLE_ENDIAN ? new Int32Array(buffer) : null;
+
+/** Live views; read the fields after each call (growing the memory replaces them). */
+export const views: HasherViews = {
+  hash: new Int32Array(buffer, 0, 4),
+  words: new Int32Array(buffer, WORDS, 256),
+  masks: new Int32Array(buffer, MASKS, 256),
+};
+
+function remap(): void {
+  bytes = new Uint8Array(buffer);
+  words32 = wasm === null && LITTLE_ENDIAN ? new Int32Array(buffer) : null;
+  views.hash = new Int32Array(buffer, 0, 4);
+  views.words = new Int32Array(buffer, WORDS, 256);
+  views.masks = new Int32Array(buffer, MASKS, 256);
+}
+
+/** Encodes `key` at KEY, growing the memory when needed; returns the length. */
+function encode(funnel: Funnel, key: Key): number {
+  let len = encodeKeyInto(funnel, key, bytes, KEY);
+  if (len < 0) {
+    const need = KEY - len + 32;
+    if (wasm !== null) {
+      wasm.memory.grow(Math.ceil((need - buffer.byteLength) / 65536));
+      buffer = wasm.memory.buffer;
+    } else {
+      const next = new ArrayBuffer(Math.max(need, buffer.byteLength * 2));
+      new Uint8Array(next).set(bytes.subarray(0, KEY));
+      buffer = next;
+    }
+    remap();
+    len = encodeKeyInto(funnel, key, bytes, KEY);
+  }
+  return len;
+}
+
+/** Hashes `key` with MurmurHash3 x64 128 (seed 0); the result is in `views.hash`. */
+export function hashKey(funnel: Funnel, key: Key): void {
+  const len = encode(funnel, key);
+  if (wasm !== null) wasm.murmur3(len, 0);
+  else murmur3Core(bytes, words32, KEY, len, views.hash, 0);
+}
+
+/** Copies the MurmurHash3 of `key` into `out` = [h1 lo, h1 hi, h2 lo, h2 hi]. */
+export function hashKeyInto(funnel: Funnel, key: Key, out: Int32Array): void {
+  hashKey(funnel, key);
+  out.set(views.hash);
+}
+
+/**
+ * Hashes `key` and writes its k Guava MURMUR128_MITZ_64 probes into `views.words` and
+ * `views.masks` for a bit array of `mod.m` bits: probe i is bit `masks[i]` of 32-bit word
+ * `words[i]`.
+ */
+export function mitz64Probes(funnel: Funnel, key: Key, k: number, mod: Modulus): void {
+  const len = encode(funnel, key);
+  if (wasm !== null) {
+    wasm.mitz64(len, k, mod.m, mod.p63);
+    return;
+  }
+  murmur3Core(bytes, words32, KEY, len, views.hash, 0);
+  mitz64Fallback(views.hash, k, mod, views.words, views.masks);
+}
+
+const TWO_32 = 4294967296;
+const TWO_31 = 2147483648;
+
+/** The JavaScript form of the wasm `mitz64` probe walk (see strategies.ts for the formula). */
+function mitz64Fallback(
+  h: Int32Array,
+  k: number,
+  mod: Modulus,
+  words: Int32Array,
+  masks: Int32Array,
+): void {
+  const m = mod.m;
+  let xhi = h[1]! & 0x7fffffff;
+  let xlo = h[0]! >>> 0;
+  const dhi = h[3]! & 0x7fffffff;
+  const dlo = h[2]! >>> 0;
+  let idx = mod.mod63(xhi, xlo);
+  const step = mod.mod63(dhi, dlo);
+  for (let i = 0; i < k; i++) {
+    words[i] = (idx / 32) | 0;
+    masks[i] = 1 << (idx & 31);
+    xlo += dlo;
+    let carry = 0;
+    if (xlo >= TWO_32) {
+      xlo -= TWO_32;
+      carry = 1;
+    }
+    xhi += dhi + carry;
+    idx += step;
+    if (xhi >= TWO_31) {
+      xhi -= TWO_31;
+      idx -= mod.p63;
+    }
+    if (idx >= m) idx -= m;
+    else if (idx < 0) idx += m;
+  }
+}
+
+/** Test hook: use the JavaScript core (false) or WebAssembly (true, where available). */
+export function useWasm(enabled: boolean): void {
+  wasm = enabled ? instantiate() : null;
+  buffer = wasm === null ? new ArrayBuffer(INITIAL_BYTES) : wasm.memory.buffer;
+  remap();
+}
+
+/** True when keys are hashed by WebAssembly. */
+export function usingWasm(): boolean {
+  return wasm !== null;
+}

@@ -1,0 +1,125 @@
+/**
+ * How one 128-bit MurmurHash3 becomes k bit positions: Guava's `BloomFilterStrategies`.
+ *
+ * MURMUR128_MITZ_64 (Guava's default since 17, ordinal 1), double hashing over 64-bit lanes
+ * (Kirsch and Mitzenmacher, "Less Hashing, Same Performance", 2006):
+ *
+ *     c = h1;  for i in 0..k-1:  index_i = (c & Long.MAX_VALUE) % m;  c += h2   (64-bit wrap)
+ *
+ * index_i is kept incrementally: index_{i+1} = index_i + (h2 mod 2^63 mod m), minus (2^63 mod m)
+ * when c mod 2^63 wraps. Only two full 63-bit reductions are done per key; every later probe is
+ * an add and a compare. The hot path runs this in WebAssembly (hash/hasher.ts); the JavaScript
+ * form below keeps c mod 2^63 as two 32-bit halves, with no BigInt.
+ *
+ * MURMUR128_MITZ_32 (ordinal 0, Guava before 17), kept to read old Java filters:
+ *
+ *     a = (int) h1;  b = (int) (h1 >>> 32);  for i in 1..k:  c = a + i*b (int32);  if c < 0: c = ~c;  index = c % m
+ *
+ * Its indexes never exceed 2^31, so it is biased for filters above 2^31 bits (guava#1119); bloomkit
+ * reads and queries such filters but creates new ones with MITZ_64.
+ */
+
+import { show } from '../errors.js';
+
+/** Guava's strategy names. */
+export type StrategyName = 'MURMUR128_MITZ_32' | 'MURMUR128_MITZ_64';
+
+/** Guava's ordinals (the first byte of `writeTo`), also used as ids in bloomkit's format. */
+export const STRATEGY_ORDINALS: Readonly<Record<StrategyName, number>> = {
+  MURMUR128_MITZ_32: 0,
+  MURMUR128_MITZ_64: 1,
+};
+
+const STRATEGY_BY_ORDINAL: readonly StrategyName[] = ['MURMUR128_MITZ_32', 'MURMUR128_MITZ_64'];
+
+/** The strategy with Guava ordinal `ordinal`, or `undefined`. */
+export function strategyFromOrdinal(ordinal: number): StrategyName | undefined {
+  return STRATEGY_BY_ORDINAL[ordinal];
+}
+
+/** Throws a `RangeError` unless `name` is a strategy name; returns it. */
+export function checkStrategy(name: unknown): StrategyName {
+  if (name === 'MURMUR128_MITZ_64' || name === 'MURMUR128_MITZ_32') return name;
+  throw new RangeError(
+    `strategy must be 'MURMUR128_MITZ_64' or 'MURMUR128_MITZ_32', got ${show(name)}`,
+  );
+}
+
+const TWO_32 = 4294967296;
+const TWO_31 = 2147483648;
+
+/**
+ * Exact modular arithmetic for a modulus m ≤ 2^36 on doubles: x mod m for x < 2^53 via a
+ * multiply by 1/m and a one-step correction, and 63-bit values given as (hi, lo) halves.
+ */
+export class Modulus {
+  readonly m: number;
+  private readonly inv: number;
+  /** 2^63 mod m. */
+  readonly p63: number;
+
+  constructor(m: number) {
+    this.m = m;
+    this.inv = 1 / m;
+    let r = 1 % m;
+    for (let i = 0; i < 63; i++) r = this.mod(r * 2);
+    this.p63 = r;
+  }
+
+  /** x mod m for an integer 0 ≤ x < 2^53. */
+  mod(x: number): number {
+    const m = this.m;
+    const r = x - Math.floor(x * this.inv) * m;
+    return r < 0 ? r + m : r >= m ? r - m : r;
+  }
+
+  /** (hi · 2^32 + lo) mod m for 0 ≤ hi < 2^31 and 0 ≤ lo < 2^32. */
+  mod63(hi: number, lo: number): number {
+    let r = this.mod(hi);
+    if (this.m <= 2097152) return this.mod(r * TWO_32 + lo);
+    r = this.mod(r * 65536);
+    return this.mod(r * 65536 + lo);
+  }
+}
+
+/**
+ * Writes the k MITZ_64 indexes of hash `h` (`[h1 lo, h1 hi, h2 lo, h2 hi]`) into `out`: the
+ * plain form, for users that need indexes rather than word/mask probes (counting filters, tools).
+ */
+export function mitz64Indexes(h: Int32Array, k: number, mod: Modulus, out: Float64Array): void {
+  const m = mod.m;
+  let xhi = h[1]! & 0x7fffffff;
+  let xlo = h[0]! >>> 0;
+  const dhi = h[3]! & 0x7fffffff;
+  const dlo = h[2]! >>> 0;
+  let idx = mod.mod63(xhi, xlo);
+  const step = mod.mod63(dhi, dlo);
+  for (let i = 0; i < k; i++) {
+    out[i] = idx;
+    xlo += dlo;
+    let carry = 0;
+    if (xlo >= TWO_32) {
+      xlo -= TWO_32;
+      carry = 1;
+    }
+    xhi += dhi + carry;
+    idx += step;
+    if (xhi >= TWO_31) {
+      xhi -= TWO_31;
+      idx -= mod.p63;
+    }
+    if (idx >= m) idx -= m;
+    else if (idx < 0) idx += m;
+  }
+}
+
+/** Writes the k MITZ_32 indexes of hash `h` into `out`. */
+export function mitz32Indexes(h: Int32Array, k: number, m: number, out: Float64Array): void {
+  const a = h[0]!;
+  const b = h[1]!;
+  for (let i = 1; i <= k; i++) {
+    let c = (a + Math.imul(i, b)) | 0;
+    if (c < 0) c = ~c;
+    out[i - 1] = c % m;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Sizing and false-positive formulas for Bloom filters, in one pure module.
+ *
+ * Cheat sheet (the notation of Guava's BloomFilter and of the source documents):
+ *
+ *   m: total bits   n: expected insertions   k: hash functions per key
+ *   b = m / n: bits per key   p: false positive probability (fpp)
+ *
+ *   m = -n·ln(p) / (ln 2)²            optimal bits for n keys at rate p      (Guava: truncated)
+ *   k = (m / n)·ln 2                  optimal number of hashes               (Guava 31.1: rounded)
+ *   p ≈ (1 − e^(−k·n/m))^k            rate after n inserts                   (Bloom 1970; Broder-Mitzenmacher)
+ *   p̂ = (bitCount / m)^k              rate implied by the bits actually set  (Guava expectedFpp)
+ *   n̂ = −(m / k)·ln(1 − bitCount / m) inserts implied by the bits set        (Swamidass-Baldi 2007)
+ *   lower bound: log2(1/p) bits per key; an optimal Bloom filter needs log2(e) = 1.4427× that.
+ *
+ * Guava 31.1 (the version pinned by our interop tests) computes
+ *   m = (long) (-n * Math.log(p) / (Math.log(2) * Math.log(2)))
+ *   k = max(1, (int) Math.round((double) m / n * Math.log(2)))
+ * and stores m rounded up to whole 64-bit words. n = 1000, p = 0.01 gives m = 9585, k = 7, 150 words.
+ * Newer Guava computes k from p alone; readers must take k and the size from the serialized header.
+ */
+
+import { checkPositiveInteger, checkProbability, show } from './errors.js';
+
+/**
+ * The largest bit array bloomkit allocates: 2^36 bits (8 GiB). Index arithmetic is exact below it,
+ * and Guava's own limit (2^31 − 1 words of 64 bits) is larger, so every such filter can be exchanged.
+ */
+export const MAX_BITS = 2 ** 36;
+
+const LN2 = Math.log(2);
+const LN2_SQUARED = LN2 * LN2;
+
+/** Guava 31.1 `optimalNumOfBits(n, p)`: `(long) (-n * ln p / ln²2)`, truncated toward zero. */
+export function optimalNumOfBits(n: number, p: number): number {
+  checkPositiveInteger('capacity', n);
+  checkProbability('fpp', p);
+  return Math.trunc((-n * Math.log(p)) / LN2_SQUARED);
+}
+
+/** Guava 31.1 `optimalNumOfHashFunctions(n, m)`: `max(1, round(m / n * ln 2))`. */
+export function optimalNumOfHashFunctions(n: number, m: number): number {
+  checkPositiveInteger('capacity', n);
+  checkPositiveInteger('bits', m);
+  return Math.max(1, javaRound((m / n) * LN2));
+}
+
+/** Java's `Math.round(double)`: the closest integer, ties toward +∞. */
+function javaRound(x: number): number {
+  const f = Math.floor(x);
+  return x - f >= 0.5 ? f + 1 : f;
+}
+
+/** The shape of a classic Bloom filter as Guava sizes it for (capacity, fpp). */
+export interface BloomSize {
+  /** Bits requested by the formula, before rounding up to whole 64-bit words. */
+  readonly optimalBits: number;
+  /** Bits actually allocated: a multiple of 64. This is the modulus of every index. */
+  readonly bits: number;
+  /** Hash functions (bit positions) per key. */
+  readonly hashes: number;
+}
+
+/**
+ * Sizes a classic filter exactly like Guava 31.1's `BloomFilter.create(funnel, n, p)`.
+ * Throws `RangeError` for bad input and for a size above {@link MAX_BITS}.
+ */
+export function bloomSize(capacity: number, fpp: number): BloomSize {
+  const optimalBits = optimalNumOfBits(capacity, fpp);
+  if (optimalBits > MAX_BITS) {
+    throw new RangeError(
+      `capacity ${show(capacity)} at fpp ${show(fpp)} needs ${optimalBits} bits, more than the maximum ${MAX_BITS}`,
+    );
+  }
+  // Guava's LockFreeBitArray allocates ceil(m / 64) words; a tiny filter still gets one word.
+  const bits = Math.max(64, Math.ceil(optimalBits / 64) * 64);
+  const hashes = optimalNumOfHashFunctions(capacity, Math.max(1, optimalBits));
+  return { optimalBits, bits, hashes };
+}
+
+/** The false positive rate after `n` inserts into `m` bits with `k` hashes: (1 − e^(−kn/m))^k. */
+export function falsePositiveRate(n: number, m: number, k: number): number {
+  if (!(n >= 0) || !(m > 0) || !(k > 0)) {
+    throw new RangeError(`falsePositiveRate needs n >= 0, m > 0, k > 0, got n=${n} m=${m} k=${k}`);
+  }
+  return (-Math.expm1((-k * n) / m)) ** k;
+}
+
+/** Bits per key of a filter of `m` bits holding `n` keys. */
+export function bitsPerKey(m: number, n: number): number {
+  return m / n;
+}
+
+/** Guava `expectedFpp()`: (bitCount / bitSize)^k, the rate implied by the bits actually set. */
+export function expectedFpp(bitCount: number, bitSize: number, k: number): number {
+  return (bitCount / bitSize) ** k;
+}
+
+/**
+ * Guava `approximateElementCount()`: −(m/k)·ln(1 − bitCount/m), rounded half up.
+ * A filter with every bit set gives `Infinity` (Guava throws there).
+ */
+export function estimateCount(bitCount: number, bitSize: number, k: number): number {
+  const x = (-Math.log1p(-bitCount / bitSize) * bitSize) / k;
+  if (!Number.isFinite(x)) return Number.POSITIVE_INFINITY;
+  return javaRound(x);
+}
+
+/** The information-theoretic minimum bits per key for rate p: log2(1/p). */
+export function lowerBoundBitsPerKey(p: number): number {
+  checkProbability('fpp', p);
+  return -Math.log2(p);
+}

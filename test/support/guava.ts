@@ -1,0 +1,588 @@
+/**
+ * Test-only bridge to real Guava 31.1 through test/java/GuavaHarness.java.
+ *
+ * The harness is compiled once per process into test/.java-build/<hash>/ (falling back to
+ * os.tmpdir() if the repo is read-only). The cache key hashes the Java source, the classpath and
+ * the javac version, so editing the source recompiles it. Every wrapper runs one short-lived JVM
+ * (about 0.1 s of start-up). The `...Many` variants answer a whole batch from one JVM.
+ * The wire protocol is documented at the top of GuavaHarness.java.
+ *
+ * Typical use in a test file:
+ *   const hasJava = requireJava();
+ *   describe.skipIf(!hasJava)('guava parity', () => { ... guavaBuild({...}) ... });
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Funnels the harness understands (Guava `Funnels.*`). */
+export type GuavaFunnel = 'string' | 'utf16' | 'int' | 'long' | 'bytes';
+
+/** `BloomFilterStrategies` constants: MITZ_64 is Guava's default; MITZ_32 is reached by reflection. */
+export type GuavaStrategy = 'MURMUR128_MITZ_64' | 'MURMUR128_MITZ_32';
+
+/** Any key the harness can transport. */
+export type GuavaKey = string | Uint8Array | number | bigint;
+
+/**
+ * The key type each funnel takes: `string` for string (UTF-8) and utf16 (unencoded chars),
+ * int32 `number` for int, `bigint` or safe-integer `number` for long, and `Uint8Array` for bytes.
+ */
+export type GuavaKeyFor<F extends GuavaFunnel> = F extends 'string' | 'utf16'
+  ? string
+  : F extends 'int'
+    ? number
+    : F extends 'long'
+      ? bigint | number
+      : Uint8Array;
+
+/** Input for {@link guavaBuild}: `BloomFilter.create(funnel, n, fpp[, strategy])`, then put and probe. */
+export interface GuavaBuildRequest<F extends GuavaFunnel = GuavaFunnel> {
+  funnel: F;
+  /** expectedInsertions (a Java long). */
+  n: number | bigint;
+  fpp: number;
+  /** Defaults to MURMUR128_MITZ_64 (the public `create`). */
+  strategy?: GuavaStrategy;
+  /** Keys passed to `put`, in order. */
+  inserts: readonly GuavaKeyFor<F>[];
+  /** Keys passed to `mightContain` after all inserts. Defaults to none. */
+  probes?: readonly GuavaKeyFor<F>[];
+}
+
+/** Result of {@link guavaBuild}. */
+export interface GuavaBuildResult {
+  /** `writeTo` output: strategy ordinal, k, word count N (BE int32), then N BE int64 words. */
+  bytes: Uint8Array;
+  /** Return value of each `put`, in insert order. */
+  putResults: boolean[];
+  /** `mightContain` for each probe, in probe order. */
+  probeResults: boolean[];
+  /** `approximateElementCount()`. */
+  approxCount: number;
+  /** `expectedFpp()`, transported bit-exactly. */
+  expectedFpp: number;
+}
+
+/** Input for {@link guavaRead}: `BloomFilter.readFrom(bytes, funnel)`, then probe. */
+export interface GuavaReadRequest<F extends GuavaFunnel = GuavaFunnel> {
+  bytes: Uint8Array;
+  funnel: F;
+  probes?: readonly GuavaKeyFor<F>[];
+}
+
+/** Result of {@link guavaRead}. `error` is "<class>: <message> | cause: <class>: <message>". */
+export type GuavaReadResult =
+  | { ok: true; probeResults: boolean[]; approxCount: number; expectedFpp: number }
+  | { ok: false; error: string };
+
+/** One (expectedInsertions, fpp) pair for {@link guavaSizing}. Tuples are accepted too. */
+export type GuavaSizingPair = { n: number; fpp: number } | readonly [n: number, fpp: number];
+
+/** Result of {@link guavaSizing}. */
+export interface GuavaSizing {
+  n: number;
+  fpp: number;
+  /** 64 × N, where N is the word count in the writeTo header. This is the modulus for bit indexes. */
+  bitSize: number;
+  /** numHashFunctions. */
+  k: number;
+  /**
+   * 'create' = read from a real filter's header. 'formula' = the filter was over 2^30 bits, so
+   * Guava's own optimalNumOf* functions were called reflectively instead of allocating it.
+   */
+  source: 'create' | 'formula';
+}
+
+/** `Hashing.murmur3_128()` of a funnelled key: the two 64-bit halves as unsigned bigints (h1 = asLong()). */
+export interface GuavaHash {
+  h1: bigint;
+  h2: bigint;
+}
+
+/** Result of {@link javaAvailable}. */
+export type JavaAvailability = { ok: true } | { ok: false; reason: string };
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const SOURCE = path.resolve(HERE, '../java/GuavaHarness.java');
+const REPO_CACHE = path.resolve(HERE, '../.java-build');
+const DEFAULT_GUAVA_JAR = '/usr/share/java/guava.jar';
+const INSTALL_HINT =
+  'Install a JDK and Guava, e.g. `sudo apt-get install default-jdk-headless libguava-java` ' +
+  '(or point GUAVA_JAR at a guava-31.1-jre.jar).';
+/** JVM flags tuned for short runs: fast start-up, no parallel GC threads. */
+const JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xss4m'];
+const MAX_BUFFER = 1 << 30;
+
+let availabilityCache: JavaAvailability | undefined;
+let javacVersionCache = '';
+let classDirCache: string | undefined;
+let hintPrinted = false;
+
+/** The Guava jar in use: $GUAVA_JAR, else Debian's /usr/share/java/guava.jar. */
+function guavaJar(): string {
+  return process.env.GUAVA_JAR || DEFAULT_GUAVA_JAR;
+}
+
+/**
+ * The runtime classpath for Guava. It is the jar plus failureaccess.jar when that sits next to it.
+ * Debian's guava.jar already bundles failureaccess, and the hash/BloomFilter classes don't use it.
+ */
+export function guavaClasspath(): string {
+  const jar = guavaJar();
+  const parts = [jar];
+  const failureAccess = path.join(path.dirname(jar), 'failureaccess.jar');
+  if (fs.existsSync(failureAccess)) parts.push(failureAccess);
+  return parts.join(path.delimiter);
+}
+
+/** Runs `cmd -version` and returns its banner, or an error description. */
+function probeTool(cmd: string): { ok: true; banner: string } | { ok: false; reason: string } {
+  const r = spawnSync(cmd, ['-version'], { encoding: 'utf8' });
+  if (r.error) return { ok: false, reason: `\`${cmd}\` not runnable: ${r.error.message}` };
+  if (r.status !== 0) return { ok: false, reason: `\`${cmd} -version\` exited with ${r.status}` };
+  return { ok: true, banner: `${r.stdout}${r.stderr}`.trim() };
+}
+
+/**
+ * Checks that `java` and `javac` are on PATH and that the Guava jar exists. The result is
+ * cached for the process. It does not compile anything.
+ */
+export function javaAvailable(): JavaAvailability {
+  if (availabilityCache) return availabilityCache;
+  const java = probeTool('java');
+  const javac = java.ok ? probeTool('javac') : java;
+  const jar = guavaJar();
+  if (!java.ok) availabilityCache = { ok: false, reason: java.reason };
+  else if (!javac.ok) availabilityCache = { ok: false, reason: javac.reason };
+  else if (!fs.existsSync(jar))
+    availabilityCache = { ok: false, reason: `Guava jar not found at ${jar}` };
+  else {
+    javacVersionCache = javac.banner;
+    availabilityCache = { ok: true };
+  }
+  return availabilityCache;
+}
+
+/** True when the CI environment variable is set (any value except '', '0' and 'false'). */
+function inCi(): boolean {
+  const ci = process.env.CI;
+  return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
+}
+
+/**
+ * Decides whether Guava parity tests can run. Returns true when Java and Guava are present. In
+ * CI ($CI set) a missing toolchain throws, so the suite fails instead of silently skipping.
+ * Locally it returns false (skip the tests) and prints the install hint once per process.
+ */
+export function requireJava(): boolean {
+  const a = javaAvailable();
+  if (a.ok) return true;
+  if (inCi()) {
+    throw new Error(
+      `Java 17+ and Guava 31.1 are required in CI for the Guava parity tests: ${a.reason}. ${INSTALL_HINT}`,
+    );
+  }
+  if (!hintPrinted) {
+    hintPrinted = true;
+    console.warn(`[bloomkit] Skipping Guava parity tests: ${a.reason}. ${INSTALL_HINT}`);
+  }
+  return false;
+}
+
+/** Picks a writable cache root: test/.java-build, or a directory under os.tmpdir(). */
+function cacheRoot(): string {
+  for (const dir of [REPO_CACHE, path.join(os.tmpdir(), 'bloomkit-java-build')]) {
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      fs.accessSync(dir, fs.constants.W_OK);
+      return dir;
+    } catch {
+      // try the next candidate
+    }
+  }
+  throw new Error('No writable directory for the compiled Guava harness');
+}
+
+/**
+ * Compiles GuavaHarness.java (once per process and per source version) and returns the class
+ * directory. Safe with parallel workers: it compiles into a private temp dir and then renames it
+ * into place. Whoever loses the rename race just uses the winner's identical output. Throws if
+ * Java is unavailable or compilation fails.
+ */
+export function ensureHarnessCompiled(): string {
+  if (classDirCache) return classDirCache;
+  const a = javaAvailable();
+  if (!a.ok) throw new Error(`Cannot run the Guava harness: ${a.reason}. ${INSTALL_HINT}`);
+  const source = fs.readFileSync(SOURCE);
+  const key = createHash('sha256')
+    .update(source)
+    .update('\0')
+    .update(guavaClasspath())
+    .update('\0')
+    .update(javacVersionCache)
+    .digest('hex')
+    .slice(0, 16);
+  const root = cacheRoot();
+  const finalDir = path.join(root, `harness-${key}`);
+  const marker = path.join(finalDir, 'GuavaHarness.class');
+  if (!fs.existsSync(marker)) {
+    const tmp = fs.mkdtempSync(path.join(root, `tmp-${process.pid}-`));
+    try {
+      const r = spawnSync(
+        'javac',
+        ['-encoding', 'UTF-8', '-nowarn', '-cp', guavaClasspath(), '-d', tmp, SOURCE],
+        { encoding: 'utf8' },
+      );
+      if (r.error || r.status !== 0) {
+        throw new Error(
+          `javac failed for ${SOURCE} (status ${r.status}): ${r.error?.message ?? ''}\n${r.stderr}${r.stdout}`,
+        );
+      }
+      try {
+        fs.renameSync(tmp, finalDir);
+      } catch (e) {
+        // Another worker won the race (ENOTEMPTY/EEXIST/EPERM); its output is identical.
+        if (!fs.existsSync(marker)) throw e;
+      }
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  classDirCache = finalDir;
+  return finalDir;
+}
+
+/** Runs the harness on a complete request stream and returns the response groups (split at "end"). */
+function runHarness(input: Uint8Array): string[][] {
+  const classDir = ensureHarnessCompiled();
+  const cp = [classDir, guavaClasspath()].join(path.delimiter);
+  const r = spawnSync('java', [...JVM_FLAGS, '-cp', cp, 'GuavaHarness'], {
+    input,
+    encoding: 'utf8',
+    maxBuffer: MAX_BUFFER,
+  });
+  if (r.error) throw new Error(`Guava harness failed to run: ${r.error.message}`);
+  if (r.status !== 0) {
+    throw new Error(
+      `Guava harness exited with status ${r.status} (signal ${r.signal}): ${r.stderr}`,
+    );
+  }
+  const groups: string[][] = [];
+  let current: string[] = [];
+  for (const line of r.stdout.split('\n')) {
+    if (line === 'end') {
+      groups.push(current);
+      current = [];
+    } else if (line !== '') {
+      current.push(line);
+    }
+  }
+  return groups;
+}
+
+// ------------------------------------------------------------------ encoding
+
+const HEX_CODES = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Parses the harness's lowercase, even-length hex into a fresh Uint8Array. */
+function hexToBytes(hex: string): Uint8Array {
+  if (!/^(?:[0-9a-f]{2})*$/.test(hex)) throw new Error('malformed hex from Guava harness');
+  return new Uint8Array(Buffer.from(hex, 'hex'));
+}
+
+/**
+ * Builds the ASCII request stream in a growable byte buffer. For 100k+ keys this is several
+ * times faster than concatenating and joining strings.
+ */
+class RequestWriter {
+  private buf = new Uint8Array(1 << 16);
+  private pos = 0;
+
+  /** Makes room for `n` more bytes. */
+  private reserve(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+  }
+
+  /** Appends an ASCII string and a newline. */
+  line(s: string): void {
+    this.reserve(s.length + 1);
+    for (let i = 0; i < s.length; i++) this.buf[this.pos++] = s.charCodeAt(i);
+    this.buf[this.pos++] = 10;
+  }
+
+  /** Appends the bytes as lowercase hex (two digits each) and a newline. */
+  hexLine(bytes: Uint8Array): void {
+    this.reserve(2 * bytes.length + 1);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i]!;
+      buf[pos++] = HEX_CODES[b >>> 4]!;
+      buf[pos++] = HEX_CODES[b & 15]!;
+    }
+    buf[pos++] = 10;
+    this.pos = pos;
+  }
+
+  /** Appends each UTF-16 code unit of `s` as 4 hex digits (lossless for lone surrogates) and a newline. */
+  utf16Line(s: string): void {
+    this.reserve(4 * s.length + 1);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      buf[pos++] = HEX_CODES[c >>> 12]!;
+      buf[pos++] = HEX_CODES[(c >>> 8) & 15]!;
+      buf[pos++] = HEX_CODES[(c >>> 4) & 15]!;
+      buf[pos++] = HEX_CODES[c & 15]!;
+    }
+    buf[pos++] = 10;
+    this.pos = pos;
+  }
+
+  /** Appends a key block: the count line, then one line per key. Throws a TypeError on a key that doesn't match `funnel`. */
+  keys(funnel: GuavaFunnel, keys: readonly GuavaKey[]): void {
+    this.line(String(keys.length));
+    for (const key of keys) this.key(funnel, key);
+  }
+
+  /** Appends one key line. */
+  private key(funnel: GuavaFunnel, key: GuavaKey): void {
+    switch (funnel) {
+      case 'string':
+      case 'utf16':
+        if (typeof key !== 'string') {
+          throw new TypeError(`${funnel} funnel needs string keys, got ${typeof key}`);
+        }
+        this.utf16Line(key);
+        return;
+      case 'int':
+        if (
+          typeof key !== 'number' ||
+          !Number.isInteger(key) ||
+          key < INT32_MIN ||
+          key > INT32_MAX
+        ) {
+          throw new TypeError(`int funnel needs int32 numbers, got ${String(key)}`);
+        }
+        this.line(String(key));
+        return;
+      case 'long': {
+        let v: bigint;
+        if (typeof key === 'bigint') v = key;
+        else if (typeof key === 'number' && Number.isSafeInteger(key)) v = BigInt(key);
+        else
+          throw new TypeError(`long funnel needs bigint or safe-integer keys, got ${String(key)}`);
+        if (v < INT64_MIN || v > INT64_MAX)
+          throw new TypeError(`long key out of int64 range: ${v}`);
+        this.line(v.toString());
+        return;
+      }
+      case 'bytes':
+        if (!(key instanceof Uint8Array)) throw new TypeError('bytes funnel needs Uint8Array keys');
+        this.hexLine(key);
+        return;
+      default:
+        throw new TypeError(`unknown funnel: ${String(funnel)}`);
+    }
+  }
+
+  /** The finished request stream. */
+  finish(): Uint8Array {
+    return this.buf.subarray(0, this.pos);
+  }
+}
+
+/** Formats a Java long parameter; rejects non-integers. */
+function formatLong(v: number | bigint, what: string): string {
+  if (typeof v === 'bigint') return v.toString();
+  if (!Number.isSafeInteger(v)) throw new TypeError(`${what} must be a safe integer, got ${v}`);
+  return String(v);
+}
+
+/** Formats a double so Java's Double.parseDouble reads back the same value (including NaN/±Infinity). */
+function formatDouble(v: number): string {
+  return String(v);
+}
+
+// ------------------------------------------------------------------ decoding
+
+/** Splits a response group into name → value (the text after the first space). */
+function fields(group: readonly string[]): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const line of group) {
+    const sp = line.indexOf(' ');
+    m.set(sp < 0 ? line : line.slice(0, sp), sp < 0 ? '' : line.slice(sp + 1));
+  }
+  return m;
+}
+
+/** Reads a required field. */
+function field(m: Map<string, string>, name: string): string {
+  const v = m.get(name);
+  if (v === undefined) throw new Error(`Guava harness response lacks '${name}'`);
+  return v;
+}
+
+/** '0'/'1' string → booleans. */
+function bits(s: string): boolean[] {
+  const out = new Array<boolean>(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i) === 49;
+  return out;
+}
+
+/** The first token of "<16 hex raw bits> <decimal>" → the exact double. */
+function doubleFromBits(s: string): number {
+  const hex = s.split(' ')[0] ?? '';
+  const view = new DataView(new ArrayBuffer(8));
+  view.setBigUint64(0, BigInt(`0x${hex}`));
+  return view.getFloat64(0);
+}
+
+/** Decodes probe/approx/fpp fields shared by build and read responses. */
+function stats(m: Map<string, string>): {
+  probeResults: boolean[];
+  approxCount: number;
+  expectedFpp: number;
+} {
+  return {
+    probeResults: bits(field(m, 'probe')),
+    approxCount: Number(field(m, 'approx')),
+    expectedFpp: doubleFromBits(field(m, 'fpp')),
+  };
+}
+
+/** Returns the response groups, checking that there is exactly one group per request. */
+function expectGroups(groups: string[][], count: number): string[][] {
+  if (groups.length !== count) {
+    throw new Error(`Guava harness returned ${groups.length} responses for ${count} requests`);
+  }
+  return groups;
+}
+
+// ------------------------------------------------------------------ public wrappers
+
+/** Serialises one build request. */
+function writeBuildRequest(w: RequestWriter, req: GuavaBuildRequest): void {
+  const strategy = req.strategy ?? 'MURMUR128_MITZ_64';
+  w.line(`build ${req.funnel} ${formatLong(req.n, 'n')} ${formatDouble(req.fpp)} ${strategy}`);
+  w.keys(req.funnel, req.inserts);
+  w.keys(req.funnel, req.probes ?? []);
+}
+
+/** Decodes one build response; throws if Guava's create() threw. */
+function decodeBuild(group: readonly string[]): GuavaBuildResult {
+  const m = fields(group);
+  const err = m.get('error');
+  if (err !== undefined) throw new Error(`Guava BloomFilter.create threw: ${err}`);
+  return {
+    bytes: hexToBytes(field(m, 'bytes')),
+    putResults: bits(field(m, 'put')),
+    ...stats(m),
+  };
+}
+
+/**
+ * Builds a real Guava filter: `BloomFilter.create(funnel, n, fpp[, strategy])`, then `put` for
+ * each insert and `mightContain` for each probe. Returns writeTo bytes, put results, probe
+ * results, approximateElementCount and expectedFpp. Throws if create() rejects the parameters.
+ * The Error message carries Guava's exception.
+ */
+export function guavaBuild<F extends GuavaFunnel>(req: GuavaBuildRequest<F>): GuavaBuildResult {
+  return guavaBuildMany([req])[0]!;
+}
+
+/** Like {@link guavaBuild} for many filters, all answered by a single JVM. */
+export function guavaBuildMany(reqs: readonly GuavaBuildRequest[]): GuavaBuildResult[] {
+  const w = new RequestWriter();
+  for (const req of reqs) writeBuildRequest(w, req);
+  return expectGroups(runHarness(w.finish()), reqs.length).map(decodeBuild);
+}
+
+/**
+ * Deserialises `bytes` with `BloomFilter.readFrom(in, funnel)` and probes it. If readFrom throws,
+ * the result is `{ ok: false, error }`, where error is "<class>: <message>" plus any
+ * " | cause: <class>: <message>" parts.
+ */
+export function guavaRead<F extends GuavaFunnel>(req: GuavaReadRequest<F>): GuavaReadResult {
+  return guavaReadMany([req])[0]!;
+}
+
+/** Like {@link guavaRead} for many inputs, all answered by a single JVM. */
+export function guavaReadMany(reqs: readonly GuavaReadRequest[]): GuavaReadResult[] {
+  const w = new RequestWriter();
+  for (const req of reqs) {
+    w.line(`read ${req.funnel}`);
+    w.hexLine(req.bytes);
+    w.keys(req.funnel, req.probes ?? []);
+  }
+  return expectGroups(runHarness(w.finish()), reqs.length).map((group): GuavaReadResult => {
+    const m = fields(group);
+    const err = m.get('error');
+    if (err !== undefined) return { ok: false, error: err };
+    return { ok: true, ...stats(m) };
+  });
+}
+
+/**
+ * Asks Guava for the size of a fresh `create(integerFunnel, n, fpp)` filter: bitSize = 64 × N
+ * from the writeTo header, and k. Throws if Guava rejects any pair, for example n < 0, or fpp
+ * ∉ (0, 1), or k > 255.
+ */
+export function guavaSizing(pairs: readonly GuavaSizingPair[]): GuavaSizing[] {
+  const norm = pairs.map((p) => ('n' in p ? { n: p.n, fpp: p.fpp } : { n: p[0], fpp: p[1] }));
+  const w = new RequestWriter();
+  w.line('sizing');
+  w.line(String(norm.length));
+  for (const { n, fpp } of norm) w.line(`${formatLong(n, 'n')} ${formatDouble(fpp)}`);
+  const group = expectGroups(runHarness(w.finish()), 1)[0]!;
+  if (group.length !== norm.length)
+    throw new Error('Guava harness sizing answer has the wrong length');
+  return norm.map(({ n, fpp }, i) => {
+    const line = group[i]!;
+    if (line.startsWith('error ')) {
+      throw new Error(`Guava rejected sizing (n=${n}, fpp=${fpp}): ${line.slice(6)}`);
+    }
+    const [bitSize, k, source] = line.split(' ');
+    return {
+      n,
+      fpp,
+      bitSize: Number(bitSize),
+      k: Number(k),
+      source: source === 'formula' ? 'formula' : 'create',
+    };
+  });
+}
+
+/**
+ * `Hashing.murmur3_128().hashObject(key, funnel)` for each key. Returns h1 and h2 as unsigned
+ * 64-bit bigints: the little-endian halves of HashCode.asBytes(), so h1 equals asLong().
+ */
+export function guavaHash<F extends GuavaFunnel>(
+  funnel: F,
+  keys: readonly GuavaKeyFor<F>[],
+): GuavaHash[] {
+  const w = new RequestWriter();
+  w.line(`hash ${funnel}`);
+  w.keys(funnel, keys);
+  const group = expectGroups(runHarness(w.finish()), 1)[0]!;
+  if (group.length !== keys.length)
+    throw new Error('Guava harness hash answer has the wrong length');
+  return group.map((line) => {
+    const [h1, h2] = line.split(' ');
+    return { h1: BigInt(`0x${h1}`), h2: BigInt(`0x${h2}`) };
+  });
+}
