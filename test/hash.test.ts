@@ -15,7 +15,12 @@ const VECTORS: [string, Uint8Array, string, string][] = [
   ['empty', new Uint8Array(0), '0000000000000000', '0000000000000000'],
   ['unencodedChars "a"', new Uint8Array([0x61, 0]), '96a698500b4e98bd', 'b278c9bfc754677d'],
   ['integerFunnel 1', new Uint8Array([1, 0, 0, 0]), '8895a3f5af28cafe', 'd3e47dee85e9be40'],
-  ['longFunnel 1', new Uint8Array([1, 0, 0, 0, 0, 0, 0, 0]), '004403b7fb05c44a', '3d8acdb4d36d9c06'],
+  [
+    'longFunnel 1',
+    new Uint8Array([1, 0, 0, 0, 0, 0, 0, 0]),
+    '004403b7fb05c44a',
+    '3d8acdb4d36d9c06',
+  ],
 ];
 
 function lcg(seed: number): () => number {
@@ -45,7 +50,14 @@ describe('MurmurHash3 x64 128', () => {
 
   it('WebAssembly and JavaScript paths agree on every funnel', () => {
     expect(usingWasm()).toBe(true);
-    const keys: string[] = ['', 'a', 'hello world, a key longer than 16 bytes', '日本語テキスト', '😀', '\ud800x'];
+    const keys: string[] = [
+      '',
+      'a',
+      'hello world, a key longer than 16 bytes',
+      '日本語テキスト',
+      '😀',
+      '\ud800x',
+    ];
     for (let i = 0; i < 200; i++) keys.push(`https://example.com/item/${i}`.repeat(1 + (i % 5)));
     const viaWasm = keys.map((k) => {
       const out = new Int32Array(4);
@@ -88,7 +100,9 @@ describe('funnels', () => {
     expect(Array.from(keyBytes('int', -1))).toEqual([255, 255, 255, 255]);
     expect(Array.from(keyBytes('long', -2))).toEqual([254, 255, 255, 255, 255, 255, 255, 255]);
     expect(keyBytes('long', -2n)).toEqual(keyBytes('long', -2));
-    expect(Array.from(keyBytes('long', 2n ** 63n - 1n))).toEqual([255, 255, 255, 255, 255, 255, 255, 127]);
+    expect(Array.from(keyBytes('long', 2n ** 63n - 1n))).toEqual([
+      255, 255, 255, 255, 255, 255, 255, 127,
+    ]);
     expect(Array.from(keyBytes('utf16', 'aé'))).toEqual([0x61, 0, 0xe9, 0]);
   });
 

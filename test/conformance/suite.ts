@@ -1,0 +1,183 @@
+/**
+ * The shared conformance suite: every filter type and every backend runs these same checks
+ * (hono's common.case.test.ts pattern). A new filter joins with a few lines:
+ *
+ *   runConformance({ name: 'BloomFilter', create: (o) => adapt(BloomFilter.create(o)), ... });
+ *
+ * The adapter methods may return promises, so Redis-backed filters run the same suite.
+ */
+import { describe, expect, it } from 'vitest';
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** A filter under test, seen through string keys. */
+export interface FilterAdapter {
+  add(key: string): MaybePromise<boolean>;
+  has(key: string): MaybePromise<boolean>;
+  /** Removes a key (deletable filters only). */
+  remove?(key: string): MaybePromise<boolean>;
+  /** Forgets every key. */
+  clear?(): MaybePromise<void>;
+  /** Serializes and reads back (native format, or export/import for stores). */
+  roundTrip?(): MaybePromise<FilterAdapter>;
+  /** Adds a key of the wrong kind (e.g. a number to a string filter): must throw a TypeError. */
+  addWrongKind?(): MaybePromise<unknown>;
+  /** Releases resources (connections, keys). */
+  dispose?(): MaybePromise<void>;
+}
+
+export interface ConformanceTarget {
+  name: string;
+  /** Makes an empty filter for `capacity` keys at rate `fpp` (string keys). */
+  create(options: { capacity: number; fpp: number }): MaybePromise<FilterAdapter>;
+  /** Calls the type's factory with raw (possibly bad) options; used to check input validation. */
+  createRaw?(options: Record<string, unknown>): MaybePromise<unknown>;
+  /** Whether `add` returns true exactly when the filter changed (Guava's put contract). */
+  addReportsChange?: boolean;
+  /** Multiplier on the target fpp that the measured rate must stay under (default 1.5 plus noise). */
+  fppSlack?: number;
+  /** Keys to use in the heavier checks (default 20,000). */
+  scale?: number;
+}
+
+/** A deterministic key set: `prefix:i`. */
+export function keys(prefix: string, n: number, from = 0): string[] {
+  return Array.from({ length: n }, (_, i) => `${prefix}:${from + i}`);
+}
+
+export function runConformance(target: ConformanceTarget): void {
+  const n = target.scale ?? 20_000;
+  const fpp = 0.01;
+
+  describe(`${target.name} conformance`, () => {
+    it('never gives a false negative', async () => {
+      const f = await target.create({ capacity: n, fpp });
+      try {
+        const present = keys('present', n);
+        for (const k of present) await f.add(k);
+        for (const k of present) expect(await f.has(k), k).toBe(true);
+      } finally {
+        await f.dispose?.();
+      }
+    });
+
+    it('keeps the false positive rate near its target at capacity', async () => {
+      const f = await target.create({ capacity: n, fpp });
+      try {
+        for (const k of keys('present', n)) await f.add(k);
+        const probes = 4 * n;
+        let fp = 0;
+        for (const k of keys('absent', probes)) if (await f.has(k)) fp++;
+        const rate = fp / probes;
+        // Binomial 4-sigma band around the target, widened by the type's slack.
+        const limit = fpp * (target.fppSlack ?? 1.5) + 4 * Math.sqrt((fpp * (1 - fpp)) / probes);
+        expect(rate).toBeLessThan(limit);
+      } finally {
+        await f.dispose?.();
+      }
+    });
+
+    it('answers false for everything when empty', async () => {
+      const f = await target.create({ capacity: 1000, fpp });
+      try {
+        for (const k of keys('absent', 1000)) expect(await f.has(k)).toBe(false);
+      } finally {
+        await f.dispose?.();
+      }
+    });
+
+    if (target.addReportsChange !== false) {
+      it('add returns the opposite of a prior has (Guava testPutReturnValue)', async () => {
+        const f = await target.create({ capacity: 2000, fpp });
+        try {
+          for (const k of keys('k', 2000)) {
+            const before = await f.has(k);
+            const changed = await f.add(k);
+            expect(changed).toBe(!before);
+            expect(await f.add(k)).toBe(false);
+          }
+        } finally {
+          await f.dispose?.();
+        }
+      });
+    }
+
+    it('round-trips through its serialized form with identical answers', async () => {
+      const f = await target.create({ capacity: 5000, fpp });
+      try {
+        if (f.roundTrip === undefined) return;
+        const present = keys('present', 5000);
+        for (const k of present) await f.add(k);
+        const g = await f.roundTrip();
+        try {
+          for (const k of present) expect(await g.has(k)).toBe(true);
+          for (const k of keys('absent', 5000)) expect(await g.has(k)).toBe(await f.has(k));
+        } finally {
+          if (g !== f) await g.dispose?.();
+        }
+      } finally {
+        await f.dispose?.();
+      }
+    });
+
+    it('forgets everything on clear', async () => {
+      const f = await target.create({ capacity: 1000, fpp });
+      try {
+        if (f.clear === undefined) return;
+        for (const k of keys('present', 1000)) await f.add(k);
+        await f.clear();
+        let hits = 0;
+        for (const k of keys('present', 1000)) if (await f.has(k)) hits++;
+        expect(hits).toBe(0);
+      } finally {
+        await f.dispose?.();
+      }
+    });
+
+    it('removes keys without creating false negatives for the others', async () => {
+      const f = await target.create({ capacity: 4000, fpp });
+      try {
+        if (f.remove === undefined) return;
+        const all = keys('present', 4000);
+        for (const k of all) await f.add(k);
+        for (const k of all.slice(0, 2000)) expect(await f.remove(k)).toBe(true);
+        for (const k of all.slice(2000)) expect(await f.has(k)).toBe(true);
+        let still = 0;
+        for (const k of all.slice(0, 2000)) if (await f.has(k)) still++;
+        expect(still).toBeLessThan(200);
+      } finally {
+        await f.dispose?.();
+      }
+    });
+
+    it('rejects a key of the wrong kind with a TypeError', async () => {
+      const f = await target.create({ capacity: 100, fpp });
+      try {
+        if (f.addWrongKind === undefined) return;
+        await expect((async () => f.addWrongKind!())()).rejects.toBeInstanceOf(TypeError);
+      } finally {
+        await f.dispose?.();
+      }
+    });
+
+    it('rejects bad capacity and fpp with a RangeError naming the value', async () => {
+      if (target.createRaw === undefined) return;
+      const bad: [Record<string, unknown>, RegExp][] = [
+        [{ capacity: 0, fpp: 0.01 }, /capacity.*0/],
+        [{ capacity: -5, fpp: 0.01 }, /capacity.*-5/],
+        [{ capacity: 1.5, fpp: 0.01 }, /capacity.*1\.5/],
+        [{ capacity: Number.NaN, fpp: 0.01 }, /capacity.*NaN/],
+        [{ capacity: 100, fpp: 0 }, /fpp.*0/],
+        [{ capacity: 100, fpp: 1 }, /fpp.*1/],
+        [{ capacity: 100, fpp: 1.5 }, /fpp.*1\.5/],
+        [{ capacity: 100, fpp: Number.NaN }, /fpp.*NaN/],
+        [{ capacity: 100, fpp: Number.POSITIVE_INFINITY }, /fpp.*Infinity/],
+      ];
+      for (const [options, message] of bad) {
+        const attempt = (async () => target.createRaw!(options))();
+        await expect(attempt, JSON.stringify(options)).rejects.toThrow(RangeError);
+        await expect((async () => target.createRaw!(options))()).rejects.toThrow(message);
+      }
+    });
+  });
+}
