@@ -28,6 +28,8 @@ export interface BitStorage {
   set(index: number): boolean;
   /** Sets the bits of `mask` in 32-bit word `word`; true iff any of them was 0 before. */
   setMasked(word: number, mask: number): boolean;
+  /** Sets bit `masks[i]` of word `words[i]` for i < k; true iff any bit changed. */
+  setProbes(words: Int32Array, masks: Int32Array, k: number): boolean;
   /** Number of bits set. */
   bitCount(): number;
   /** Clears every bit. */
@@ -118,6 +120,23 @@ export class BitArray implements BitStorage {
     this.data[word] = old | mask;
     this.count += popcount32((old & mask) ^ mask);
     return true;
+  }
+
+  setProbes(words: Int32Array, masks: Int32Array, k: number): boolean {
+    const data = this.data;
+    let added = 0;
+    // Branch-free: whether a bit was new is a coin flip in a half-full filter, and a mispredicted
+    // branch per probe costs more than an unconditional store.
+    for (let i = 0; i < k; i++) {
+      const w = words[i]!;
+      const mask = masks[i]!;
+      const old = data[w]!;
+      data[w] = old | mask;
+      const fresh = ~old & mask;
+      added += (fresh | -fresh) >>> 31;
+    }
+    this.count += added;
+    return added !== 0;
   }
 
   bitCount(): number {

@@ -50,6 +50,12 @@ export class SharedBitArray implements BitStorage {
     return (Atomics.or(this.data, word, mask) & mask) !== mask;
   }
 
+  setProbes(words: Int32Array, masks: Int32Array, k: number): boolean {
+    let changed = false;
+    for (let i = 0; i < k; i++) if (this.setMasked(words[i]!, masks[i]!)) changed = true;
+    return changed;
+  }
+
   bitCount(): number {
     return popcountAll(this.data);
   }

@@ -127,10 +127,7 @@ export class BloomFilter implements MembershipFilter {
     let changed = false;
     if (this.mitz64) {
       mitz64Probes(this.funnel, key, k, this.mod);
-      const words = views.words;
-      const masks = views.masks;
-      for (let i = 0; i < k; i++) if (bits.setMasked(words[i]!, masks[i]!)) changed = true;
-      return changed;
+      return bits.setProbes(views.words, views.masks, k);
     }
     hashKey(this.funnel, key);
     mitz32Indexes(views.hash, k, this.mod.m, this.idx);

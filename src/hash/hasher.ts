@@ -98,6 +98,20 @@ function remap(): void {
 
 /** Encodes `key` at KEY, growing the memory when needed; returns the length. */
 function encode(funnel: Funnel, key: Key): number {
+  // Fast path for the common case, an ASCII string key: copy the char codes straight in.
+  if (typeof key === 'string' && funnel === 'string') {
+    const n = key.length;
+    if (n + KEY + 16 <= bytes.length) {
+      const out = bytes;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = key.charCodeAt(i);
+        if (c >= 0x80) break;
+        out[KEY + i] = c;
+      }
+      if (i === n) return n;
+    }
+  }
   let len = encodeKeyInto(funnel, key, bytes, KEY);
   if (len < 0) {
     const need = KEY - len + 32;

@@ -50,8 +50,16 @@ export function checkFunnel(funnel: unknown): Funnel {
 /** Writes `s` as UTF-8 (Java flavour: lone surrogates become '?') into `out` at `off`. */
 function encodeUtf8(s: string, out: Uint8Array, off: number): number {
   const n = s.length;
-  let p = off;
-  for (let i = 0; i < n; i++) {
+  // ASCII prefix: one predictable branch per char (most keys are ASCII end to end).
+  let i = 0;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) break;
+    out[off + i] = c;
+  }
+  if (i === n) return n;
+  let p = off + i;
+  for (; i < n; i++) {
     let c = s.charCodeAt(i);
     if (c < 0x80) {
       out[p++] = c;

@@ -8,12 +8,6 @@
 ;; Build: npm run build:wasm (compiles this file with wabt into murmur3-wasm.ts).
 (module
   (memory (export "memory") 1)
-  (func $fmix (param $k i64) (result i64)
-    (local.set $k (i64.xor (local.get $k) (i64.shr_u (local.get $k) (i64.const 33))))
-    (local.set $k (i64.mul (local.get $k) (i64.const 0xff51afd7ed558ccd)))
-    (local.set $k (i64.xor (local.get $k) (i64.shr_u (local.get $k) (i64.const 33))))
-    (local.set $k (i64.mul (local.get $k) (i64.const 0xc4ceb9fe1a85ec53)))
-    (i64.xor (local.get $k) (i64.shr_u (local.get $k) (i64.const 33))))
   (func $murmur (export "murmur3") (param $len i32) (param $seed i32)
     (local $h1 i64) (local $h2 i64) (local $k1 i64) (local $k2 i64)
     (local $p i32) (local $end i32) (local $rem i32)
@@ -68,26 +62,59 @@
     (local.set $h2 (i64.xor (local.get $h2) (i64.extend_i32_u (local.get $len))))
     (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
     (local.set $h2 (i64.add (local.get $h2) (local.get $h1)))
-    (local.set $h1 (call $fmix (local.get $h1)))
-    (local.set $h2 (call $fmix (local.get $h2)))
+    (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 33))))
+    (local.set $h1 (i64.mul (local.get $h1) (i64.const 0xff51afd7ed558ccd)))
+    (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 33))))
+    (local.set $h1 (i64.mul (local.get $h1) (i64.const 0xc4ceb9fe1a85ec53)))
+    (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 33))))
+    (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 33))))
+    (local.set $h2 (i64.mul (local.get $h2) (i64.const 0xff51afd7ed558ccd)))
+    (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 33))))
+    (local.set $h2 (i64.mul (local.get $h2) (i64.const 0xc4ceb9fe1a85ec53)))
+    (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 33))))
     (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
     (local.set $h2 (i64.add (local.get $h2) (local.get $h1)))
     (i64.store (i32.const 0) (local.get $h1))
     (i64.store (i32.const 8) (local.get $h2)))
   ;; Guava MURMUR128_MITZ_64 over a bit array of m bits (m < 2^36, passed as f64 so JavaScript
   ;; needs no BigInt): hashes the key, then for i in 0..k-1 writes the word index (idx >> 5) and
-  ;; mask (1 << (idx & 31)) of idx_i = ((h1 + i*h2) & Long.MAX_VALUE) mod m. Only two divisions per
+  ;; mask (1 << (idx & 31)) of idx_i = ((h1 + i*h2) & Long.MAX_VALUE) mod m. Only two reductions per
   ;; key: idx_{i+1} = idx_i + (h2' mod m), minus (2^63 mod m) when h1 + i*h2 wraps past 2^63.
   (func (export "mitz64") (param $len i32) (param $k i32) (param $mf f64) (param $p63f f64)
     (local $m i64) (local $p63 i64) (local $x i64) (local $d i64) (local $idx i64) (local $step i64)
-    (local $i i32) (local $o i32)
+    (local $wrapadd i64) (local $i i32) (local $o i32)
     (call $murmur (local.get $len) (i32.const 0))
     (local.set $m (i64.trunc_f64_u (local.get $mf)))
     (local.set $p63 (i64.trunc_f64_u (local.get $p63f)))
+    (local.set $wrapadd (i64.sub (local.get $m) (local.get $p63)))
     (local.set $x (i64.and (i64.load (i32.const 0)) (i64.const 0x7fffffffffffffff)))
     (local.set $d (i64.and (i64.load (i32.const 8)) (i64.const 0x7fffffffffffffff)))
-    (local.set $idx (i64.rem_u (local.get $x) (local.get $m)))
-    (local.set $step (i64.rem_u (local.get $d) (local.get $m)))
+    ;; x mod m without a 64-bit division (slow on many CPUs): q = trunc(x / m) in f64 is off by
+    ;; at most a few units (m >= 64, x < 2^63), corrected by adding or subtracting m.
+    (local.set $idx
+      (i64.sub (local.get $x)
+        (i64.mul (i64.trunc_f64_u (f64.div (f64.convert_i64_u (local.get $x)) (local.get $mf)))
+          (local.get $m))))
+    (block $doneidx
+      (loop $fixidx
+        (br_if $doneidx
+          (i32.and (i64.ge_s (local.get $idx) (i64.const 0)) (i64.lt_s (local.get $idx) (local.get $m))))
+        (local.set $idx
+          (select (i64.add (local.get $idx) (local.get $m)) (i64.sub (local.get $idx) (local.get $m))
+            (i64.lt_s (local.get $idx) (i64.const 0))))
+        (br $fixidx)))
+    (local.set $step
+      (i64.sub (local.get $d)
+        (i64.mul (i64.trunc_f64_u (f64.div (f64.convert_i64_u (local.get $d)) (local.get $mf)))
+          (local.get $m))))
+    (block $donestep
+      (loop $fixstep
+        (br_if $donestep
+          (i32.and (i64.ge_s (local.get $step) (i64.const 0)) (i64.lt_s (local.get $step) (local.get $m))))
+        (local.set $step
+          (select (i64.add (local.get $step) (local.get $m)) (i64.sub (local.get $step) (local.get $m))
+            (i64.lt_s (local.get $step) (i64.const 0))))
+        (br $fixstep)))
     (local.set $o (i32.const 64))
     (block $done
       (loop $probes
@@ -95,16 +122,19 @@
         (i32.store (local.get $o) (i32.wrap_i64 (i64.shr_u (local.get $idx) (i64.const 5))))
         (i32.store offset=1024 (local.get $o)
           (i32.shl (i32.const 1) (i32.wrap_i64 (local.get $idx))))
+        ;; Branch-free (the wrap and the reductions are coin flips for random keys):
+        ;; x += d; if x wrapped past 2^63, idx += m - p63; then at most two subtractions of m.
         (local.set $x (i64.add (local.get $x) (local.get $d)))
-        (local.set $idx (i64.add (local.get $idx) (local.get $step)))
-        (if (i64.lt_s (local.get $x) (i64.const 0))
-          (then
-            (local.set $x (i64.and (local.get $x) (i64.const 0x7fffffffffffffff)))
-            (local.set $idx (i64.add (local.get $idx) (i64.sub (local.get $m) (local.get $p63))))))
-        (if (i64.ge_u (local.get $idx) (local.get $m))
-          (then (local.set $idx (i64.sub (local.get $idx) (local.get $m)))))
-        (if (i64.ge_u (local.get $idx) (local.get $m))
-          (then (local.set $idx (i64.sub (local.get $idx) (local.get $m)))))
+        (local.set $idx
+          (i64.add (i64.add (local.get $idx) (local.get $step))
+            (select (local.get $wrapadd) (i64.const 0) (i64.lt_s (local.get $x) (i64.const 0)))))
+        (local.set $x (i64.and (local.get $x) (i64.const 0x7fffffffffffffff)))
+        (local.set $idx
+          (select (i64.sub (local.get $idx) (local.get $m)) (local.get $idx)
+            (i64.ge_u (local.get $idx) (local.get $m))))
+        (local.set $idx
+          (select (i64.sub (local.get $idx) (local.get $m)) (local.get $idx)
+            (i64.ge_u (local.get $idx) (local.get $m))))
         (local.set $o (i32.add (local.get $o) (i32.const 4)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $probes)))))
