@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { hashKeyInto, useWasm, usingWasm } from '../src/hash/hasher.js';
+import { hashKeyInto, mitz64Probes, useWasm, usingWasm, views } from '../src/hash/hasher.js';
 import { keyBytes } from '../src/hash/keys.js';
 import { murmur3x64_128 } from '../src/hash/murmur3.js';
+import { Modulus, mitz64Indexes } from '../src/hash/strategies.js';
 import { murmur3BigInt } from './support/murmur3-bigint.js';
 
 const hex = (x: bigint): string => x.toString(16).padStart(16, '0');
@@ -113,5 +114,30 @@ describe('funnels', () => {
     expect(() => keyBytes('long', 2 ** 53)).toThrow(RangeError);
     expect(() => keyBytes('long', 2n ** 63n)).toThrow(RangeError);
     expect(() => keyBytes('bytes', 'x')).toThrow(TypeError);
+  });
+});
+
+describe('MURMUR128_MITZ_64 probe walk', () => {
+  it('wasm word/mask probes equal the plain 63-bit index walk for many sizes and keys', () => {
+    const rnd = lcg(99);
+    const sizes = [64, 128, 9600, 2 ** 21, 2 ** 21 + 64, 2 ** 31, 2 ** 32 + 64, 2 ** 36 - 64];
+    for (let i = 0; i < 20; i++) sizes.push(64 * (1 + (rnd() % 2 ** 26)));
+    const h = new Int32Array(4);
+    const expected = new Float64Array(255);
+    for (const m of sizes) {
+      const mod = new Modulus(m);
+      for (let j = 0; j < 200; j++) {
+        const key = `key-${m}-${j}-${rnd()}`;
+        const k = 1 + (rnd() % 30);
+        hashKeyInto('string', key, h);
+        mitz64Indexes(h, k, mod, expected);
+        mitz64Probes('string', key, k, mod);
+        for (let i = 0; i < k; i++) {
+          const idx = expected[i]!;
+          expect(views.words[i], `m=${m} key=${key} probe ${i}`).toBe(Math.floor(idx / 32));
+          expect(views.masks[i]).toBe(1 << (idx & 31));
+        }
+      }
+    }
   });
 });

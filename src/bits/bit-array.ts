@@ -84,9 +84,9 @@ export class BitArray implements BitStorage {
 
   /**
    * A zeroed array of `bitSize` bits, or a view over existing `data` (not copied; its popcount
-   * is computed once).
+   * is computed once, unless the caller passes the known `count`).
    */
-  constructor(bitSize: number, data?: Uint32Array) {
+  constructor(bitSize: number, data?: Uint32Array, count?: number) {
     this.bitSize = checkBitSize(bitSize);
     if (data === undefined) {
       this.data = new Uint32Array(bitSize / 32);
@@ -96,8 +96,13 @@ export class BitArray implements BitStorage {
         throw new RangeError(`data must hold ${bitSize / 32} 32-bit words, got ${data.length}`);
       }
       this.data = data;
-      this.count = popcountAll(data);
+      this.count = count ?? popcountAll(data);
     }
+  }
+
+  /** Records `n` bits set directly in `data` by a kernel that knows they were clear. */
+  noteSet(n: number): void {
+    this.count += n;
   }
 
   get(index: number): boolean {

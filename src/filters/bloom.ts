@@ -25,7 +25,8 @@ import {
 } from '../errors.js';
 import { decodeBloom, encodeBloom } from '../formats/bloom-codec.js';
 import { readGuava, writeGuava } from '../formats/guava.js';
-import { hashKey, mitz64Probes, views } from '../hash/hasher.js';
+import type { DecodeOptions } from '../formats/native.js';
+import { BloomKernel, hashKey, mitz64Probes, views } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import {
   checkStrategy,
@@ -74,6 +75,9 @@ export class BloomFilter implements MembershipFilter {
   private readonly data: Uint32Array;
   private readonly mitz64: boolean;
   private readonly idx: Float64Array;
+  /** Plain bits inside a wasm kernel (see hash/hasher.ts), or null for the general path. */
+  private readonly kernel: BloomKernel | null;
+  private readonly plain: BitArray | null;
 
   /**
    * A filter of an explicit shape, or over existing storage (`storage` must have `bits` bits,
@@ -88,11 +92,15 @@ export class BloomFilter implements MembershipFilter {
     if (storage !== undefined && storage.bitSize !== bitSize) {
       throw new RangeError(`storage has ${storage.bitSize} bits, the shape needs ${bitSize}`);
     }
-    this.bits = storage ?? (shape.shared ? new SharedBitArray(bitSize) : new BitArray(bitSize));
+    this.mitz64 = this.strategy === 'MURMUR128_MITZ_64';
+    this.kernel =
+      storage === undefined && !shape.shared && this.mitz64 ? BloomKernel.create(bitSize) : null;
+    this.plain = this.kernel === null ? null : new BitArray(bitSize, this.kernel.data, 0);
+    this.bits =
+      this.plain ?? storage ?? (shape.shared ? new SharedBitArray(bitSize) : new BitArray(bitSize));
     this.hashes = hashes;
     this.mod = new Modulus(bitSize);
     this.data = this.bits.data;
-    this.mitz64 = this.strategy === 'MURMUR128_MITZ_64';
     this.idx = new Float64Array(hashes);
   }
 
@@ -123,6 +131,13 @@ export class BloomFilter implements MembershipFilter {
   /** Adds `key`. True iff a bit changed, i.e. the key was certainly not in the filter before. */
   add(key: Key): boolean {
     const k = this.hashes;
+    if (this.kernel !== null) {
+      const added = this.kernel.add(this.funnel, key, k, this.mod);
+      if (added >= 0) {
+        this.plain!.noteSet(added);
+        return added > 0;
+      }
+    }
     const bits = this.bits;
     let changed = false;
     if (this.mitz64) {
@@ -138,6 +153,10 @@ export class BloomFilter implements MembershipFilter {
   /** False if `key` was certainly never added; true if it probably was. */
   has(key: Key): boolean {
     const k = this.hashes;
+    if (this.kernel !== null) {
+      const found = this.kernel.has(this.funnel, key, k, this.mod);
+      if (found >= 0) return found === 1;
+    }
     const data = this.data;
     if (this.mitz64) {
       mitz64Probes(this.funnel, key, k, this.mod);
@@ -251,7 +270,12 @@ export class BloomFilter implements MembershipFilter {
 
   /** An independent copy (with the same kind of storage). */
   clone(): BloomFilter {
-    return new BloomFilter(this.shape(), this.bits.clone());
+    if (this.bits instanceof SharedBitArray)
+      return new BloomFilter(this.shape(), this.bits.clone());
+    const copy = new BloomFilter(this.shape());
+    copy.bits.data.set(this.data);
+    copy.bits.recount();
+    return copy;
   }
 
   /** Forgets every key. */
@@ -308,8 +332,12 @@ export class BloomFilter implements MembershipFilter {
     return encodeBloom(this);
   }
 
-  /** Reads bloomkit's native format written by {@link BloomFilter.toBytes}. */
-  static fromBytes(bytes: Uint8Array): BloomFilter {
-    return decodeBloom(bytes);
+  /**
+   * Reads bloomkit's native format written by {@link BloomFilter.toBytes}. With
+   * `{ copy: false }` the bits view the payload inside `bytes` when it is 4-byte aligned on a
+   * little-endian host (no copy; `bytes` must then stay untouched), else they are copied.
+   */
+  static fromBytes(bytes: Uint8Array, options?: DecodeOptions): BloomFilter {
+    return decodeBloom(bytes, options);
   }
 }

@@ -34,7 +34,9 @@ interface WasmApi {
 interface WasmExports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   murmur3: (len: number, seed: number) => void;
-  mitz64: (len: number, k: number, m: number, p63: number) => void;
+  mitz64: (len: number, k: number, m: number, p63: number, inv: number) => void;
+  bloom_has: (len: number, k: number, m: number, p63: number, inv: number, base: number) => number;
+  bloom_add: (len: number, k: number, m: number, p63: number, inv: number, base: number) => number;
 }
 
 /** Views over the shared memory, replaced when it grows. */
@@ -65,12 +67,17 @@ function base64ToBytes(b64: string): Uint8Array {
   return out;
 }
 
+let compiled: { api: WasmApi; module: object } | null | undefined;
+
 function instantiate(): WasmExports | null {
   try {
-    const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-    if (api === undefined) return null;
-    const module = new api.Module(base64ToBytes(WASM_BASE64));
-    return new api.Instance(module, {}).exports as unknown as WasmExports;
+    if (compiled === undefined) {
+      const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+      compiled =
+        api === undefined ? null : { api, module: new api.Module(base64ToBytes(WASM_BASE64)) };
+    }
+    if (compiled === null) return null;
+    return new compiled.api.Instance(compiled.module, {}).exports as unknown as WasmExports;
   } catch {
     return null;
   }
@@ -96,23 +103,29 @@ function remap(): void {
   views.masks = new Int32Array(buffer, MASKS, 256);
 }
 
-/** Encodes `key` at KEY, growing the memory when needed; returns the length. */
-function encode(funnel: Funnel, key: Key): number {
-  // Fast path for the common case, an ASCII string key: copy the char codes straight in.
+/**
+ * Encodes `key` into `area` at KEY and returns the length, or a negative number when it does not
+ * fit (see `encodeKeyInto`). ASCII strings take a fast path that copies char codes straight in.
+ */
+function encodeIn(funnel: Funnel, key: Key, area: Uint8Array): number {
   if (typeof key === 'string' && funnel === 'string') {
     const n = key.length;
-    if (n + KEY + 16 <= bytes.length) {
-      const out = bytes;
+    if (n + KEY + 16 <= area.length) {
       let i = 0;
       for (; i < n; i++) {
         const c = key.charCodeAt(i);
         if (c >= 0x80) break;
-        out[KEY + i] = c;
+        area[KEY + i] = c;
       }
       if (i === n) return n;
     }
   }
-  let len = encodeKeyInto(funnel, key, bytes, KEY);
+  return encodeKeyInto(funnel, key, area, KEY);
+}
+
+/** Encodes `key` at KEY in the shared scratch memory, growing it when needed; returns the length. */
+function encode(funnel: Funnel, key: Key): number {
+  let len = encodeIn(funnel, key, bytes);
   if (len < 0) {
     const need = KEY - len + 32;
     if (wasm !== null) {
@@ -150,7 +163,7 @@ export function hashKeyInto(funnel: Funnel, key: Key, out: Int32Array): void {
 export function mitz64Probes(funnel: Funnel, key: Key, k: number, mod: Modulus): void {
   const len = encode(funnel, key);
   if (wasm !== null) {
-    wasm.mitz64(len, k, mod.m, mod.p63);
+    wasm.mitz64(len, k, mod.m, mod.p63, mod.inv);
     return;
   }
   murmur3Core(bytes, words32, KEY, len, views.hash, 0);
@@ -205,4 +218,56 @@ export function useWasm(enabled: boolean): void {
 /** True when keys are hashed by WebAssembly. */
 export function usingWasm(): boolean {
   return wasm !== null;
+}
+
+/** Where a kernel's bit array starts: after the scratch area and the largest key it encodes. */
+const KERNEL_BASE = 65536;
+/** Largest bit array placed in a kernel (1 GiB); larger filters use the general path. */
+const KERNEL_MAX_BYTES = 2 ** 30;
+
+/**
+ * A classic filter's bits living inside a wasm instance of their own, so that `has` and `add`
+ * (hash, probe walk and bit tests) run in one call with no per-probe JavaScript. The instance's
+ * memory is sized once and never grows, so `data` stays valid for the filter's lifetime.
+ */
+export class BloomKernel {
+  /** The filter's 64-bit words as little-endian u32 pairs, inside the kernel's memory. */
+  readonly data: Uint32Array;
+  private readonly ex: WasmExports;
+  private readonly keyArea: Uint8Array;
+
+  private constructor(ex: WasmExports, bitSize: number) {
+    this.ex = ex;
+    this.keyArea = new Uint8Array(ex.memory.buffer, 0, KERNEL_BASE);
+    this.data = new Uint32Array(ex.memory.buffer, KERNEL_BASE, bitSize / 32);
+  }
+
+  /** A kernel for `bitSize` bits, or null where WebAssembly is unavailable or the array too big. */
+  static create(bitSize: number): BloomKernel | null {
+    if (wasm === null || bitSize / 8 > KERNEL_MAX_BYTES) return null;
+    const ex = instantiate();
+    if (ex === null) return null;
+    const pages = Math.ceil((KERNEL_BASE + bitSize / 8) / 65536);
+    const have = ex.memory.buffer.byteLength / 65536;
+    try {
+      if (pages > have) ex.memory.grow(pages - have);
+    } catch {
+      return null;
+    }
+    return new BloomKernel(ex, bitSize);
+  }
+
+  /** 1 if all MITZ_64 bits of `key` are set, 0 if not, -1 if the key is too long for the kernel. */
+  has(funnel: Funnel, key: Key, k: number, mod: Modulus): number {
+    const len = encodeIn(funnel, key, this.keyArea);
+    if (len < 0) return -1;
+    return this.ex.bloom_has(len, k, mod.m, mod.p63, mod.inv, KERNEL_BASE);
+  }
+
+  /** Sets the MITZ_64 bits of `key`; returns how many were clear, or -1 if the key is too long. */
+  add(funnel: Funnel, key: Key, k: number, mod: Modulus): number {
+    const len = encodeIn(funnel, key, this.keyArea);
+    if (len < 0) return -1;
+    return this.ex.bloom_add(len, k, mod.m, mod.p63, mod.inv, KERNEL_BASE);
+  }
 }

@@ -54,7 +54,8 @@ const TWO_31 = 2147483648;
  */
 export class Modulus {
   readonly m: number;
-  private readonly inv: number;
+  /** 1/m, rounded. */
+  readonly inv: number;
   /** 2^63 mod m. */
   readonly p63: number;
 

@@ -78,9 +78,13 @@ function instantiate(): WasmExports | null {
   }
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 let wasm: WasmExports | null = instantiate();
 let buffer: ArrayBuffer = wasm === null ? new ArrayBuffer(INITIAL_BYTES) : wasm.memory.buffer;
 let bytes = new Uint8Array(buffer);
+/** The memory as int32 words, for writing four ASCII bytes at once (little-endian hosts only). */
+let words: Int32Array | null = LITTLE_ENDIAN ? new Int32Array(buffer) : null;
 
 /** Live views; read the fields after each call (growing the memory replaces them). */
 export const xxViews: XxViews = {
@@ -91,6 +95,7 @@ export const xxViews: XxViews = {
 
 function remap(): void {
   bytes = new Uint8Array(buffer);
+  words = LITTLE_ENDIAN ? new Int32Array(buffer) : null;
   xxViews.hash = new Int32Array(buffer, 0, 2);
   xxViews.many = new Int32Array(buffer, HASHES, 2 * MAX_BATCH);
   xxViews.lengths = new Int32Array(buffer, LENGTHS, MAX_BATCH);
@@ -110,8 +115,45 @@ function grow(need: number, keep: number): void {
   remap();
 }
 
-/** Encodes `key` at `at`, growing the memory when needed; returns the length. */
+/**
+ * The fast path of the 'string' funnel: writes `s` at `at` (a multiple of 4) four characters per
+ * int32 store and returns its length, or −1 if `s` is not pure ASCII (then nothing is promised
+ * about the bytes written, and the caller encodes it again with `encodeKeyInto`). For ASCII the
+ * UTF-8 bytes are the character codes, so the result is the same as `encodeKeyInto`'s.
+ */
+function encodeAscii(s: string, at: number): number {
+  const w = words;
+  const n = s.length;
+  if (w === null || at + n + 16 > buffer.byteLength) return -1;
+  let q = at >> 2;
+  let seen = 0;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const a = s.charCodeAt(i);
+    const b = s.charCodeAt(i + 1);
+    const c = s.charCodeAt(i + 2);
+    const d = s.charCodeAt(i + 3);
+    seen |= a | b | c | d;
+    w[q++] = a | (b << 8) | (c << 16) | (d << 24);
+  }
+  if (i < n) {
+    let last = 0;
+    for (let shift = 0; i < n; i++, shift += 8) {
+      const c = s.charCodeAt(i);
+      seen |= c;
+      last |= c << shift;
+    }
+    w[q] = last;
+  }
+  return seen < 0x80 ? n : -1;
+}
+
+/** Encodes `key` at `at` (a multiple of 4), growing the memory when needed; returns the length. */
 function encodeAt(funnel: Funnel, key: Key, at: number): number {
+  if (funnel === 'string' && typeof key === 'string') {
+    const n = encodeAscii(key, at);
+    if (n >= 0) return n;
+  }
   let len = encodeKeyInto(funnel, key, bytes, at);
   if (len < 0) {
     grow(at - len + 32, at);
@@ -126,7 +168,10 @@ function hashAt(p: number, len: number): void {
   else xxh64Core(bytes, p, len, 0, 0, xxViews.hash);
 }
 
-/** XXH64 (seed 0) of `key`'s funnel bytes; the result is in `xxViews.hash` = [lo, hi]. */
+/**
+ * XXH64 (seed 0) of `key`'s funnel bytes (hash/keys.ts); the result is in `xxViews.hash` =
+ * [lo, hi]. ASCII strings take a fast path that writes four bytes per store.
+ */
 export function xxh64Key(funnel: Funnel, key: Key): void {
   hashAt(KEY, encodeAt(funnel, key, KEY));
 }
@@ -135,7 +180,6 @@ const f64 = new Float64Array(1);
 const f64Bytes = new Uint8Array(f64.buffer);
 const f32 = new Float32Array(1);
 const f32Bytes = new Uint8Array(f32.buffer);
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
  * XXH64 (seed 0) of `value` as an IEEE 754 float of `width` bytes, little-endian (Parquet PLAIN
@@ -153,12 +197,17 @@ export function xxh64Float(value: number, width: 4 | 8): void {
  * Hashes `count` keys (count ≤ {@link MAX_BATCH}) from `keys[start]` on in one WebAssembly call;
  * hash i is at `xxViews.many[2i]` (lo) and `[2i + 1]` (hi).
  */
-export function xxh64Many(funnel: Funnel, keys: ArrayLike<Key>, start: number, count: number) {
+export function xxh64Many(
+  funnel: Funnel,
+  keys: ArrayLike<Key>,
+  start: number,
+  count: number,
+): void {
   let p = KEY;
   for (let i = 0; i < count; i++) {
     const len = encodeAt(funnel, keys[start + i]!, p);
     xxViews.lengths[i] = len;
-    p += len;
+    p = (p + len + 3) & ~3;
   }
   if (wasm !== null) {
     wasm.xxh64Many(count);
@@ -172,7 +221,7 @@ export function xxh64Many(funnel: Funnel, keys: ArrayLike<Key>, start: number, c
     xxh64Core(bytes, p, len, 0, 0, out);
     many[2 * i] = out[0]!;
     many[2 * i + 1] = out[1]!;
-    p += len;
+    p = (p + len + 3) & ~3;
   }
 }
 

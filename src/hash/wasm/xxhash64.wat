@@ -4,7 +4,8 @@
 ;;   [8, 16)        reserved
 ;;   [16, 4096)     `xxh64Many`: the length (i32) of each key of a batch, at most 1020 keys
 ;;   [4096, 12256)  `xxh64Many`: the hash (u64 LE) of each key of the batch
-;;   [12288, ...)   key bytes written by JavaScript (one key, or a batch back to back)
+;;   [12288, ...)   key bytes written by JavaScript: one key, or a batch with each key starting
+;;                  at a multiple of 4 bytes
 ;; Build: npm run build:wasm (compiles this file with wabt into xxhash64-wasm.ts).
 (module
   (memory (export "memory") 1)
@@ -93,8 +94,8 @@
         (i64.or
           (i64.extend_i32_u (local.get $seedLo))
           (i64.shl (i64.extend_i32_u (local.get $seedHi)) (i64.const 32))))))
-  ;; Hashes `count` keys (seed 0) stored back to back from 12288, whose lengths are the i32s at
-  ;; 16; hash i goes to 4096 + 8i.
+  ;; Hashes `count` keys (seed 0) stored from 12288 on, each at the next multiple of 4 bytes,
+  ;; whose lengths are the i32s at 16; hash i goes to 4096 + 8i.
   (func (export "xxh64Many") (param $count i32)
     (local $i i32) (local $p i32) (local $len i32)
     (local.set $p (i32.const 12288))
@@ -104,6 +105,7 @@
         (local.set $len (i32.load offset=16 (i32.shl (local.get $i) (i32.const 2))))
         (i64.store offset=4096 (i32.shl (local.get $i) (i32.const 3))
           (call $hash (local.get $p) (local.get $len) (i64.const 0)))
-        (local.set $p (i32.add (local.get $p) (local.get $len)))
+        (local.set $p
+          (i32.and (i32.add (i32.add (local.get $p) (local.get $len)) (i32.const 3)) (i32.const -4)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $keys)))))
