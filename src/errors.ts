@@ -48,6 +48,22 @@ export function checkPositiveInteger(
   return value;
 }
 
+/** Throws a `TypeError` unless `value` is a `Uint8Array`; returns it. */
+export function checkBytes(name: string, value: unknown): Uint8Array {
+  if (!(value instanceof Uint8Array)) {
+    throw new TypeError(`${name} must be a Uint8Array, got ${show(value)}`);
+  }
+  return value;
+}
+
+/** Throws a `TypeError` unless `value` is a non-null object (an options bag); returns it. */
+export function checkOptions<T extends object>(name: string, value: unknown): T {
+  if (value === null || typeof value !== 'object') {
+    throw new TypeError(`${name} must be an object, got ${show(value)}`);
+  }
+  return value as T;
+}
+
 /** Throws a `RangeError` unless `value` is a number strictly inside (0, 1); returns it. */
 export function checkProbability(name: string, value: unknown): number {
   if (typeof value !== 'number' || !(value > 0 && value < 1)) {

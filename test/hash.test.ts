@@ -141,3 +141,20 @@ describe('MURMUR128_MITZ_64 probe walk', () => {
     }
   });
 });
+
+describe('wasm kernels', () => {
+  it('filters beyond the live-kernel cap answer exactly like kernel-backed ones', async () => {
+    const { BloomFilter } = await import('../src/filters/bloom.js');
+    const filters = Array.from({ length: 400 }, () =>
+      BloomFilter.create({ capacity: 10_000, fpp: 0.01 }),
+    );
+    const keys = Array.from({ length: 300 }, (_, i) => `k${i}`);
+    for (const f of filters) for (const k of keys) f.add(k);
+    const reference = filters[0]!.toGuava();
+    for (const f of filters) {
+      expect(f.toGuava()).toEqual(reference);
+      for (const k of keys) expect(f.has(k)).toBe(true);
+      expect(f.bitCount).toBe(filters[0]!.bitCount);
+    }
+  });
+});

@@ -18,6 +18,7 @@
 import { BitArray, type BitStorage } from '../bits/bit-array.js';
 import { SharedBitArray } from '../bits/shared-bit-array.js';
 import {
+  checkOptions,
   checkPositiveInteger,
   checkProbability,
   IncompatibleFiltersError,
@@ -84,6 +85,7 @@ export class BloomFilter implements MembershipFilter {
    * rounded up to a multiple of 64). Most callers want {@link BloomFilter.create}.
    */
   constructor(shape: BloomFilterShape, storage?: BitStorage) {
+    checkOptions('shape', shape);
     const bits = checkPositiveInteger('bits', shape.bits, MAX_BITS);
     const hashes = checkPositiveInteger('hashes', shape.hashes, 255);
     const bitSize = Math.ceil(bits / 64) * 64;
@@ -110,9 +112,7 @@ export class BloomFilter implements MembershipFilter {
    * k = max(1, round(m/n · ln 2)). `capacity: 1000, fpp: 0.01` → 9600 bits, k = 7.
    */
   static create(options: BloomFilterCreateOptions): BloomFilter {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`options must be an object, got ${show(options)}`);
-    }
+    checkOptions('options', options);
     checkProbability('fpp', options.fpp);
     const size = bloomSize(options.capacity, options.fpp);
     return new BloomFilter({ ...options, bits: size.bits, hashes: size.hashes });
@@ -176,6 +176,9 @@ export class BloomFilter implements MembershipFilter {
 
   /** Adds every key; true if any of them changed the filter. */
   addAll(keys: Iterable<Key>): boolean {
+    if (typeof keys === 'string' || keys === null || typeof keys !== 'object') {
+      throw new TypeError(`keys must be an iterable of keys (not a string), got ${show(keys)}`);
+    }
     let changed = false;
     for (const key of keys) if (this.add(key)) changed = true;
     return changed;

@@ -13,7 +13,7 @@
  * 6 + 8·N that the header announces are not read.
  */
 
-import { FormatError } from '../errors.js';
+import { checkBytes, checkOptions, FormatError } from '../errors.js';
 import { BloomFilter } from '../filters/bloom.js';
 import { checkFunnel, type Funnel } from '../hash/keys.js';
 import { STRATEGY_ORDINALS, strategyFromOrdinal } from '../hash/strategies.js';
@@ -40,9 +40,8 @@ export function readGuava(
   bytes: Uint8Array,
   options: { funnel?: Funnel; shared?: boolean } = {},
 ): BloomFilter {
-  if (!(bytes instanceof Uint8Array)) {
-    throw new TypeError('bytes must be a Uint8Array');
-  }
+  checkBytes('bytes', bytes);
+  checkOptions('options', options);
   const funnel = checkFunnel(options.funnel ?? 'string');
   if (bytes.length < 6) {
     throw new FormatError(

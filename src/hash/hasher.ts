@@ -224,6 +224,22 @@ export function usingWasm(): boolean {
 const KERNEL_BASE = 65536;
 /** Largest bit array placed in a kernel (1 GiB); larger filters use the general path. */
 const KERNEL_MAX_BYTES = 2 ** 30;
+/**
+ * Smallest bit array placed in a kernel (4 KiB). Each kernel costs a 64 KiB page plus the
+ * virtual address space an engine reserves per wasm memory (about 8 GiB in V8, so some ten
+ * thousand memories exhaust a 47-bit address space); small filters, which sit in cache anyway,
+ * stay on the general path.
+ */
+const KERNEL_MIN_BYTES = 4096;
+/** At most this many kernels are alive at once; later filters use the general path. */
+const KERNEL_MAX_LIVE = 256;
+let liveKernels = 0;
+const kernelRegistry =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<null>(() => {
+        liveKernels--;
+      })
+    : null;
 
 /**
  * A classic filter's bits living inside a wasm instance of their own, so that `has` and `add`
@@ -242,9 +258,15 @@ export class BloomKernel {
     this.data = new Uint32Array(ex.memory.buffer, KERNEL_BASE, bitSize / 32);
   }
 
-  /** A kernel for `bitSize` bits, or null where WebAssembly is unavailable or the array too big. */
+  /**
+   * A kernel for `bitSize` bits, or null where WebAssembly is unavailable, the array is outside
+   * [4 KiB, 1 GiB], or {@link KERNEL_MAX_LIVE} kernels are alive (the caller then uses the general
+   * path, which gives the same answers).
+   */
   static create(bitSize: number): BloomKernel | null {
-    if (wasm === null || bitSize / 8 > KERNEL_MAX_BYTES) return null;
+    const bytes = bitSize / 8;
+    if (wasm === null || bytes > KERNEL_MAX_BYTES || bytes < KERNEL_MIN_BYTES) return null;
+    if (kernelRegistry === null || liveKernels >= KERNEL_MAX_LIVE) return null;
     const ex = instantiate();
     if (ex === null) return null;
     const pages = Math.ceil((KERNEL_BASE + bitSize / 8) / 65536);
@@ -254,7 +276,10 @@ export class BloomKernel {
     } catch {
       return null;
     }
-    return new BloomKernel(ex, bitSize);
+    const kernel = new BloomKernel(ex, bitSize);
+    liveKernels++;
+    kernelRegistry.register(kernel, null);
+    return kernel;
   }
 
   /** 1 if all MITZ_64 bits of `key` are set, 0 if not, -1 if the key is too long for the kernel. */

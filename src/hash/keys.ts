@@ -42,7 +42,11 @@ export function funnelFromId(id: number): Funnel | undefined {
 /** Throws a `RangeError` unless `funnel` is one of bloomkit's funnel names; returns it. */
 export function checkFunnel(funnel: unknown): Funnel {
   if (typeof funnel === 'string' && Object.hasOwn(FUNNEL_IDS, funnel)) return funnel as Funnel;
-  throw new RangeError(
+  throw checkFunnelError(funnel);
+}
+
+function checkFunnelError(funnel: unknown): RangeError {
+  return new RangeError(
     `funnel must be one of 'string', 'utf16', 'int', 'long', 'bytes', got ${show(funnel)}`,
   );
 }
@@ -163,6 +167,8 @@ export function encodeKeyInto(funnel: Funnel, key: Key, out: Uint8Array, off: nu
       if (key.length > room) return -key.length;
       out.set(key, off);
       return key.length;
+    default:
+      throw checkFunnelError(funnel);
   }
 }
 

@@ -83,18 +83,29 @@ export interface RedisServerHandle {
 export interface StartRedisClusterOptions {
   /** Number of masters (no replicas). Default 3; redis-cli needs at least 3. */
   masters?: number;
-  /** cluster-node-timeout in ms. Default 5000. */
+  /**
+   * cluster-node-timeout in ms. Default 5000. Fault tests that kill a master may want ~1000: the
+   * others mark it FAIL after about this long, and after a restart they clear FAIL only once
+   * 2 x this has passed since it was set (~10 s with 5000, ~2 s with 1000).
+   */
   nodeTimeoutMs?: number;
   /** More redis-server arguments for every node. */
   extraArgs?: readonly string[];
 }
 
 export interface RedisClusterHandle {
-  readonly nodes: ReadonlyArray<{ host: string; port: number }>;
+  readonly nodes: { host: string; port: number }[];
   /** For node-redis: `createCluster({ rootNodes })`. */
-  readonly rootNodes: ReadonlyArray<{ url: string }>;
+  readonly rootNodes: { url: string }[];
   /** The node servers, e.g. to kill() and restart() one in a fault test. */
   readonly servers: readonly RedisServerHandle[];
+  /**
+   * Resolves once every node reports cluster_state:ok with all slots and nodes known (default
+   * timeout 30 s). Use after restart() of a node: a restarted master answers PING at once but
+   * refuses commands with CLUSTERDOWN until it and the others agree it is back (>= 2 s, and
+   * 2 x nodeTimeoutMs after the others had marked it FAIL).
+   */
+  waitUntilOk(timeoutMs?: number): Promise<void>;
   /** Stops every node and removes their temp dirs. Idempotent. */
   stop(): Promise<void>;
 }
@@ -229,25 +240,24 @@ function installExitHooks(): void {
 }
 
 /**
- * A tiny shell loop that SIGKILLs `target` once `parent` (this process) is gone, for the case
- * where this process dies without running any handler (SIGKILL, crash). It exits on its own when
- * the target exits, and is killed by us when we reap the target.
+ * A tiny shell loop that SIGKILLs `target` (and removes our temp dir `dir`, if given) once this
+ * process is gone, for the case where it dies without running any handler (SIGKILL, crash). It
+ * exits on its own within a second of the target's exit.
  */
-function spawnWatchdog(target: number): ChildProcess | undefined {
+function spawnWatchdog(target: number, dir: string | undefined): void {
   const script =
     'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; ' +
-    'kill -0 "$1" 2>/dev/null || kill -9 "$2" 2>/dev/null';
+    'if ! kill -0 "$1" 2>/dev/null; then kill -9 "$2" 2>/dev/null; ' +
+    'if [ -n "$3" ]; then sleep 1; rm -rf -- "$3"; fi; fi';
+  const args = [String(process.pid), String(target), dir ?? ''];
   try {
-    const dog = spawn('sh', ['-c', script, 'redis-watchdog', String(process.pid), String(target)], {
-      stdio: 'ignore',
-    });
+    const dog = spawn('sh', ['-c', script, 'redis-watchdog', ...args], { stdio: 'ignore' });
     dog.on('error', () => liveChildren.delete(dog));
     dog.on('exit', () => liveChildren.delete(dog));
     dog.unref();
     liveChildren.add(dog);
-    return dog;
   } catch {
-    return undefined;
+    // no sh: the exit and signal hooks still apply
   }
 }
 
@@ -392,7 +402,8 @@ function isAlive(proc: Proc): boolean {
   );
 }
 
-function spawnRedis(args: readonly string[]): Proc {
+/** `cleanupDir`: a temp dir of ours that the watchdog removes if this process dies hard. */
+function spawnRedis(args: readonly string[], cleanupDir: string | undefined): Proc {
   installExitHooks();
   const child = spawn(REDIS_SERVER_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const output = new OutputTail();
@@ -400,13 +411,10 @@ function spawnRedis(args: readonly string[]): Proc {
   child.stdout?.setEncoding('utf8').on('data', (s: string) => output.push(s));
   child.stderr?.setEncoding('utf8').on('data', (s: string) => output.push(s));
   const proc: Proc = { child, output, exited: Promise.resolve(), closed: Promise.resolve() };
-  let watchdog: ChildProcess | undefined;
+  // The watchdog notices the exit within a second and ends by itself (killing it instead would
+  // orphan its `sleep`).
   const gone = (): void => {
     liveChildren.delete(child);
-    if (watchdog) {
-      watchdog.kill('SIGKILL');
-      liveChildren.delete(watchdog);
-    }
   };
   proc.exited = new Promise((resolveExit) => {
     child.once('exit', () => {
@@ -426,7 +434,7 @@ function spawnRedis(args: readonly string[]): Proc {
   });
   if (child.pid !== undefined) {
     liveChildren.add(child);
-    watchdog = spawnWatchdog(child.pid);
+    spawnWatchdog(child.pid, cleanupDir);
   }
   return proc;
 }
@@ -499,8 +507,9 @@ async function spawnAndWait(
   args: readonly string[],
   port: number,
   deadline: number,
+  cleanupDir: string | undefined,
 ): Promise<Proc> {
-  const proc = spawnRedis(args);
+  const proc = spawnRedis(args, cleanupDir);
   try {
     await waitReady(proc, port, deadline);
     return proc;
@@ -610,7 +619,8 @@ class RedisServer implements RedisServerHandle {
       const deadline = Date.now() + this.#startTimeoutMs;
       for (;;) {
         try {
-          this.#proc = await spawnAndWait(this.#args, this.port, deadline);
+          const cleanupDir = this.#ownsDir ? this.dir : undefined;
+          this.#proc = await spawnAndWait(this.#args, this.port, deadline, cleanupDir);
           return;
         } catch (err) {
           if (!(err instanceof RedisStartError && err.addressInUse) || Date.now() >= deadline) {
@@ -683,7 +693,7 @@ async function startServer(spec: ServerSpec): Promise<RedisServer> {
       ];
       for (const p of ports) reservedPorts.add(p);
       try {
-        const proc = await spawnAndWait(args, port, deadline);
+        const proc = await spawnAndWait(args, port, deadline, ownsDir ? dir : undefined);
         return new RedisServer(port, dir, ownsDir, args, ports, spec.startTimeoutMs, proc);
       } catch (err) {
         for (const p of ports) reservedPorts.delete(p);
@@ -849,6 +859,8 @@ export async function startRedisCluster(
     nodes: servers.map((s) => ({ host: s.host, port: s.port })),
     rootNodes: servers.map((s) => ({ url: s.url })),
     servers,
+    waitUntilOk: (timeoutMs = CLUSTER_READY_TIMEOUT_MS) =>
+      waitClusterOk(servers, Date.now() + timeoutMs),
     stop: stopAll,
   };
 }
