@@ -4,21 +4,73 @@
  */
 
 export { BitArray, type BitStorage, popcount32 } from './bits/bit-array.js';
+export { COUNTER_MAX, CounterArray, MAX_COUNTERS } from './bits/counters.js';
 export { SharedBitArray } from './bits/shared-bit-array.js';
 export { FilterFullError, FormatError, IncompatibleFiltersError } from './errors.js';
+export {
+  BLOCK_BITS,
+  BlockedBloomFilter,
+  type BlockedBloomFilterCommonOptions,
+  type BlockedBloomFilterCreateOptions,
+  type BlockedBloomFilterShape,
+  type BlockedSize,
+  blockedFalsePositiveRate,
+  blockedSize,
+} from './filters/blocked.js';
 export {
   BloomFilter,
   type BloomFilterCommonOptions,
   type BloomFilterCreateOptions,
   type BloomFilterShape,
 } from './filters/bloom.js';
+export {
+  CountingBloomFilter,
+  type CountingBloomFilterCreateOptions,
+  type CountingBloomFilterShape,
+  type MembershipSource,
+} from './filters/counting.js';
+export {
+  CuckooFilter,
+  type CuckooFilterCreateOptions,
+  type CuckooFilterShape,
+  type CuckooVictim,
+  cuckooFingerprintBits,
+  cuckooSafeCapacity,
+} from './filters/cuckoo.js';
 export type { DeletableFilter, MembershipFilter } from './filters/filter.js';
+export {
+  ScalableBloomFilter,
+  type ScalableBloomFilterCreateOptions,
+  type ScalableLayerInfo,
+} from './filters/scalable.js';
+export {
+  PARQUET_TYPE_IDS,
+  type ParquetPhysicalType,
+  SALT as SPLIT_BLOCK_SALT,
+  SplitBlockBloomFilter,
+  type SplitBlockCommonOptions,
+  type SplitBlockCreateOptions,
+  type SplitBlockShape,
+  type SplitBlockSize,
+  splitBlockFalsePositiveRate,
+  splitBlockSize,
+} from './filters/split-block.js';
 export { fromBytes } from './formats/any.js';
 export { crc32c } from './formats/crc32c.js';
-export { FILTER_TYPES, HASH_SCHEMES } from './formats/native.js';
+export { type DecodeOptions, FILTER_TYPES, HASH_SCHEMES } from './formats/native.js';
+export {
+  compositeKey,
+  hbaseRowColBloomKey,
+  type KeyPart,
+  MAX_FAMILY_BYTES,
+  MAX_ROW_BYTES,
+  rowColKey,
+  rowKey,
+} from './hash/composite-keys.js';
 export { FUNNEL_IDS, type Funnel, type Key, keyBytes } from './hash/keys.js';
 export { murmur3x64_128 } from './hash/murmur3.js';
 export { STRATEGY_ORDINALS, type StrategyName } from './hash/strategies.js';
+export { xxhash64 } from './hash/xxhash64.js';
 export {
   type BloomSize,
   bitsPerKey,

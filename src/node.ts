@@ -3,3 +3,31 @@
  */
 
 export * from './index.js';
+export {
+  ChunkedBloomFilter,
+  type ChunkedBloomInfo,
+  type ChunkedBuildOptions,
+  type ChunkedCacheStats,
+  type ChunkedOpenOptions,
+  type ChunkedRouting,
+} from './node/chunked.js';
+export {
+  type LoadOptions,
+  type LoadSource,
+  load,
+  type SaveTarget,
+  type Serializable,
+  save,
+} from './node/io.js';
+export { type ParquetBloomFilterEntry, readParquetBloomFilters } from './node/parquet.js';
+export {
+  buildSidecar,
+  buildSidecars,
+  readSidecar,
+  type SidecarFormat,
+  type SidecarInfo,
+  type SidecarOptions,
+  SidecarSet,
+  sidecarPath,
+  type UncheckedFile,
+} from './node/sidecar.js';

@@ -11,40 +11,81 @@
  *
  * Hash scheme: 0 (MURMUR128_MITZ_32) or 1 (MURMUR128_MITZ_64). Payload: m/8 bytes, the 64-bit
  * words as little-endian (bit i is bit i & 7 of byte i >>> 3).
+ *
+ * Three ways in and out: whole buffers (`encodeBloom` / `decodeBloom`), and, for the streaming
+ * reader and writer of `bloomkit/node`, parts (`bloomParts`: the payload is a view of the filter's
+ * words) and a sink (`bloomSink`: the filter is allocated after the header and parameters are
+ * checked, and the reader fills its words in place).
  */
 
+import { BitArray } from '../bits/bit-array.js';
 import { FormatError } from '../errors.js';
 import { BloomFilter } from '../filters/bloom.js';
-import { FUNNEL_IDS, funnelFromId } from '../hash/keys.js';
-import { STRATEGY_ORDINALS, strategyFromOrdinal } from '../hash/strategies.js';
+import { FUNNEL_IDS, type Funnel, funnelFromId } from '../hash/keys.js';
+import { LITTLE_ENDIAN } from '../hash/murmur3.js';
+import { STRATEGY_ORDINALS, type StrategyName, strategyFromOrdinal } from '../hash/strategies.js';
 import { MAX_BITS } from '../math.js';
 import {
   bytesToWords,
+  type ContainerParts,
+  containerParts,
+  type DecodeOptions,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
   getU64,
+  type NativeHeader,
+  type PayloadSink,
   setU64,
   wordsToBytes,
 } from './native.js';
 
-export function encodeBloom(filter: BloomFilter): Uint8Array {
-  const params = new Uint8Array(16);
+const PARAMS_BYTES = 16;
+
+function bloomParams(filter: BloomFilter): Uint8Array {
+  const params = new Uint8Array(PARAMS_BYTES);
   const v = new DataView(params.buffer);
   setU64(v, 0, filter.bitSize);
   v.setUint32(8, filter.hashes, true);
+  return params;
+}
+
+export function encodeBloom(filter: BloomFilter): Uint8Array {
   return encodeContainer(
     FILTER_TYPES.bloom,
     STRATEGY_ORDINALS[filter.strategy],
     FUNNEL_IDS[filter.funnel],
-    params,
+    bloomParams(filter),
     [wordsToBytes(filter.bits.data)],
   );
 }
 
-export function decodeBloom(bytes: Uint8Array): BloomFilter {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.bloom);
-  if (header.paramsLength !== 16) {
+/** The container of `filter` as parts; the payload views the filter's words (on LE hosts). */
+export function bloomParts(filter: BloomFilter): ContainerParts {
+  return containerParts(
+    FILTER_TYPES.bloom,
+    STRATEGY_ORDINALS[filter.strategy],
+    FUNNEL_IDS[filter.funnel],
+    bloomParams(filter),
+    [wordsToBytes(filter.bits.data)],
+  );
+}
+
+interface BloomShape {
+  bits: number;
+  hashes: number;
+  funnel: Funnel;
+  strategy: StrategyName;
+}
+
+/** Checks a bloom header and parameters, including that L matches m (nothing is allocated). */
+function checkBloom(header: NativeHeader, params: DataView): BloomShape {
+  if (header.type !== FILTER_TYPES.bloom) {
+    throw new FormatError(
+      `expected filter type id ${FILTER_TYPES.bloom}, the bytes hold type id ${header.type}`,
+    );
+  }
+  if (header.paramsLength !== PARAMS_BYTES) {
     throw new FormatError(`bloom filter params must be 16 bytes, got ${header.paramsLength}`);
   }
   const strategy = strategyFromOrdinal(header.hash);
@@ -63,13 +104,47 @@ export function decodeBloom(bytes: Uint8Array): BloomFilter {
     throw new FormatError(`bad number of hash functions ${hashes}: must be 1..255`);
   if (params.getUint32(12, true) !== 0)
     throw new FormatError('reserved bloom parameter bytes are not zero');
-  if (payload.length !== bits / 8) {
+  if (header.payloadLength !== bits / 8) {
     throw new FormatError(
-      `payload has ${payload.length} bytes, a ${bits}-bit filter needs ${bits / 8}`,
+      `payload has ${header.payloadLength} bytes, a ${bits}-bit filter needs ${bits / 8}`,
     );
   }
-  const filter = new BloomFilter({ bits, hashes, funnel, strategy });
+  return { bits, hashes, funnel, strategy };
+}
+
+/**
+ * Reads a native bloom container. With `{ copy: false }` the filter's words view the payload
+ * inside `bytes` when it starts at a 4-byte-aligned address on a little-endian host (always the
+ * case for a buffer read whole from a file: the payload sits at offset 40); otherwise it is copied.
+ */
+export function decodeBloom(bytes: Uint8Array, options?: DecodeOptions): BloomFilter {
+  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.bloom);
+  const shape = checkBloom(header, params);
+  if (options?.copy === false && LITTLE_ENDIAN && payload.byteOffset % 4 === 0) {
+    const words = new Uint32Array(payload.buffer, payload.byteOffset, payload.length / 4);
+    return new BloomFilter(shape, new BitArray(shape.bits, words));
+  }
+  const filter = new BloomFilter(shape);
   bytesToWords(payload, filter.bits.data);
   filter.bits.recount();
   return filter;
+}
+
+/**
+ * A streaming sink for a bloom container whose header and parameters were read: allocates the
+ * filter (after every check) and exposes its words as the bytes to fill.
+ */
+export function bloomSink(header: NativeHeader, params: DataView): PayloadSink<BloomFilter> {
+  const shape = checkBloom(header, params);
+  const filter = new BloomFilter(shape);
+  const data = filter.bits.data;
+  const target = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return {
+    targets: [target],
+    finish() {
+      if (!LITTLE_ENDIAN) bytesToWords(target.slice(), data);
+      filter.bits.recount();
+      return filter;
+    },
+  };
 }

@@ -23,13 +23,19 @@
  * type, hash scheme or funnel takes the next free number. A reader rejects, with a `FormatError`
  * that says what is wrong: a wrong magic, an unknown version, type, hash scheme or funnel, set
  * flags, a length that does not match the bytes given, and a bad checksum.
+ *
+ * One type bends the trailer rule: a chunked filter file (type 7, `node/chunked-format.ts`) keeps
+ * this header and size, but its trailer covers the header, parameters and index only, and each
+ * chunk carries its own CRC. The whole specification, every type's parameters and payload
+ * included, is docs/FORMAT.md. Streaming writers and readers use {@link containerParts} and a
+ * codec's {@link PayloadSink} (see `node/io.ts`).
  */
 
-import { FormatError } from '../errors.js';
+import { FormatError, checkBytes } from '../errors.js';
 import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import { crc32c } from './crc32c.js';
 
-/** Filter type ids. Never reuse or reorder; the next free id is 7. */
+/** Filter type ids. Never reuse or reorder; the next free id is 9. */
 export const FILTER_TYPES = {
   bloom: 1,
   counting: 2,
@@ -37,14 +43,35 @@ export const FILTER_TYPES = {
   cuckoo: 4,
   blocked: 5,
   splitBlock: 6,
+  /** A chunked filter file (`ChunkedBloomFilter` in bloomkit/node); see docs/FORMAT.md. */
+  chunked: 7,
+  /** A sharded Bloom filter (`ShardedBloomFilter`, `RedisBloomFilter`'s layout); see
+   * src/redis/sharded-codec.ts. */
+  shardedBloom: 8,
 } as const;
 
-/** Hash scheme ids: how a key's hash becomes positions. Never reuse or reorder; next free id is 2. */
+/** Hash scheme ids: how a key's hash becomes positions. Never reuse or reorder; next free id is 5. */
 export const HASH_SCHEMES = {
   /** Guava MURMUR128_MITZ_32 (ordinal 0). */
   murmur128Mitz32: 0,
   /** Guava MURMUR128_MITZ_64 (ordinal 1). */
   murmur128Mitz64: 1,
+  /**
+   * The cuckoo filter's partial-key hashing over MurmurHash3 x64 128 (h1, h2) with B buckets and
+   * f-bit fingerprints: i1 = (h1 mod 2^32) mod B, fp = ((h2 >>> 32) mod (2^f − 1)) + 1,
+   * i2 = i1 XOR o with o = fmix32(fp) mod B, or 1 if that is 0 and B > 1. See filters/cuckoo.ts.
+   */
+  cuckooMurmur128: 2,
+  /**
+   * The blocked filter's positions: XXH64 (seed 0) of the funnel bytes; block ⌊lo32·z/2^32⌋,
+   * k probes x = hi32, bit x >>> 23, x *= 0x9e3779b9. See filters/blocked.ts.
+   */
+  xxh64Blocked: 3,
+  /**
+   * Parquet's split-block positions: XXH64 (seed 0) of the PLAIN encoding; block
+   * ⌊hi32·z/2^32⌋, bit (lo32·salt[i]) >>> 27 of word i. See filters/split-block.ts.
+   */
+  xxh64SplitBlock: 4,
 } as const;
 
 export const MAGIC = 0x4b4d4c42; // "BLMK" read as a little-endian u32
@@ -153,7 +180,7 @@ export function containerSize(h: NativeHeader): number {
  * `expectedType`, when given, must match the type id.
  */
 export function decodeContainer(bytes: Uint8Array, expectedType?: number): NativeContainer {
-  if (!(bytes instanceof Uint8Array)) throw new TypeError('bytes must be a Uint8Array');
+  checkBytes('bytes', bytes);
   const header = decodeHeader(bytes);
   if (expectedType !== undefined && header.type !== expectedType) {
     throw new FormatError(
@@ -206,6 +233,60 @@ export function encodeContainer(
   }
   new DataView(out.buffer).setUint32(p, crc32c(out.subarray(0, p)), true);
   return out;
+}
+
+/**
+ * A container as the pieces a streaming writer emits in order, so that a multi-GiB filter is
+ * written without a second copy: `head` is the 24-byte header followed by the parameters (freshly
+ * built), `payload` are views of the filter's own memory (not copies). The writer appends the
+ * 4-byte CRC-32C trailer, computed over head and payload as it writes them.
+ */
+export interface ContainerParts {
+  /** Header and parameters: bytes [0, 24 + P). */
+  readonly head: Uint8Array;
+  /** The payload in order; the lengths add up to the header's L. */
+  readonly payload: readonly Uint8Array[];
+  /** Total container size in bytes, trailer included. */
+  readonly size: number;
+}
+
+/** Splits a container into {@link ContainerParts} (no payload byte is copied). */
+export function containerParts(
+  type: number,
+  hash: number,
+  funnel: number,
+  params: Uint8Array,
+  payload: readonly Uint8Array[],
+): ContainerParts {
+  let payloadLength = 0;
+  for (const part of payload) payloadLength += part.length;
+  const head = new Uint8Array(HEADER_BYTES + params.length);
+  head.set(encodeHeader(type, hash, funnel, params.length, payloadLength), 0);
+  head.set(params, HEADER_BYTES);
+  return { head, payload, size: head.length + payloadLength + TRAILER_BYTES };
+}
+
+/**
+ * Where a streaming reader puts a payload: the new filter's own storage, as byte views to fill in
+ * order (their lengths add up to the header's L), then `finish()` returns the filter. A codec
+ * builds a sink only after checking the header and parameters, so nothing is allocated for a
+ * forged length. `finish()` must be called only after every byte and the CRC were checked.
+ */
+export interface PayloadSink<F> {
+  readonly targets: readonly Uint8Array[];
+  finish(): F;
+}
+
+/** Options of the `fromBytes` functions. */
+export interface DecodeOptions {
+  /**
+   * `false`: when the payload is suitably aligned in `bytes` (and the host is little-endian), the
+   * filter views it instead of copying it, so `bytes` must then stay untouched for the filter's
+   * life (and writes to the filter change `bytes`). Otherwise the payload is copied, as with the
+   * default `true`. The checksum is verified either way. A classic filter that views `bytes`
+   * probes in JavaScript: the WebAssembly kernel needs its bits inside its own memory.
+   */
+  copy?: boolean;
 }
 
 /** Reads a u64 LE field that must be a safe integer. */

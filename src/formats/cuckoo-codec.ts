@@ -1,0 +1,146 @@
+/**
+ * The cuckoo filter in bloomkit's native format (filter type id 4).
+ *
+ * Parameters (32 bytes, little-endian):
+ *
+ * | offset | size | field                                                              |
+ * |--------|------|--------------------------------------------------------------------|
+ * | 0      | 8    | number of buckets B, u64, a power of two from 1 to 2^30            |
+ * | 8      | 1    | fingerprint bits f, u8 (4..32)                                     |
+ * | 9      | 1    | slots per bucket b, u8 = 4 (the only size defined)                 |
+ * | 10     | 1    | victim flag, u8: 1 if the victim slot holds a fingerprint, else 0  |
+ * | 11     | 1    | reserved, 0                                                        |
+ * | 12     | 4    | victim fingerprint, u32 (1..2^f − 1; 0 when the flag is 0)         |
+ * | 16     | 8    | victim bucket, u64 (< B; 0 when the flag is 0)                     |
+ * | 24     | 8    | fingerprints stored, u64 = non-empty slots + victim flag           |
+ *
+ * Hash scheme: 2 (`cuckooMurmur128`, see filters/cuckoo.ts). Payload: the bit-packed table,
+ * ⌈4·B·f / 64⌉·8 bytes: slot j of bucket i is s = 4i + j, its fingerprint is bits [s·f, s·f + f)
+ * with bit p at bit (p & 7) of byte p >>> 3 (0 = empty). Bits after the last slot are 0.
+ */
+
+import { FormatError } from '../errors.js';
+import {
+  CUCKOO_BUCKET_SIZE,
+  CUCKOO_MAX_BUCKETS,
+  CUCKOO_MAX_FINGERPRINT_BITS,
+  CUCKOO_MAX_TABLE_BITS,
+  CUCKOO_MIN_FINGERPRINT_BITS,
+  CuckooFilter,
+  type CuckooVictim,
+} from '../filters/cuckoo.js';
+import { FUNNEL_IDS, funnelFromId } from '../hash/keys.js';
+import {
+  bytesToWords,
+  decodeContainer,
+  encodeContainer,
+  FILTER_TYPES,
+  getU64,
+  HASH_SCHEMES,
+  setU64,
+  wordsToBytes,
+} from './native.js';
+
+const PARAMS_BYTES = 32;
+
+export function encodeCuckoo(filter: CuckooFilter): Uint8Array {
+  const params = new Uint8Array(PARAMS_BYTES);
+  const v = new DataView(params.buffer);
+  setU64(v, 0, filter.bucketCount);
+  v.setUint8(8, filter.fingerprintBits);
+  v.setUint8(9, CUCKOO_BUCKET_SIZE);
+  const victim = filter.victim;
+  if (victim !== undefined) {
+    v.setUint8(10, 1);
+    v.setUint32(12, victim.fingerprint, true);
+    setU64(v, 16, victim.bucket);
+  }
+  setU64(v, 24, filter.size);
+  return encodeContainer(
+    FILTER_TYPES.cuckoo,
+    HASH_SCHEMES.cuckooMurmur128,
+    FUNNEL_IDS[filter.funnel],
+    params,
+    [wordsToBytes(filter.table)],
+  );
+}
+
+export function decodeCuckoo(bytes: Uint8Array): CuckooFilter {
+  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.cuckoo);
+  if (header.paramsLength !== PARAMS_BYTES) {
+    throw new FormatError(
+      `cuckoo filter params must be ${PARAMS_BYTES} bytes, got ${header.paramsLength}`,
+    );
+  }
+  if (header.hash !== HASH_SCHEMES.cuckooMurmur128) {
+    throw new FormatError(
+      `hash scheme id ${header.hash} is not defined for a cuckoo filter (only 2, cuckooMurmur128)`,
+    );
+  }
+  const funnel = funnelFromId(header.funnel);
+  if (funnel === undefined) throw new FormatError(`unknown funnel id ${header.funnel}`);
+  const buckets = getU64(params, 0, 'bucket count');
+  const f = params.getUint8(8);
+  const b = params.getUint8(9);
+  const flag = params.getUint8(10);
+  if (buckets < 1 || buckets > CUCKOO_MAX_BUCKETS || (buckets & (buckets - 1)) !== 0) {
+    throw new FormatError(`bad bucket count ${buckets}: must be a power of two from 1 to 2^30`);
+  }
+  if (f < CUCKOO_MIN_FINGERPRINT_BITS || f > CUCKOO_MAX_FINGERPRINT_BITS) {
+    throw new FormatError(`bad fingerprint size ${f} bits: must be 4..32`);
+  }
+  if (b !== CUCKOO_BUCKET_SIZE) {
+    throw new FormatError(`bad bucket size ${b}: only ${CUCKOO_BUCKET_SIZE} slots are defined`);
+  }
+  const tableBits = buckets * CUCKOO_BUCKET_SIZE * f;
+  if (tableBits > CUCKOO_MAX_TABLE_BITS) {
+    throw new FormatError(
+      `table of ${tableBits} bits is above the maximum ${CUCKOO_MAX_TABLE_BITS}`,
+    );
+  }
+  if (flag > 1) throw new FormatError(`bad victim flag ${flag}: must be 0 or 1`);
+  if (params.getUint8(11) !== 0) {
+    throw new FormatError('reserved cuckoo filter parameter byte 11 is not zero');
+  }
+  const victimFp = params.getUint32(12, true);
+  const victimBucket = getU64(params, 16, 'victim bucket');
+  let victim: CuckooVictim | undefined;
+  if (flag === 1) {
+    if (victimFp === 0 || victimFp > 2 ** f - 1) {
+      throw new FormatError(`bad victim fingerprint ${victimFp} for ${f}-bit fingerprints`);
+    }
+    if (victimBucket >= buckets) {
+      throw new FormatError(`bad victim bucket ${victimBucket}: the table has ${buckets} buckets`);
+    }
+    victim = { bucket: victimBucket, fingerprint: victimFp };
+  } else if (victimFp !== 0 || victimBucket !== 0) {
+    throw new FormatError('victim fields must be 0 when the victim flag is 0');
+  }
+  const stored = getU64(params, 24, 'fingerprint count');
+  const expected = Math.ceil(tableBits / 64) * 8;
+  if (payload.length !== expected) {
+    throw new FormatError(
+      `payload has ${payload.length} bytes, ${buckets} buckets of ${f}-bit fingerprints need ${expected}`,
+    );
+  }
+  const filter = new CuckooFilter({ buckets, fingerprintBits: f, funnel });
+  bytesToWords(payload, filter.table);
+  // Bits after the last slot must be 0, and the count must match the table.
+  const tail = tableBits % 32;
+  const last = Math.ceil(tableBits / 32);
+  if (tail !== 0 && filter.table[last - 1]! >>> tail !== 0) {
+    throw new FormatError('padding bits after the last slot are not zero');
+  }
+  for (let w = last; w < filter.table.length; w++) {
+    if (filter.table[w] !== 0)
+      throw new FormatError('padding bits after the last slot are not zero');
+  }
+  const occupied = filter.occupiedSlots();
+  if (stored !== occupied + flag) {
+    throw new FormatError(
+      `fingerprint count ${stored} does not match the table (${occupied} slots used, victim ${flag})`,
+    );
+  }
+  filter.restore(stored, victim);
+  return filter;
+}

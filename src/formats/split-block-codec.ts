@@ -1,0 +1,303 @@
+/**
+ * Bytes of Parquet's split-block Bloom filter: the thrift header Parquet writers store before the
+ * bitset, and bloomkit's native format (filter type id 6, hash scheme 4 = `xxh64SplitBlock`).
+ *
+ * Parquet (parquet.thrift, thrift compact protocol):
+ *
+ *   struct BloomFilterHeader {
+ *     1: required i32 numBytes;                          // bitset length, a multiple of 32
+ *     2: required BloomFilterAlgorithm algorithm;        // union { 1: SplitBlockAlgorithm BLOCK }
+ *     3: required BloomFilterHash hash;                  // union { 1: XxHash XXHASH }
+ *     4: required BloomFilterCompression compression;    // union { 1: Uncompressed UNCOMPRESSED }
+ *   }
+ *
+ * which a writer emits as `15 <zigzag varint numBytes> 1C 1C 00 00 1C 1C 00 00 1C 1C 00 00 00`
+ * (16 bytes for a 4 KiB bitset, as DuckDB writes it), followed by the bitset: 32-bit words
+ * little-endian. The reader below accepts any field order and skips unknown fields.
+ *
+ * Native parameters (16 bytes, little-endian):
+ *
+ * | offset | size | field                                                   |
+ * |--------|------|---------------------------------------------------------|
+ * | 0      | 8    | number of 256-bit blocks z, u64 (1..2^28)               |
+ * | 8      | 4    | Parquet physical type, u32 (parquet.thrift `Type` enum) |
+ * | 12     | 4    | reserved, 0                                             |
+ *
+ * Native payload: the Parquet bitset, 32·z bytes. The header's funnel byte holds the funnel
+ * nearest to the type (INT32 → int, INT64 → long, BYTE_ARRAY → string, else bytes).
+ */
+
+import { FormatError } from '../errors.js';
+import {
+  MAX_SPLIT_BLOCKS,
+  PARQUET_TYPE_IDS,
+  type ParquetPhysicalType,
+  SplitBlockBloomFilter,
+} from '../filters/split-block.js';
+import { FUNNEL_IDS } from '../hash/keys.js';
+import {
+  bytesToWords,
+  decodeContainer,
+  encodeContainer,
+  FILTER_TYPES,
+  getU64,
+  HASH_SCHEMES,
+  setU64,
+  wordsToBytes,
+} from './native.js';
+
+// ------------------------------------------------------------------------------------------------
+// Parquet's thrift header
+
+/** The thrift compact bytes of a `BloomFilterHeader` for a bitset of `numBytes` bytes. */
+export function encodeParquetHeader(numBytes: number): Uint8Array {
+  const out: number[] = [0x15];
+  let z = numBytes * 2; // zigzag of a non-negative i32
+  while (z >= 0x80) {
+    out.push((z & 0x7f) | 0x80);
+    z = Math.floor(z / 128);
+  }
+  out.push(z);
+  // algorithm = BLOCK, hash = XXHASH, compression = UNCOMPRESSED: each a union whose field 1 is
+  // an empty struct.
+  for (let i = 0; i < 3; i++) out.push(0x1c, 0x1c, 0x00, 0x00);
+  out.push(0x00);
+  return Uint8Array.from(out);
+}
+
+/** A minimal reader of the thrift compact protocol: just enough to read and skip a header. */
+class CompactReader {
+  pos: number;
+  constructor(
+    private readonly bytes: Uint8Array,
+    start: number,
+  ) {
+    this.pos = start;
+  }
+
+  byte(): number {
+    const b = this.bytes[this.pos];
+    if (b === undefined) throw new FormatError('truncated Parquet bloom filter header');
+    this.pos++;
+    return b;
+  }
+
+  /** An unsigned varint (up to 64 bits, returned as a double; exact below 2^53). */
+  varint(): number {
+    let result = 0;
+    let scale = 1;
+    for (let i = 0; i < 10; i++) {
+      const b = this.byte();
+      result += (b & 0x7f) * scale;
+      if ((b & 0x80) === 0) return result;
+      scale *= 128;
+    }
+    throw new FormatError('bad varint in the Parquet bloom filter header');
+  }
+
+  zigzag(): number {
+    const v = this.varint();
+    return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
+  }
+
+  /** Skips one value of compact type `type`. */
+  skip(type: number, depth: number): void {
+    if (depth > 16) throw new FormatError('Parquet bloom filter header nests too deeply');
+    switch (type) {
+      case 1: // BOOLEAN_TRUE (in a field header)
+      case 2: // BOOLEAN_FALSE
+        return;
+      case 3: // BYTE
+        this.pos += 1;
+        return;
+      case 4: // I16
+      case 5: // I32
+      case 6: // I64
+        this.varint();
+        return;
+      case 7: // DOUBLE
+        this.pos += 8;
+        return;
+      case 8: {
+        // BINARY (read the length first: `pos += varint()` would add to the old pos)
+        const length = this.varint();
+        this.pos += length;
+        return;
+      }
+      case 9: // LIST
+      case 10: {
+        // SET
+        const head = this.byte();
+        const size = head >> 4 === 15 ? this.varint() : head >> 4;
+        const elem = head & 0x0f;
+        for (let i = 0; i < size; i++) {
+          if (elem === 1 || elem === 2) this.pos += 1;
+          else this.skip(elem, depth + 1);
+        }
+        return;
+      }
+      case 11: {
+        // MAP
+        const size = this.varint();
+        if (size === 0) return;
+        const kinds = this.byte();
+        for (let i = 0; i < size; i++) {
+          this.skip(kinds >> 4, depth + 1);
+          this.skip(kinds & 0x0f, depth + 1);
+        }
+        return;
+      }
+      case 12: // STRUCT
+        this.struct((_id, t) => this.skip(t, depth + 1), depth + 1);
+        return;
+      default:
+        throw new FormatError(
+          `unknown thrift compact type ${type} in a Parquet bloom filter header`,
+        );
+    }
+  }
+
+  /** Reads a struct, calling `field(id, type)` for each field; the callback must consume it. */
+  struct(field: (id: number, type: number) => void, depth: number): void {
+    let last = 0;
+    for (;;) {
+      const head = this.byte();
+      if (head === 0) return;
+      const delta = head >> 4;
+      const type = head & 0x0f;
+      const id = delta === 0 ? this.zigzag() : last + delta;
+      last = id;
+      field(id, type);
+      if (depth > 16) throw new FormatError('Parquet bloom filter header nests too deeply');
+    }
+  }
+
+  /** Reads a union of empty-struct variants; returns the id of the variant set. */
+  union(name: string, depth: number): number {
+    let variant = -1;
+    this.struct((id, type) => {
+      if (type !== 12) throw new FormatError(`bad ${name} in the Parquet bloom filter header`);
+      this.skip(type, depth + 1);
+      variant = id;
+    }, depth);
+    return variant;
+  }
+}
+
+/** What {@link decodeParquetBloomFilter} reads from a header. */
+export interface ParquetBloomFilterHeader {
+  /** Bitset length in bytes. */
+  readonly numBytes: number;
+  /** Header length in bytes: the bitset starts there. */
+  readonly headerLength: number;
+}
+
+/**
+ * Reads the thrift `BloomFilterHeader` at the start of `bytes` (the bitset need not follow).
+ * Throws `FormatError` unless the filter is BLOCK / XXHASH / UNCOMPRESSED with a positive
+ * numBytes that is a multiple of 32, or if the header itself is cut short.
+ */
+export function decodeParquetHeader(bytes: Uint8Array): ParquetBloomFilterHeader {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError('bytes must be a Uint8Array');
+  const r = new CompactReader(bytes, 0);
+  let numBytes = -1;
+  let algorithm = -1;
+  let hash = -1;
+  let compression = -1;
+  r.struct((id, type) => {
+    if (id === 1 && type === 5) numBytes = r.zigzag();
+    else if (id === 2 && type === 12) algorithm = r.union('algorithm', 1);
+    else if (id === 3 && type === 12) hash = r.union('hash', 1);
+    else if (id === 4 && type === 12) compression = r.union('compression', 1);
+    else r.skip(type, 1);
+  }, 0);
+  if (r.pos > bytes.length) throw new FormatError('truncated Parquet bloom filter header');
+  if (!(numBytes > 0) || numBytes % 32 !== 0 || numBytes / 32 > MAX_SPLIT_BLOCKS) {
+    throw new FormatError(
+      `Parquet bloom filter numBytes must be a positive multiple of 32 up to ${MAX_SPLIT_BLOCKS * 32}, got ${numBytes}`,
+    );
+  }
+  if (algorithm !== 1) {
+    throw new FormatError(`unsupported Parquet bloom filter algorithm ${algorithm} (1 = BLOCK)`);
+  }
+  if (hash !== 1)
+    throw new FormatError(`unsupported Parquet bloom filter hash ${hash} (1 = XXHASH)`);
+  if (compression !== 1) {
+    throw new FormatError(
+      `unsupported Parquet bloom filter compression ${compression} (1 = UNCOMPRESSED)`,
+    );
+  }
+  return { numBytes, headerLength: r.pos };
+}
+
+/** {@link decodeParquetHeader}, and checks that the whole bitset follows the header. */
+export function decodeParquetBloomFilter(bytes: Uint8Array): ParquetBloomFilterHeader {
+  const header = decodeParquetHeader(bytes);
+  if (bytes.length < header.headerLength + header.numBytes) {
+    throw new FormatError(
+      `truncated Parquet bloom filter: ${header.headerLength}-byte header and ${header.numBytes}-byte bitset, got ${bytes.length} bytes`,
+    );
+  }
+  return header;
+}
+
+// ------------------------------------------------------------------------------------------------
+// bloomkit's native format
+
+/** The physical type stored under `id` (looked up at call time: this module and the filter's import each other). */
+function typeFromId(id: number): ParquetPhysicalType | undefined {
+  for (const [name, value] of Object.entries(PARQUET_TYPE_IDS)) {
+    if (value === id) return name as ParquetPhysicalType;
+  }
+  return undefined;
+}
+
+export function encodeSplitBlock(filter: SplitBlockBloomFilter): Uint8Array {
+  const params = new Uint8Array(16);
+  const v = new DataView(params.buffer);
+  setU64(v, 0, filter.blocks);
+  v.setUint32(8, PARQUET_TYPE_IDS[filter.type], true);
+  return encodeContainer(
+    FILTER_TYPES.splitBlock,
+    HASH_SCHEMES.xxh64SplitBlock,
+    FUNNEL_IDS[filter.funnel],
+    params,
+    [wordsToBytes(filter.bits.data)],
+  );
+}
+
+export function decodeSplitBlock(bytes: Uint8Array): SplitBlockBloomFilter {
+  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.splitBlock);
+  if (header.paramsLength !== 16) {
+    throw new FormatError(`split-block filter params must be 16 bytes, got ${header.paramsLength}`);
+  }
+  if (header.hash !== HASH_SCHEMES.xxh64SplitBlock) {
+    throw new FormatError(
+      `unknown hash scheme id ${header.hash} for a split-block filter (expected ${HASH_SCHEMES.xxh64SplitBlock})`,
+    );
+  }
+  const blocks = getU64(params, 0, 'block count');
+  if (blocks < 1 || blocks > MAX_SPLIT_BLOCKS) {
+    throw new FormatError(`bad block count ${blocks}: must be 1..${MAX_SPLIT_BLOCKS}`);
+  }
+  const typeId = params.getUint32(8, true);
+  const type = typeFromId(typeId);
+  if (type === undefined) throw new FormatError(`unknown Parquet physical type id ${typeId}`);
+  if (params.getUint32(12, true) !== 0) {
+    throw new FormatError('reserved split-block parameter bytes are not zero');
+  }
+  if (payload.length !== blocks * 32) {
+    throw new FormatError(
+      `payload has ${payload.length} bytes, ${blocks} blocks need ${blocks * 32}`,
+    );
+  }
+  const filter = new SplitBlockBloomFilter({ blocks, type });
+  if (header.funnel !== FUNNEL_IDS[filter.funnel]) {
+    throw new FormatError(
+      `funnel id ${header.funnel} does not match a ${type} split-block filter (expected ${FUNNEL_IDS[filter.funnel]})`,
+    );
+  }
+  bytesToWords(payload, filter.bits.data);
+  filter.bits.recount();
+  return filter;
+}

@@ -1,0 +1,474 @@
+/**
+ * Building a chunked filter file from a stream of keys, in bounded memory.
+ *
+ * Range routing (sorted input, as HBase's CompoundBloomFilterWriter): one chunk is in memory; when
+ * it holds `keysPerChunk` keys it is written and the next key starts a new chunk, whose first key
+ * goes to the index. Memory: one chunk plus the index.
+ *
+ * Hash routing (any order): a key's chunk is known from its hash, but keys arrive in any order, so
+ * every chunk may be touched at any time. If all C chunks fit in `memoryBytes` they are filled in
+ * memory in one pass. Otherwise the build spills: pass 1 hashes each key once and appends its
+ * 16-byte hash (h1, h2; all the filter needs) to one of at most 128 bucket files, a bucket being a
+ * contiguous range of chunks; pass 2 takes each bucket in turn, fills its chunks in groups of as
+ * many as fit in half of `memoryBytes` (reading the bucket file once per group) and writes them.
+ * Memory stays about `memoryBytes` (groups + bucket buffers) whatever the file size, at the cost of
+ * 16 bytes of temporary disk per key (deleted at the end). Keys may be any iterable or async
+ * iterable and are read exactly once.
+ *
+ * The output is written to a temporary file next to `path`, synced and renamed over it, so a
+ * failed build never leaves a partial file and never destroys an existing one.
+ */
+
+import { type FileHandle, mkdtemp, open, rename, rm, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { checkPositiveInteger, checkProbability, show } from '../errors.js';
+import { crc32c } from '../formats/crc32c.js';
+import { hashKey, mitz64Probes, views } from '../hash/hasher.js';
+import { checkFunnel, type Funnel, type Key, keyBytes } from '../hash/keys.js';
+import { LITTLE_ENDIAN } from '../hash/murmur3.js';
+import { Modulus, mitz64Indexes } from '../hash/strategies.js';
+import { optimalNumOfBits, optimalNumOfHashFunctions } from '../math.js';
+import {
+  type ChunkedLayout,
+  type ChunkedRouting,
+  chunkCrc,
+  chunkOffset,
+  chunkStride,
+  compareBytes,
+  DEFAULT_CHUNK_BYTES,
+  encodeHead,
+  encodeIndex,
+  hashChunk,
+  indexOffset,
+  MAX_CHUNK_BYTES,
+  MAX_CHUNKS,
+  MIN_CHUNK_BYTES,
+} from './chunked-format.js';
+
+export interface ChunkedBuildOptions {
+  /** Expected number of distinct keys (n). */
+  capacity: number;
+  /** Target false positive rate at `capacity` keys, in (0, 1). */
+  fpp: number;
+  /** Bytes of bits per chunk, a multiple of 8 in [64, 2^27]; default 131072 (HBase's 128 KiB). */
+  chunkBytes?: number;
+  /** Key encoding; default `'string'`. */
+  funnel?: Funnel;
+  /**
+   * `'hash'` (default): any key order; a key's chunk comes from its hash. `'range'`: keys must
+   * arrive sorted by their funnel bytes (unsigned, as HBase's `Bytes.compareTo`; for ASCII strings
+   * the same as JavaScript's sort), and each chunk covers a key range, as in HBase. Range routing
+   * takes `'string'` or `'bytes'` keys.
+   */
+  routing?: ChunkedRouting;
+  /** Memory budget of a hash-routed build, in bytes; default 64 MiB. */
+  memoryBytes?: number;
+  /** Directory for the spill files of a hash-routed build; default: the target's directory. */
+  tmpDir?: string;
+}
+
+/** The sizes a build settles on before reading keys. */
+export interface ChunkedPlan {
+  routing: ChunkedRouting;
+  funnel: Funnel;
+  hashes: number;
+  chunkBytes: number;
+  /** Hash routing: the number of chunks. Range routing: 0 (known at the end). */
+  chunks: number;
+  keysPerChunk: number;
+  capacity: number;
+  fpp: number;
+}
+
+const LN2_SQUARED = Math.LN2 * Math.LN2;
+const MAX_BUCKETS = 128;
+const READ_BYTES = 1 << 20;
+
+/**
+ * Sizing. Hash routing: m = Guava's ⌊−n·ln p / ln²2⌋ bits for the whole filter, C = ⌈m / 8B⌉
+ * chunks, k = Guava's round(m/n · ln 2). Range routing (HBase): each chunk takes
+ * ⌊8B · ln²2 / −ln p⌋ keys, and k = round(8B / keysPerChunk · ln 2).
+ */
+export function planChunked(options: ChunkedBuildOptions): ChunkedPlan {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`options must be an object, got ${show(options)}`);
+  }
+  const capacity = checkPositiveInteger('capacity', options.capacity);
+  const fpp = checkProbability('fpp', options.fpp);
+  const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+  checkPositiveInteger('chunkBytes', chunkBytes, MAX_CHUNK_BYTES);
+  if (chunkBytes < MIN_CHUNK_BYTES || chunkBytes % 8 !== 0) {
+    throw new RangeError(
+      `chunkBytes must be a multiple of 8 in [${MIN_CHUNK_BYTES}, ${MAX_CHUNK_BYTES}], got ${show(chunkBytes)}`,
+    );
+  }
+  const funnel = checkFunnel(options.funnel ?? 'string');
+  const routing = options.routing ?? 'hash';
+  if (routing !== 'hash' && routing !== 'range') {
+    throw new RangeError(`routing must be 'hash' or 'range', got ${show(routing)}`);
+  }
+  if (routing === 'range' && funnel !== 'string' && funnel !== 'bytes') {
+    throw new RangeError(`routing 'range' needs funnel 'string' or 'bytes', got ${show(funnel)}`);
+  }
+  const chunkBits = chunkBytes * 8;
+  let hashes: number;
+  let chunks = 0;
+  let keysPerChunk = 0;
+  if (routing === 'hash') {
+    const bits = Math.max(1, optimalNumOfBits(capacity, fpp));
+    chunks = Math.ceil(bits / chunkBits);
+    if (chunks > MAX_CHUNKS) {
+      throw new RangeError(
+        `capacity ${capacity} at fpp ${fpp} needs ${chunks} chunks of ${chunkBytes} bytes, more than ${MAX_CHUNKS}; use larger chunks`,
+      );
+    }
+    hashes = optimalNumOfHashFunctions(capacity, bits);
+  } else {
+    keysPerChunk = Math.max(1, Math.floor((chunkBits * LN2_SQUARED) / -Math.log(fpp)));
+    hashes = optimalNumOfHashFunctions(keysPerChunk, chunkBits);
+  }
+  if (hashes > 255) {
+    throw new RangeError(`fpp ${show(fpp)} needs ${hashes} hash functions, more than 255`);
+  }
+  return { routing, funnel, hashes, chunkBytes, chunks, keysPerChunk, capacity, fpp };
+}
+
+/** Iterates a sync or async iterable, awaiting `each` only when it returns a promise. */
+async function forEachKey(
+  keys: Iterable<Key> | AsyncIterable<Key>,
+  each: (key: Key) => void | Promise<void>,
+): Promise<void> {
+  if (keys !== null && typeof keys === 'object' && Symbol.asyncIterator in keys) {
+    for await (const key of keys as AsyncIterable<Key>) {
+      const r = each(key);
+      if (r !== undefined) await r;
+    }
+    return;
+  }
+  if (keys === null || typeof keys !== 'object' || !(Symbol.iterator in keys)) {
+    throw new TypeError(`keys must be an iterable or async iterable, got ${show(keys)}`);
+  }
+  for (const key of keys as Iterable<Key>) {
+    const r = each(key);
+    if (r !== undefined) await r;
+  }
+}
+
+async function writeAt(fh: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
+  let done = 0;
+  while (done < bytes.length) {
+    const { bytesWritten } = await fh.write(bytes, done, bytes.length - done, position + done);
+    done += bytesWritten;
+  }
+}
+
+/** Reverses the bytes of every u32 (big-endian hosts only: the file is little-endian). */
+function swap32(bytes: Uint8Array): void {
+  for (let i = 0; i + 3 < bytes.length; i += 4) {
+    const a = bytes[i]!;
+    const b = bytes[i + 1]!;
+    bytes[i] = bytes[i + 3]!;
+    bytes[i + 1] = bytes[i + 2]!;
+    bytes[i + 2] = b;
+    bytes[i + 3] = a;
+  }
+}
+
+/**
+ * A run of consecutive chunk records in memory (stride B + 8): bits are set in place, then the
+ * counts and CRCs are filled in and the run is written with one positional write.
+ */
+class ChunkGroup {
+  readonly bytes: Uint8Array;
+  readonly words: Uint32Array;
+  readonly counts: Uint32Array;
+  readonly strideWords: number;
+  first = 0;
+  size = 0;
+
+  constructor(
+    readonly layout: Pick<ChunkedLayout, 'chunkBytes'>,
+    capacity: number,
+  ) {
+    const stride = chunkStride(layout.chunkBytes);
+    this.bytes = new Uint8Array(capacity * stride);
+    this.words = new Uint32Array(this.bytes.buffer);
+    this.counts = new Uint32Array(capacity);
+    this.strideWords = stride / 4;
+  }
+
+  reset(first: number, size: number): void {
+    this.first = first;
+    this.size = size;
+    this.bytes.fill(0, 0, size * this.strideWords * 4);
+    this.counts.fill(0);
+  }
+
+  count(local: number): void {
+    if (this.counts[local] === 0xffffffff) {
+      throw new RangeError(`chunk ${this.first + local} received more than 2^32 − 1 keys`);
+    }
+    this.counts[local]!++;
+  }
+
+  /** Finishes the records (count, CRC) and writes them at their place in the file. */
+  async write(fh: FileHandle, layout: ChunkedLayout, allCounts: Uint32Array | null): Promise<void> {
+    const b = layout.chunkBytes;
+    const stride = chunkStride(b);
+    const used = this.bytes.subarray(0, this.size * stride);
+    if (!LITTLE_ENDIAN) swap32(used);
+    const v = new DataView(this.bytes.buffer);
+    for (let j = 0; j < this.size; j++) {
+      const start = j * stride;
+      v.setUint32(start + b, this.counts[j]!, true);
+      v.setUint32(
+        start + b + 4,
+        chunkCrc(this.bytes.subarray(start, start + b + 4), this.first + j),
+        true,
+      );
+      if (allCounts !== null) allCounts[this.first + j] = this.counts[j]!;
+    }
+    await writeAt(fh, used, chunkOffset(layout, this.first));
+  }
+}
+
+/** Builds the file at `path`; returns its layout. */
+export async function buildChunked(
+  path: string,
+  keys: Iterable<Key> | AsyncIterable<Key>,
+  options: ChunkedBuildOptions,
+): Promise<ChunkedLayout> {
+  if (typeof path !== 'string') throw new TypeError(`path must be a string, got ${show(path)}`);
+  const plan = planChunked(options);
+  const memoryBytes = checkPositiveInteger('memoryBytes', options.memoryBytes ?? 64 * 2 ** 20);
+  const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
+  const fh = await open(temp, 'wx');
+  let spillDir: string | null = null;
+  try {
+    let result: { layout: ChunkedLayout; counts: Uint32Array; firstKeys: Uint8Array[] };
+    if (plan.routing === 'range') {
+      result = await buildRange(fh, plan, keys);
+    } else {
+      const stride = chunkStride(plan.chunkBytes);
+      if (plan.chunks * stride <= memoryBytes) {
+        result = await buildHashInMemory(fh, plan, keys);
+      } else {
+        spillDir = await mkdtemp(join(options.tmpDir ?? dirname(path), '.bloomkit-spill-'));
+        result = await buildHashSpilled(fh, plan, keys, memoryBytes, spillDir);
+      }
+    }
+    const { layout, counts, firstKeys } = result;
+    const index = encodeIndex(counts, firstKeys);
+    const head = encodeHead({ ...layout, indexLength: index.length });
+    const full: ChunkedLayout = { ...layout, indexLength: index.length };
+    const trailer = new Uint8Array(4);
+    new DataView(trailer.buffer).setUint32(0, crc32c(index, crc32c(head)), true);
+    await writeAt(fh, index, indexOffset(full));
+    await writeAt(fh, trailer, indexOffset(full) + index.length);
+    await writeAt(fh, head, 0);
+    await fh.sync();
+    await fh.close();
+    await rename(temp, path);
+    return full;
+  } catch (error) {
+    await fh.close().catch(() => {});
+    await unlink(temp).catch(() => {});
+    throw error;
+  } finally {
+    if (spillDir !== null) await rm(spillDir, { recursive: true, force: true });
+  }
+}
+
+function layoutOf(plan: ChunkedPlan, chunks: number, keys: number): ChunkedLayout {
+  return { ...plan, chunks, keys, indexLength: 8 * chunks };
+}
+
+async function buildHashInMemory(
+  fh: FileHandle,
+  plan: ChunkedPlan,
+  keys: Iterable<Key> | AsyncIterable<Key>,
+): Promise<{ layout: ChunkedLayout; counts: Uint32Array; firstKeys: Uint8Array[] }> {
+  const group = new ChunkGroup(plan, plan.chunks);
+  group.reset(0, plan.chunks);
+  const mod = new Modulus(plan.chunkBytes * 8);
+  const { funnel, hashes: k, chunks } = plan;
+  const words = group.words;
+  const strideWords = group.strideWords;
+  let total = 0;
+  await forEachKey(keys, (key) => {
+    mitz64Probes(funnel, key, k, mod);
+    const c = hashChunk(views.hash, chunks);
+    const base = c * strideWords;
+    const w = views.words;
+    const m = views.masks;
+    for (let i = 0; i < k; i++) words[base + w[i]!]! |= m[i]!;
+    group.count(c);
+    total++;
+  });
+  const counts = new Uint32Array(chunks);
+  const layout = layoutOf(plan, chunks, total);
+  await group.write(fh, layout, counts);
+  return { layout, counts, firstKeys: [] };
+}
+
+async function buildHashSpilled(
+  fh: FileHandle,
+  plan: ChunkedPlan,
+  keys: Iterable<Key> | AsyncIterable<Key>,
+  memoryBytes: number,
+  spillDir: string,
+): Promise<{ layout: ChunkedLayout; counts: Uint32Array; firstKeys: Uint8Array[] }> {
+  const { funnel, hashes: k, chunks } = plan;
+  const stride = chunkStride(plan.chunkBytes);
+  const perGroup = Math.max(1, Math.floor(memoryBytes / 2 / stride));
+  const buckets = Math.min(MAX_BUCKETS, Math.ceil(chunks / perGroup));
+  const chunksPerBucket = Math.ceil(chunks / buckets);
+  const bufferBytes = Math.min(
+    1 << 20,
+    Math.max(4096, Math.floor(memoryBytes / 2 / buckets / 16) * 16),
+  );
+  const files: FileHandle[] = [];
+  const buffers: Int32Array[] = [];
+  const fill = new Uint32Array(buckets);
+  let total = 0;
+  try {
+    for (let b = 0; b < buckets; b++) {
+      files.push(await open(join(spillDir, `bucket-${b}`), 'w+'));
+      buffers.push(new Int32Array(bufferBytes / 4));
+    }
+    const flush = async (b: number): Promise<void> => {
+      const buf = buffers[b]!;
+      const bytes = new Uint8Array(buf.buffer, 0, fill[b]! * 4);
+      let done = 0;
+      while (done < bytes.length) {
+        const { bytesWritten } = await files[b]!.write(bytes, done, bytes.length - done);
+        done += bytesWritten;
+      }
+      fill[b] = 0;
+    };
+    // Pass 1: hash each key once, append its hash to its bucket.
+    await forEachKey(keys, (key) => {
+      hashKey(funnel, key);
+      const h = views.hash;
+      const b = Math.floor(hashChunk(h, chunks) / chunksPerBucket);
+      const buf = buffers[b]!;
+      let f = fill[b]!;
+      buf[f] = h[0]!;
+      buf[f + 1] = h[1]!;
+      buf[f + 2] = h[2]!;
+      buf[f + 3] = h[3]!;
+      f += 4;
+      fill[b] = f;
+      total++;
+      if (f === buf.length) return flush(b);
+      return undefined;
+    });
+    for (let b = 0; b < buckets; b++) await flush(b);
+    buffers.length = 0;
+    // Pass 2: per bucket, per group of chunks that fits in memory, replay the bucket's hashes.
+    const layout = layoutOf(plan, chunks, total);
+    const counts = new Uint32Array(chunks);
+    const group = new ChunkGroup(plan, Math.min(perGroup, chunksPerBucket));
+    const mod = new Modulus(plan.chunkBytes * 8);
+    const idx = new Float64Array(k);
+    const h = new Int32Array(4);
+    const read = new Int32Array(READ_BYTES / 4);
+    const readBytes = new Uint8Array(read.buffer);
+    const words = group.words;
+    const strideWords = group.strideWords;
+    for (let b = 0; b < buckets; b++) {
+      const end = Math.min(chunks, (b + 1) * chunksPerBucket);
+      for (let first = b * chunksPerBucket; first < end; first += perGroup) {
+        const size = Math.min(perGroup, end - first);
+        group.reset(first, size);
+        let position = 0;
+        for (;;) {
+          const { bytesRead } = await files[b]!.read(readBytes, 0, READ_BYTES, position);
+          if (bytesRead === 0) break;
+          const usable = bytesRead - (bytesRead % 16); // whole records only
+          position += usable;
+          for (let r = 0; r < usable / 4; r += 4) {
+            h[0] = read[r]!;
+            h[1] = read[r + 1]!;
+            h[2] = read[r + 2]!;
+            h[3] = read[r + 3]!;
+            const local = hashChunk(h, chunks) - first;
+            if (local < 0 || local >= size) continue;
+            mitz64Indexes(h, k, mod, idx);
+            const base = local * strideWords;
+            for (let i = 0; i < k; i++) {
+              const j = idx[i]!;
+              words[base + ((j / 32) | 0)]! |= 1 << (j & 31);
+            }
+            group.count(local);
+          }
+        }
+        await group.write(fh, layout, counts);
+      }
+    }
+    return { layout, counts, firstKeys: [] };
+  } finally {
+    for (const f of files) await f.close().catch(() => {});
+  }
+}
+
+async function buildRange(
+  fh: FileHandle,
+  plan: ChunkedPlan,
+  keys: Iterable<Key> | AsyncIterable<Key>,
+): Promise<{ layout: ChunkedLayout; counts: Uint32Array; firstKeys: Uint8Array[] }> {
+  const { funnel, hashes: k, keysPerChunk } = plan;
+  const group = new ChunkGroup(plan, 1);
+  const mod = new Modulus(plan.chunkBytes * 8);
+  const words = group.words;
+  const firstKeys: Uint8Array[] = [];
+  const countList: number[] = [];
+  let previous: Uint8Array | null = null;
+  let total = 0;
+  let seen = 0;
+  const layoutSoFar = (): ChunkedLayout => layoutOf(plan, firstKeys.length, total);
+  const add = (key: Key): void => {
+    mitz64Probes(funnel, key, k, mod);
+    const w = views.words;
+    const m = views.masks;
+    for (let i = 0; i < k; i++) words[w[i]!]! |= m[i]!;
+    group.count(0);
+    total++;
+  };
+  const startChunk = (bytes: Uint8Array): void => {
+    if (firstKeys.length === 0xffffffff) throw new RangeError('more than 2^32 − 1 chunks');
+    group.reset(firstKeys.length, 1);
+    firstKeys.push(bytes);
+  };
+  await forEachKey(keys, (key) => {
+    const bytes = keyBytes(funnel, key);
+    seen++;
+    if (previous !== null) {
+      const order = compareBytes(previous, bytes);
+      if (order > 0) {
+        throw new RangeError(
+          `routing 'range' needs keys sorted by their bytes: key #${seen - 1} (${show(key)}) sorts before the key before it`,
+        );
+      }
+      if (order === 0) return undefined; // a repeat: its bits are set already
+    }
+    previous = bytes;
+    if (firstKeys.length === 0) startChunk(bytes);
+    else if (group.counts[0] === keysPerChunk) {
+      // The chunk is full: write it, then start the next one with this key.
+      countList.push(group.counts[0]!);
+      return group.write(fh, layoutSoFar(), null).then(() => {
+        startChunk(bytes);
+        add(key);
+      });
+    }
+    add(key);
+    return undefined;
+  });
+  if (firstKeys.length > 0) {
+    countList.push(group.counts[0]!);
+    await group.write(fh, layoutSoFar(), null);
+  }
+  const layout = layoutSoFar();
+  return { layout, counts: Uint32Array.from(countList), firstKeys };
+}

@@ -1,0 +1,464 @@
+/**
+ * A Bloom filter stored as a file of chunks plus an index, queried without loading it: HBase's
+ * CompoundBloomFilter (source document 002: "Bloom blocks" and a "Bloom index block") for
+ * filters larger than memory. File format: `chunked-format.ts` and docs/FORMAT.md.
+ *
+ * Guarantee: `has(key)` is true for every key given to `build` (no false negatives). A key never
+ * given is reported present with the rate of the classic filter that is its chunk: about
+ * (1 − e^(−k·n_c/m_c))^k for a chunk of m_c = 8·chunkBytes bits holding n_c keys. With hash
+ * routing, n_c is binomial around n/C; at 128 KiB chunks that costs next to nothing over one
+ * unchunked filter of the same total size (RocksDB/Redis computation in REFERENCE.md §4: an
+ * 8 KiB block gives 0.820% against 0.819% at 10 bits/key). With range routing every chunk but
+ * the last holds exactly `keysPerChunk` keys, sized for the target rate, and a key that sorts
+ * before the first chunk is answered `false` without any read.
+ *
+ * "The same as an in-memory filter": chunk c of the file holds exactly the bits that
+ * `new BloomFilter({ bits: 8·chunkBytes, hashes: k, funnel })` holds after adding the keys routed
+ * to c (`chunkOf(key)`), and `has(key)` answers what that filter answers. `readChunk(c)` returns
+ * that filter.
+ *
+ * Costs: `open` reads the header, parameters and index (8 bytes per chunk plus, for range routing,
+ * the first keys) and checks their CRC-32C; memory is that index plus an LRU of at most
+ * `cacheBytes` of chunks (default 8 MiB). A `has` on a cached chunk is a hash and k bit tests; on
+ * a miss it is one positional read of chunkBytes + 8 bytes, whose CRC is checked before use (a bad
+ * chunk throws `FormatError`, never a wrong answer). `hasMany` groups keys by chunk and reads each
+ * chunk once, in file order.
+ */
+
+import { type FileHandle, open } from 'node:fs/promises';
+import { FormatError, show } from '../errors.js';
+import { BloomFilter } from '../filters/bloom.js';
+import { crc32c } from '../formats/crc32c.js';
+import { hashKey, mitz64Probes, views } from '../hash/hasher.js';
+import { type Funnel, type Key, keyBytes } from '../hash/keys.js';
+import { LITTLE_ENDIAN } from '../hash/murmur3.js';
+import { Modulus, mitz64Indexes } from '../hash/strategies.js';
+import { falsePositiveRate } from '../math.js';
+import { buildChunked, type ChunkedBuildOptions } from './chunked-build.js';
+import {
+  CHUNKS_OFFSET,
+  type ChunkedLayout,
+  type ChunkedRouting,
+  chunkCrc,
+  chunkOffset,
+  chunkStride,
+  decodeHead,
+  decodeIndex,
+  hashChunk,
+  indexOffset,
+  rangeChunk,
+} from './chunked-format.js';
+
+export type { ChunkedBuildOptions } from './chunked-build.js';
+export type { ChunkedRouting } from './chunked-format.js';
+
+export interface ChunkedOpenOptions {
+  /** Upper bound on the bytes of chunks kept in memory (LRU); default 8 MiB; 0 disables it. */
+  cacheBytes?: number;
+}
+
+/** What a chunked file holds (from its header and index). */
+export interface ChunkedBloomInfo {
+  readonly routing: ChunkedRouting;
+  readonly funnel: Funnel;
+  /** Hash functions per key, k. */
+  readonly hashes: number;
+  /** Bytes of bits per chunk. */
+  readonly chunkBytes: number;
+  /** Number of chunks. */
+  readonly chunks: number;
+  /** Keys added. */
+  readonly keys: number;
+  /** Capacity and fpp requested at build. */
+  readonly capacity: number;
+  readonly fpp: number;
+  /** Range routing: keys per chunk; 0 for hash routing. */
+  readonly keysPerChunk: number;
+  /** File size in bytes. */
+  readonly fileBytes: number;
+}
+
+/** Cache counters since `open`. */
+export interface ChunkedCacheStats {
+  hits: number;
+  /** Chunk reads from the file. */
+  reads: number;
+  /** Bytes of chunks held now. */
+  bytes: number;
+  /** Chunks held now. */
+  chunks: number;
+}
+
+const DEFAULT_CACHE_BYTES = 8 * 2 ** 20;
+
+async function readAt(fh: FileHandle, target: Uint8Array, position: number): Promise<void> {
+  let done = 0;
+  while (done < target.length) {
+    const { bytesRead } = await fh.read(target, done, target.length - done, position + done);
+    if (bytesRead === 0) {
+      throw new FormatError(`truncated: the file ends at byte ${position + done}`);
+    }
+    done += bytesRead;
+  }
+}
+
+export class ChunkedBloomFilter {
+  private fh: FileHandle | null;
+  private readonly layout: ChunkedLayout;
+  private readonly counts: Uint32Array;
+  private readonly firstKeys: readonly Uint8Array[];
+  private readonly mod: Modulus;
+  private readonly idx: Float64Array;
+  private readonly cacheBytes: number;
+  private readonly cache = new Map<number, Uint32Array>();
+  private readonly pending = new Map<number, Promise<Uint32Array>>();
+  private readonly stats: ChunkedCacheStats = { hits: 0, reads: 0, bytes: 0, chunks: 0 };
+  private readonly fileBytes: number;
+
+  private constructor(
+    fh: FileHandle,
+    layout: ChunkedLayout,
+    counts: Uint32Array,
+    firstKeys: readonly Uint8Array[],
+    cacheBytes: number,
+    fileBytes: number,
+  ) {
+    this.fh = fh;
+    this.layout = layout;
+    this.counts = counts;
+    this.firstKeys = firstKeys;
+    this.mod = new Modulus(layout.chunkBytes * 8);
+    this.idx = new Float64Array(layout.hashes);
+    this.cacheBytes = cacheBytes;
+    this.fileBytes = fileBytes;
+  }
+
+  /**
+   * Builds a chunked filter file at `path` from `keys` (any iterable or async iterable, read
+   * once), sized for `capacity` keys at rate `fpp`, in chunks of `chunkBytes` (default 131072).
+   * Memory stays bounded whatever the size (see `chunked-build.ts`). Resolves to the file's info.
+   */
+  static async build(
+    path: string,
+    keys: Iterable<Key> | AsyncIterable<Key>,
+    options: ChunkedBuildOptions,
+  ): Promise<ChunkedBloomInfo> {
+    const layout = await buildChunked(path, keys, options);
+    return infoOf(layout, indexOffset(layout) + layout.indexLength + 4);
+  }
+
+  /**
+   * Opens a chunked filter file: reads and checks only the header, parameters and index. Throws
+   * `FormatError` for a damaged or foreign file.
+   */
+  static async open(path: string, options: ChunkedOpenOptions = {}): Promise<ChunkedBloomFilter> {
+    const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
+    if (typeof cacheBytes !== 'number' || !Number.isSafeInteger(cacheBytes) || cacheBytes < 0) {
+      throw new RangeError(
+        `cacheBytes must be a non-negative safe integer, got ${show(cacheBytes)}`,
+      );
+    }
+    const fh = await open(path, 'r');
+    try {
+      const size = (await fh.stat()).size;
+      const head = new Uint8Array(Math.min(size, CHUNKS_OFFSET));
+      await readAt(fh, head, 0);
+      const layout = decodeHead(head, size);
+      // Every length is checked against the real file size: the allocation below is bounded.
+      const index = new Uint8Array(layout.indexLength + 4);
+      await readAt(fh, index, indexOffset(layout));
+      const body = index.subarray(0, layout.indexLength);
+      const stored = new DataView(index.buffer).getUint32(layout.indexLength, true);
+      const actual = crc32c(body, crc32c(head));
+      if (stored !== actual) {
+        throw new FormatError(
+          `checksum mismatch in the header or index: stored CRC-32C 0x${stored.toString(16).padStart(8, '0')}, computed 0x${actual.toString(16).padStart(8, '0')}`,
+        );
+      }
+      const { counts, firstKeys } = decodeIndex(layout, body);
+      return new ChunkedBloomFilter(fh, layout, counts, firstKeys, cacheBytes, size);
+    } catch (error) {
+      await fh.close();
+      throw error;
+    }
+  }
+
+  /** What the file holds. */
+  get info(): ChunkedBloomInfo {
+    return infoOf(this.layout, this.fileBytes);
+  }
+
+  /** Cache counters. */
+  cacheStats(): ChunkedCacheStats {
+    return { ...this.stats };
+  }
+
+  /** The chunk that holds `key`'s bits, or −1 (range routing: the key sorts before chunk 0). */
+  chunkOf(key: Key): number {
+    if (this.layout.routing === 'range') {
+      return rangeChunk(this.firstKeys, keyBytes(this.layout.funnel, key));
+    }
+    hashKey(this.layout.funnel, key);
+    return hashChunk(views.hash, this.layout.chunks);
+  }
+
+  /** False if `key` was certainly not added; true if it probably was. */
+  async has(key: Key): Promise<boolean> {
+    this.checkOpen();
+    const { routing, funnel, hashes: k, chunks } = this.layout;
+    let c: number;
+    if (routing === 'range') {
+      c = rangeChunk(this.firstKeys, keyBytes(funnel, key));
+      if (c < 0) return false;
+      mitz64Probes(funnel, key, k, this.mod);
+    } else {
+      mitz64Probes(funnel, key, k, this.mod);
+      c = hashChunk(views.hash, chunks);
+    }
+    const bits = this.cached(c);
+    if (bits !== undefined) return this.testProbes(bits);
+    const loaded = await this.load(c);
+    // Other calls may have hashed in the meantime: probe again.
+    mitz64Probes(funnel, key, k, this.mod);
+    return this.testProbes(loaded);
+  }
+
+  /**
+   * `has` for many keys; the answers are in the order of `keys`. Keys are grouped by chunk so
+   * that each chunk is read at most once (in file order), whatever the cache size.
+   */
+  async hasMany(keys: Iterable<Key>): Promise<boolean[]> {
+    this.checkOpen();
+    if (keys === null || typeof keys !== 'object' || !(Symbol.iterator in keys)) {
+      throw new TypeError(`keys must be an iterable, got ${show(keys)}`);
+    }
+    const list = Array.from(keys);
+    const n = list.length;
+    const out = new Array<boolean>(n).fill(false);
+    const hashes = new Int32Array(4 * n);
+    const chunkIds = new Int32Array(n);
+    const { routing, funnel, chunks, hashes: k } = this.layout;
+    for (let i = 0; i < n; i++) {
+      const key = list[i]!;
+      const c = routing === 'range' ? rangeChunk(this.firstKeys, keyBytes(funnel, key)) : 0;
+      hashKey(funnel, key);
+      const h = views.hash;
+      hashes[4 * i] = h[0]!;
+      hashes[4 * i + 1] = h[1]!;
+      hashes[4 * i + 2] = h[2]!;
+      hashes[4 * i + 3] = h[3]!;
+      chunkIds[i] = routing === 'range' ? c : hashChunk(h, chunks);
+    }
+    const order = groupByChunk(chunkIds, chunks);
+    const h = new Int32Array(4);
+    const idx = this.idx;
+    for (let start = 0; start < order.length; ) {
+      const chunk = chunkIds[order[start]!]!;
+      let end = start;
+      while (end < order.length && chunkIds[order[end]!] === chunk) end++;
+      if (chunk >= 0) {
+        const bits = this.cached(chunk) ?? (await this.load(chunk));
+        for (let o = start; o < end; o++) {
+          const i = order[o]!;
+          h[0] = hashes[4 * i]!;
+          h[1] = hashes[4 * i + 1]!;
+          h[2] = hashes[4 * i + 2]!;
+          h[3] = hashes[4 * i + 3]!;
+          mitz64Indexes(h, k, this.mod, idx);
+          let all = true;
+          for (let p = 0; p < k; p++) {
+            const j = idx[p]!;
+            if ((bits[(j / 32) | 0]! & (1 << (j & 31))) === 0) {
+              all = false;
+              break;
+            }
+          }
+          out[i] = all;
+        }
+      }
+      start = end;
+    }
+    return out;
+  }
+
+  /**
+   * Chunk `c` as a classic filter (a fresh copy, read from the file and checked): the in-memory
+   * filter that answers for the keys routed to `c`.
+   */
+  async readChunk(c: number): Promise<BloomFilter> {
+    this.checkOpen();
+    this.checkChunk(c);
+    const bits = await this.readRecord(c);
+    const filter = new BloomFilter({
+      bits: this.layout.chunkBytes * 8,
+      hashes: this.layout.hashes,
+      funnel: this.layout.funnel,
+    });
+    filter.bits.data.set(bits);
+    filter.bits.recount();
+    return filter;
+  }
+
+  /** Number of keys added to chunk `c` (from the index). */
+  chunkKeys(c: number): number {
+    this.checkChunk(c);
+    return this.counts[c]!;
+  }
+
+  /**
+   * The false positive rate implied by the per-chunk key counts: the mean over chunks of
+   * (1 − e^(−k·n_c/m_c))^k (exact for hash routing, where an absent key picks a chunk uniformly).
+   */
+  expectedFpp(): number {
+    const { chunks, hashes, chunkBytes } = this.layout;
+    if (chunks === 0) return 0;
+    let sum = 0;
+    for (let c = 0; c < chunks; c++) {
+      const n = this.counts[c]!;
+      if (n > 0) sum += falsePositiveRate(n, chunkBytes * 8, hashes);
+    }
+    return sum / chunks;
+  }
+
+  /** Reads every chunk once and checks its CRC; throws `FormatError` at the first bad one. */
+  async verify(): Promise<void> {
+    this.checkOpen();
+    for (let c = 0; c < this.layout.chunks; c++) await this.readRecord(c);
+  }
+
+  /** Closes the file; later calls throw. */
+  async close(): Promise<void> {
+    const fh = this.fh;
+    this.fh = null;
+    this.cache.clear();
+    this.stats.bytes = 0;
+    this.stats.chunks = 0;
+    if (fh !== null) await fh.close();
+  }
+
+  private checkOpen(): void {
+    if (this.fh === null) throw new Error('this ChunkedBloomFilter is closed');
+  }
+
+  private checkChunk(c: number): void {
+    if (!Number.isInteger(c) || c < 0 || c >= this.layout.chunks) {
+      throw new RangeError(
+        `chunk must be an integer in [0, ${this.layout.chunks}), got ${show(c)}`,
+      );
+    }
+  }
+
+  /** Tests the probes of the last `mitz64Probes` call against a chunk's bits. */
+  private testProbes(bits: Uint32Array): boolean {
+    const k = this.layout.hashes;
+    const w = views.words;
+    const m = views.masks;
+    for (let i = 0; i < k; i++) if ((bits[w[i]!]! & m[i]!) === 0) return false;
+    return true;
+  }
+
+  /** The cached bits of chunk `c`, marked most recently used. */
+  private cached(c: number): Uint32Array | undefined {
+    const bits = this.cache.get(c);
+    if (bits !== undefined) {
+      this.cache.delete(c);
+      this.cache.set(c, bits);
+      this.stats.hits++;
+    }
+    return bits;
+  }
+
+  /** Reads chunk `c` (once, however many callers wait for it) and caches it. */
+  private load(c: number): Promise<Uint32Array> {
+    const waiting = this.pending.get(c);
+    if (waiting !== undefined) return waiting;
+    const promise = this.readRecord(c).then(
+      (bits) => {
+        this.pending.delete(c);
+        this.remember(c, bits);
+        return bits;
+      },
+      (error: unknown) => {
+        this.pending.delete(c);
+        throw error;
+      },
+    );
+    this.pending.set(c, promise);
+    return promise;
+  }
+
+  private remember(c: number, bits: Uint32Array): void {
+    // Accounted at the record's full size (bits + 8 bytes), what the cache really holds.
+    const size = bits.buffer.byteLength;
+    if (this.fh === null || size > this.cacheBytes || this.cache.has(c)) return;
+    this.cache.set(c, bits);
+    this.stats.bytes += size;
+    this.stats.chunks++;
+    for (const [old, oldBits] of this.cache) {
+      if (this.stats.bytes <= this.cacheBytes) break;
+      this.cache.delete(old);
+      this.stats.bytes -= oldBits.buffer.byteLength;
+      this.stats.chunks--;
+    }
+  }
+
+  /** One positional read of chunk `c`'s record; checks its key count and CRC. */
+  private async readRecord(c: number): Promise<Uint32Array> {
+    const fh = this.fh;
+    if (fh === null) throw new Error('this ChunkedBloomFilter is closed');
+    const b = this.layout.chunkBytes;
+    const record = new Uint8Array(chunkStride(b));
+    await readAt(fh, record, chunkOffset(this.layout, c));
+    this.stats.reads++;
+    const v = new DataView(record.buffer);
+    const count = v.getUint32(b, true);
+    const stored = v.getUint32(b + 4, true);
+    const actual = chunkCrc(record.subarray(0, b + 4), c);
+    if (stored !== actual) {
+      throw new FormatError(
+        `checksum mismatch in chunk ${c}: stored CRC-32C 0x${stored.toString(16).padStart(8, '0')}, computed 0x${actual.toString(16).padStart(8, '0')}`,
+      );
+    }
+    if (count !== this.counts[c]) {
+      throw new FormatError(`chunk ${c} holds ${count} keys, the index says ${this.counts[c]}`);
+    }
+    const bits = new Uint32Array(record.buffer, 0, b / 4);
+    if (!LITTLE_ENDIAN) {
+      for (let i = 0; i < bits.length; i++) bits[i] = v.getUint32(4 * i, true);
+    }
+    return bits;
+  }
+}
+
+/**
+ * The indexes 0..n−1 ordered by chunk id (−1, "no chunk", first), so that each chunk's keys are
+ * consecutive and chunks come in file order. A counting sort when the chunk count is moderate.
+ */
+function groupByChunk(chunkIds: Int32Array, chunks: number): Uint32Array {
+  const n = chunkIds.length;
+  const order = new Uint32Array(n);
+  if (chunks > 4 * n + 1024) {
+    for (let i = 0; i < n; i++) order[i] = i;
+    return order.sort((a, b) => chunkIds[a]! - chunkIds[b]! || a - b);
+  }
+  const starts = new Uint32Array(chunks + 2);
+  for (let i = 0; i < n; i++) starts[chunkIds[i]! + 2]!++;
+  for (let c = 2; c < starts.length; c++) starts[c]! += starts[c - 1]!;
+  for (let i = 0; i < n; i++) order[starts[chunkIds[i]! + 1]!++] = i;
+  return order;
+}
+
+function infoOf(layout: ChunkedLayout, fileBytes: number): ChunkedBloomInfo {
+  return {
+    routing: layout.routing,
+    funnel: layout.funnel,
+    hashes: layout.hashes,
+    chunkBytes: layout.chunkBytes,
+    chunks: layout.chunks,
+    keys: layout.keys,
+    capacity: layout.capacity,
+    fpp: layout.fpp,
+    keysPerChunk: layout.keysPerChunk,
+    fileBytes,
+  };
+}

@@ -1,0 +1,372 @@
+/**
+ * Streaming persistence for every filter in bloomkit's native format (docs/FORMAT.md):
+ * `save(filter, path | Writable)` and `load(path | Readable)`.
+ *
+ * Neither holds two copies of a filter. `save` writes the header and parameters, then the
+ * payload straight from the filter's own memory in slices of at most 8 MiB, updating the CRC-32C
+ * as it goes, then the 4-byte trailer. `load` reads the 24-byte header first and checks it, then
+ * the parameters, and only then allocates the filter (for a path it also checks the file size
+ * against the announced length, so a forged length never allocates anything); the payload is read
+ * straight into the filter's storage (`read(2)` into its words for a file; one copy per incoming
+ * stream chunk for a stream), with the CRC computed incrementally and checked before the filter
+ * is returned.
+ *
+ * Types whose codec offers parts and a sink (the classic `BloomFilter`; see `STREAM_CODECS`)
+ * stream as above. Any other native type still works: `save` writes its `toBytes()` (one copy)
+ * and `load` reads the container into one buffer and decodes it with `{ copy: false }`.
+ *
+ * Saving to a path writes a temporary file next to it, syncs it and renames it over the target,
+ * so a failed save never leaves a damaged file behind and never destroys the previous one.
+ * The filter must not be changed while a save runs (a change would make the checksum disagree
+ * with the bytes, and the next load would reject the file).
+ */
+
+import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
+import type { Readable, Writable } from 'node:stream';
+import { FormatError, show } from '../errors.js';
+import { BloomFilter } from '../filters/bloom.js';
+import type { MembershipFilter } from '../filters/filter.js';
+import { fromBytes } from '../formats/any.js';
+import { bloomParts, bloomSink } from '../formats/bloom-codec.js';
+import { crc32c } from '../formats/crc32c.js';
+import {
+  type ContainerParts,
+  containerSize,
+  decodeHeader,
+  FILTER_TYPES,
+  HEADER_BYTES,
+  type NativeHeader,
+  type PayloadSink,
+  TRAILER_BYTES,
+} from '../formats/native.js';
+
+/** Anything bloomkit can save: every filter type has `toBytes()`. */
+export interface Serializable {
+  toBytes(): Uint8Array;
+}
+
+/** Where `save` writes: a file path or a writable byte stream (which `save` does not end). */
+export type SaveTarget = string | Writable;
+
+/** Where `load` reads: a file path, a readable byte stream, or any async iterable of bytes. */
+export type LoadSource = string | Readable | AsyncIterable<Uint8Array>;
+
+export interface LoadOptions {
+  /**
+   * The largest container accepted, in bytes. For a stream the default is 1 GiB, so that a forged
+   * length in an untrusted stream cannot make bloomkit allocate more before the stream runs dry;
+   * raise it to load bigger filters from a stream. For a path the default is unlimited: the file's
+   * real size already bounds every allocation.
+   */
+  maxBytes?: number;
+}
+
+/** Per-type streaming codecs: parts for `save`, a sink for `load`. Types not listed fall back. */
+const STREAM_CODECS: ReadonlyArray<{
+  type: number;
+  parts: (filter: never) => ContainerParts;
+  owns: (filter: unknown) => boolean;
+  sink: (header: NativeHeader, params: DataView) => PayloadSink<MembershipFilter>;
+}> = [
+  {
+    type: FILTER_TYPES.bloom,
+    owns: (f) => f instanceof BloomFilter,
+    parts: bloomParts as (filter: never) => ContainerParts,
+    sink: bloomSink,
+  },
+];
+
+/** The largest slice handed to one write or read call (fs calls are limited to 2 GiB). */
+const SLICE = 8 * 1024 * 1024;
+const DEFAULT_STREAM_MAX = 2 ** 30;
+
+function partsOf(filter: Serializable): ContainerParts {
+  for (const codec of STREAM_CODECS) {
+    if (codec.owns(filter)) return codec.parts(filter as never);
+  }
+  if (filter === null || typeof filter !== 'object' || typeof filter.toBytes !== 'function') {
+    throw new TypeError(`filter must have a toBytes() method, got ${show(filter)}`);
+  }
+  const bytes = filter.toBytes();
+  if (!(bytes instanceof Uint8Array)) throw new TypeError('toBytes() did not return a Uint8Array');
+  // Already a whole container, trailer included: written as one part, its CRC re-derived below.
+  return { head: bytes, payload: [], size: bytes.length };
+}
+
+/** Sequential writer over a file handle or a stream, with a running CRC-32C. */
+interface Sink {
+  write(bytes: Uint8Array): Promise<void>;
+}
+
+async function writeParts(parts: ContainerParts, sink: Sink): Promise<number> {
+  if (parts.payload.length === 0 && parts.head.length === parts.size) {
+    // A whole container from toBytes(): its trailer is already inside.
+    for (let p = 0; p < parts.head.length; p += SLICE) {
+      await sink.write(parts.head.subarray(p, p + SLICE));
+    }
+    return parts.size;
+  }
+  let crc = crc32c(parts.head);
+  // One write in flight: the CRC of slice i + 1 is computed while slice i is being written.
+  let pending = sink.write(parts.head);
+  for (const part of parts.payload) {
+    for (let p = 0; p < part.length; p += SLICE) {
+      const slice = part.subarray(p, Math.min(part.length, p + SLICE));
+      crc = crc32c(slice, crc);
+      await pending;
+      pending = sink.write(slice);
+    }
+  }
+  await pending;
+  const trailer = new Uint8Array(TRAILER_BYTES);
+  new DataView(trailer.buffer).setUint32(0, crc, true);
+  await sink.write(trailer);
+  return parts.size;
+}
+
+function fileSink(fh: FileHandle): Sink {
+  return {
+    async write(bytes) {
+      let done = 0;
+      while (done < bytes.length) {
+        const { bytesWritten } = await fh.write(bytes, done, bytes.length - done);
+        done += bytesWritten;
+      }
+    },
+  };
+}
+
+function streamSink(stream: Writable): Sink {
+  return {
+    write(bytes) {
+      // One slice in flight: wait until the stream has handed it on, so that the filter's memory
+      // is not queued whole and an error surfaces here.
+      return new Promise<void>((resolve, reject) => {
+        stream.write(bytes, (error) => (error ? reject(error) : resolve()));
+      });
+    },
+  };
+}
+
+/** A unique temporary name next to `path`. */
+function tempName(path: string): string {
+  return `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
+}
+
+/**
+ * Writes `filter` in bloomkit's native format to a file (atomically: temp file, fsync, rename)
+ * or to a writable stream (not ended). Resolves to the number of bytes written.
+ */
+export async function save(filter: Serializable, target: SaveTarget): Promise<number> {
+  const parts = partsOf(filter);
+  if (typeof target === 'string') {
+    const temp = tempName(target);
+    const fh = await open(temp, 'wx');
+    try {
+      const n = await writeParts(parts, fileSink(fh));
+      await fh.sync();
+      await fh.close();
+      await rename(temp, target);
+      return n;
+    } catch (error) {
+      await fh.close().catch(() => {});
+      await unlink(temp).catch(() => {});
+      throw error;
+    }
+  }
+  if (target === null || typeof target !== 'object' || typeof target.write !== 'function') {
+    throw new TypeError(`target must be a path or a Writable stream, got ${show(target)}`);
+  }
+  return writeParts(parts, streamSink(target));
+}
+
+/** Sequential reader over a file handle or a stream. */
+interface Source {
+  /**
+   * Fills `target` completely with the next bytes, or throws a FormatError saying the input
+   * ended early. The range is claimed when called, so a file source may have several reads in
+   * flight (`concurrent`); a stream source must be awaited before the next call.
+   */
+  readInto(target: Uint8Array, what: string): Promise<void>;
+  readonly concurrent: boolean;
+  /** Throws a FormatError unless the input ends here. */
+  expectEnd(size: number): Promise<void>;
+}
+
+function fileSource(fh: FileHandle): Source {
+  let next = 0;
+  return {
+    concurrent: true,
+    async readInto(target, what) {
+      const start = next;
+      next += target.length;
+      let done = 0;
+      while (done < target.length) {
+        const want = Math.min(SLICE * 16, target.length - done);
+        const { bytesRead } = await fh.read(target, done, want, start + done);
+        if (bytesRead === 0) {
+          throw new FormatError(
+            `truncated: the input ends inside the ${what} at byte ${start + done}`,
+          );
+        }
+        done += bytesRead;
+      }
+    },
+    async expectEnd() {},
+  };
+}
+
+function streamSource(iterable: AsyncIterable<unknown>): Source {
+  const it = iterable[Symbol.asyncIterator]();
+  let pending: Uint8Array = new Uint8Array(0);
+  let position = 0;
+  let ended = false;
+  const concurrent = false;
+  async function next(): Promise<boolean> {
+    if (ended) return false;
+    const r = await it.next();
+    if (r.done) {
+      ended = true;
+      return false;
+    }
+    const chunk = r.value;
+    if (!(chunk instanceof Uint8Array)) {
+      throw new TypeError(
+        `the stream must yield bytes (Buffer or Uint8Array), got ${show(chunk)}; do not set an encoding`,
+      );
+    }
+    pending = chunk;
+    return true;
+  }
+  return {
+    concurrent,
+    async readInto(target, what) {
+      let done = 0;
+      while (done < target.length) {
+        if (pending.length === 0 && !(await next())) {
+          throw new FormatError(`truncated: the input ends inside the ${what} at byte ${position}`);
+        }
+        const n = Math.min(pending.length, target.length - done);
+        target.set(pending.subarray(0, n), done);
+        pending = pending.subarray(n);
+        done += n;
+        position += n;
+      }
+    },
+    async expectEnd(size) {
+      while (pending.length === 0) {
+        if (!(await next())) return;
+      }
+      await it.return?.();
+      throw new FormatError(
+        `length mismatch: the header announces ${size} bytes, but the input continues after them`,
+      );
+    },
+  };
+}
+
+function checkMaxBytes(maxBytes: unknown, fallback: number): number {
+  if (maxBytes === undefined) return fallback;
+  if (typeof maxBytes !== 'number' || !(maxBytes > 0)) {
+    throw new RangeError(`maxBytes must be a positive number, got ${show(maxBytes)}`);
+  }
+  return maxBytes;
+}
+
+/** Reads one container from `source` (whose size, when known, was checked by the caller). */
+async function readContainer(source: Source, maxBytes: number): Promise<MembershipFilter> {
+  const head = new Uint8Array(HEADER_BYTES);
+  await source.readInto(head, 'header');
+  const header = decodeHeader(head);
+  if (header.type === FILTER_TYPES.chunked) {
+    throw new FormatError(
+      'this is a chunked filter file (type id 7): open it with ChunkedBloomFilter.open(path)',
+    );
+  }
+  const size = containerSize(header);
+  if (size > maxBytes) {
+    throw new FormatError(
+      `the header announces ${size} bytes, more than maxBytes (${maxBytes}); pass a larger maxBytes to load it`,
+    );
+  }
+  const codec = STREAM_CODECS.find((c) => c.type === header.type);
+  if (codec === undefined) {
+    // Fallback for types without a sink: one buffer, decoded in place.
+    const all = new Uint8Array(size);
+    all.set(head, 0);
+    await source.readInto(all.subarray(HEADER_BYTES), 'container');
+    await source.expectEnd(size);
+    return fromBytes(all, { copy: false });
+  }
+  const paramBytes = new Uint8Array(header.paramsLength);
+  await source.readInto(paramBytes, 'parameters');
+  let crc = crc32c(paramBytes, crc32c(head));
+  const sink = codec.sink(header, new DataView(paramBytes.buffer));
+  const slices: Uint8Array[] = [];
+  for (const target of sink.targets) {
+    for (let p = 0; p < target.length; p += SLICE) {
+      slices.push(target.subarray(p, Math.min(target.length, p + SLICE)));
+    }
+  }
+  // From a file, slice i + 1 is read while the CRC of slice i is computed.
+  let pending = slices.length > 0 ? source.readInto(slices[0]!, 'payload') : null;
+  for (let i = 0; i < slices.length; i++) {
+    await pending;
+    const next = slices[i + 1];
+    pending = null;
+    if (next !== undefined && source.concurrent) pending = source.readInto(next, 'payload');
+    crc = crc32c(slices[i]!, crc);
+    if (next !== undefined && !source.concurrent) pending = source.readInto(next, 'payload');
+  }
+  const trailer = new Uint8Array(TRAILER_BYTES);
+  await source.readInto(trailer, 'checksum');
+  const stored = new DataView(trailer.buffer).getUint32(0, true);
+  if (stored !== crc) {
+    throw new FormatError(
+      `checksum mismatch: stored CRC-32C 0x${stored.toString(16).padStart(8, '0')}, computed 0x${crc.toString(16).padStart(8, '0')}`,
+    );
+  }
+  await source.expectEnd(size);
+  return sink.finish();
+}
+
+/**
+ * Reads a filter in bloomkit's native format from a file or a byte stream and returns the type
+ * the bytes hold (check it with `instanceof`). Bad bytes throw `FormatError` saying what is wrong.
+ * A stream must end right after the container.
+ */
+export async function load(
+  source: LoadSource,
+  options: LoadOptions = {},
+): Promise<MembershipFilter> {
+  if (typeof source === 'string') {
+    const maxBytes = checkMaxBytes(options.maxBytes, Number.POSITIVE_INFINITY);
+    const fh = await open(source, 'r');
+    try {
+      const fileSize = (await fh.stat()).size;
+      if (fileSize >= HEADER_BYTES) {
+        const head = new Uint8Array(HEADER_BYTES);
+        await fileSource(fh).readInto(head, 'header');
+        const size = containerSize(decodeHeader(head));
+        if (fileSize < size) {
+          throw new FormatError(
+            `truncated: the header announces ${size} bytes, the file has ${fileSize}`,
+          );
+        }
+        if (fileSize > size) {
+          throw new FormatError(
+            `length mismatch: the header announces ${size} bytes, the file has ${fileSize}`,
+          );
+        }
+      }
+      return await readContainer(fileSource(fh), maxBytes);
+    } finally {
+      await fh.close();
+    }
+  }
+  if (source === null || typeof source !== 'object' || !(Symbol.asyncIterator in source)) {
+    throw new TypeError(`source must be a path or a readable byte stream, got ${show(source)}`);
+  }
+  const maxBytes = checkMaxBytes(options.maxBytes, DEFAULT_STREAM_MAX);
+  return readContainer(streamSource(source as AsyncIterable<unknown>), maxBytes);
+}

@@ -1,0 +1,504 @@
+/**
+ * Sidecar filters: skip data files that cannot hold a key, as HBase skips the HFiles whose Bloom
+ * filter says "no" (source document 000). Each data file gets a filter of the values of one field
+ * (a line, a CSV/TSV column, an NDJSON field), stored next to it as `<file>.bloom`; a
+ * `SidecarSet` answers "which of these files may contain this key".
+ *
+ * Guarantee: a file that holds the key is always listed (no false negatives), provided its sidecar
+ * describes the file as it is now. A sidecar records the data file's size and modification time;
+ * a file whose sidecar is missing, damaged, or older than the file is always listed and reported
+ * in `unchecked` (size and mtime are what `make` and `rsync` compare: a rewrite that keeps both
+ * is not detected). A file without the key is listed with probability about `fpp` (default 1%).
+ *
+ * Two key kinds, as HBase's Bloom types:
+ * - `'row'` (default): the field's value (a string; JSON values other than strings as their JSON
+ *   text, so the NDJSON number 42 is the key "42"). Query with `filesFor(value)`.
+ * - `'rowcol'`: one key per cell: (row = the field's value, family, qualifier = the name of each
+ *   other column or field whose value is not empty), encoded by `rowColKey` so that ("ab", "c")
+ *   and ("a", "bc") never collide. Query with `filesForCell(row, family, qualifier)`.
+ * Empty CSV/TSV values and JSON `null` give no key; for `'lines'` every line is a key.
+ *
+ * Sidecar file layout (all little-endian):
+ *
+ * | offset | size | field                                                             |
+ * |--------|------|-------------------------------------------------------------------|
+ * | 0      | 4    | magic `BLMS` (42 4C 4D 53)                                        |
+ * | 4      | 2    | sidecar version, u16 = 1                                          |
+ * | 6      | 2    | reserved, 0                                                       |
+ * | 8      | 4    | M, metadata length, u32 (at most 1 MiB)                           |
+ * | 12     | 4    | CRC-32C of bytes [0, 12) followed by the metadata                 |
+ * | 16     | M    | metadata: UTF-8 JSON (see `SidecarInfo`)                          |
+ * | 16 + M | 0..7 | zero bytes up to a multiple of 8                                  |
+ * | …      | …    | the filter: one native container (`BLMK`…, docs/FORMAT.md) to the end |
+ */
+
+import { createWriteStream } from 'node:fs';
+import { readFile, rename, stat, unlink } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { checkPositiveInteger, checkProbability, FormatError, show } from '../errors.js';
+import { BloomFilter } from '../filters/bloom.js';
+import type { MembershipFilter } from '../filters/filter.js';
+import { fromBytes } from '../formats/any.js';
+import { crc32c } from '../formats/crc32c.js';
+import { type KeyPart, rowColKey } from '../hash/composite-keys.js';
+import { save } from './io.js';
+import { jsonField, jsonKeyText, readRecords, type SidecarFormat } from './sidecar-records.js';
+
+export type { SidecarFormat } from './sidecar-records.js';
+
+/** Options of {@link buildSidecar}. */
+export interface SidecarOptions {
+  format: SidecarFormat;
+  /**
+   * The key field. CSV/TSV: a column name (the first line is then a header) or a 0-based column
+   * index. NDJSON: a property name or a dotted path (`"user.id"`). Not used for `'lines'`.
+   */
+  field?: string | number;
+  /** CSV/TSV: whether the first line is a header; default: true when `field` is a name. */
+  header?: boolean;
+  /** `'row'` (default) or `'rowcol'` (see the module comment). */
+  bloom?: 'row' | 'rowcol';
+  /** ROWCOL: the column family of every cell; default `''`. */
+  family?: string;
+  /** ROWCOL: the columns or NDJSON fields that make cells; default: every other one. */
+  qualifiers?: readonly string[];
+  /** Target false positive rate; default 0.01. */
+  fpp?: number;
+  /** Keys to size for; default: counted in a first pass over the file. */
+  capacity?: number;
+}
+
+/** What a sidecar records (its metadata JSON). */
+export interface SidecarInfo {
+  /** Base name of the data file. */
+  source: string;
+  /** Data file size and modification time when the sidecar was built. */
+  size: number;
+  mtimeMs: number;
+  format: SidecarFormat;
+  field: string | number | null;
+  header: boolean;
+  bloom: 'row' | 'rowcol';
+  family: string;
+  qualifiers: string[] | null;
+  /** Records read and keys added. */
+  records: number;
+  keys: number;
+  fpp: number;
+}
+
+const MAGIC = 0x534d4c42; // "BLMS" as a little-endian u32
+const VERSION = 1;
+const MAX_META = 1 << 20;
+
+/** Where the sidecar of `dataPath` lives. */
+export function sidecarPath(dataPath: string): string {
+  return `${dataPath}.bloom`;
+}
+
+interface KeySource {
+  keys(record: unknown, columns: readonly string[] | null): Iterable<string | Uint8Array>;
+}
+
+function checkOptions(options: SidecarOptions): Required<
+  Omit<SidecarOptions, 'capacity' | 'qualifiers' | 'field'>
+> & {
+  field: string | number | null;
+  qualifiers: string[] | null;
+} {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`options must be an object, got ${show(options)}`);
+  }
+  const { format } = options;
+  if (format !== 'lines' && format !== 'csv' && format !== 'tsv' && format !== 'ndjson') {
+    throw new RangeError(`format must be 'lines', 'csv', 'tsv' or 'ndjson', got ${show(format)}`);
+  }
+  const bloom = options.bloom ?? 'row';
+  if (bloom !== 'row' && bloom !== 'rowcol') {
+    throw new RangeError(`bloom must be 'row' or 'rowcol', got ${show(bloom)}`);
+  }
+  const field = options.field ?? null;
+  if (format === 'lines') {
+    if (field !== null)
+      throw new RangeError(`field is not used for format 'lines', got ${show(field)}`);
+    if (bloom === 'rowcol')
+      throw new RangeError("bloom 'rowcol' needs columns: use csv, tsv or ndjson");
+  } else if (format === 'ndjson') {
+    if (typeof field !== 'string' || field === '') {
+      throw new RangeError(`field must be a property name for format 'ndjson', got ${show(field)}`);
+    }
+  } else if (
+    !(typeof field === 'string' && field !== '') &&
+    !(typeof field === 'number' && Number.isSafeInteger(field) && field >= 0)
+  ) {
+    throw new RangeError(
+      `field must be a column name or a 0-based column index for format '${format}', got ${show(field)}`,
+    );
+  }
+  const tabular = format === 'csv' || format === 'tsv';
+  if (!tabular && options.header !== undefined) {
+    throw new RangeError(
+      `header is only used for csv and tsv, got ${show(options.header)} for '${format}'`,
+    );
+  }
+  const header = tabular ? (options.header ?? typeof field === 'string') : false;
+  if (typeof header !== 'boolean')
+    throw new TypeError(`header must be a boolean, got ${show(header)}`);
+  if (typeof field === 'string' && format !== 'ndjson' && !header) {
+    throw new RangeError(`field ${show(field)} is a column name, so the file needs a header line`);
+  }
+  if (bloom === 'rowcol' && format !== 'ndjson' && !header) {
+    throw new RangeError(
+      "bloom 'rowcol' on CSV/TSV needs a header line: qualifiers are column names",
+    );
+  }
+  const family = options.family ?? '';
+  if (typeof family !== 'string')
+    throw new TypeError(`family must be a string, got ${show(family)}`);
+  let qualifiers: string[] | null = null;
+  if (options.qualifiers !== undefined) {
+    if (
+      !Array.isArray(options.qualifiers) ||
+      options.qualifiers.some((q) => typeof q !== 'string')
+    ) {
+      throw new TypeError(
+        `qualifiers must be an array of strings, got ${show(options.qualifiers)}`,
+      );
+    }
+    qualifiers = [...options.qualifiers];
+  }
+  const fpp = checkProbability('fpp', options.fpp ?? 0.01);
+  return { format, field, header, bloom, family, qualifiers, fpp };
+}
+
+function keySource(o: ReturnType<typeof checkOptions>): KeySource {
+  if (o.format === 'lines') {
+    return { keys: (record) => [record as string] };
+  }
+  if (o.format === 'ndjson') {
+    const field = o.field as string;
+    return {
+      *keys(record) {
+        const row = jsonKeyText(jsonField(record, field));
+        if (row === undefined) return;
+        if (o.bloom === 'row') {
+          yield row;
+          return;
+        }
+        const names =
+          o.qualifiers ??
+          (record !== null && typeof record === 'object' ? Object.keys(record) : []);
+        for (const q of names) {
+          if (q === field) continue;
+          const value = jsonKeyText(jsonField(record, q));
+          if (value !== undefined && value !== '') yield rowColKey(row, o.family, q);
+        }
+      },
+    };
+  }
+  return {
+    *keys(record, columns) {
+      const fields = record as string[];
+      const at = typeof o.field === 'number' ? o.field : columns!.indexOf(o.field as string);
+      const row = fields[at];
+      if (row === undefined || row === '') return;
+      if (o.bloom === 'row') {
+        yield row;
+        return;
+      }
+      const names = o.qualifiers ?? columns!;
+      for (const q of names) {
+        const i = columns!.indexOf(q);
+        if (i === at || i < 0) continue;
+        const value = fields[i];
+        if (value !== undefined && value !== '') yield rowColKey(row, o.family, q);
+      }
+    },
+  };
+}
+
+/** Reads `path` once, calling `each` for every key; returns the record and key counts. */
+async function scan(
+  path: string,
+  o: ReturnType<typeof checkOptions>,
+  each: (key: string | Uint8Array) => void,
+): Promise<{ records: number; keys: number }> {
+  const source = keySource(o);
+  let columns: string[] | null = null;
+  let records = 0;
+  let keys = 0;
+  for await (const record of readRecords(path, o.format)) {
+    if (columns === null && o.header && (o.format === 'csv' || o.format === 'tsv')) {
+      columns = record as string[];
+      if (typeof o.field === 'string' && !columns.includes(o.field)) {
+        throw new RangeError(
+          `${path}: no column named ${show(o.field)} in the header (${columns.map((c) => show(c)).join(', ')})`,
+        );
+      }
+      for (const q of o.qualifiers ?? []) {
+        if (!columns.includes(q))
+          throw new RangeError(`${path}: no column named ${show(q)} in the header`);
+      }
+      continue;
+    }
+    records++;
+    for (const key of source.keys(record, columns)) {
+      each(key);
+      keys++;
+    }
+  }
+  return { records, keys };
+}
+
+/**
+ * Builds the sidecar filter of one data file and writes it to `<dataPath>.bloom` (atomically).
+ * Throws if the data file changes while it is read.
+ */
+export async function buildSidecar(
+  dataPath: string,
+  options: SidecarOptions,
+): Promise<SidecarInfo> {
+  if (typeof dataPath !== 'string')
+    throw new TypeError(`dataPath must be a string, got ${show(dataPath)}`);
+  const o = checkOptions(options);
+  const before = await stat(dataPath);
+  let capacity: number;
+  if (options.capacity !== undefined) capacity = checkPositiveInteger('capacity', options.capacity);
+  else capacity = Math.max(1, (await scan(dataPath, o, () => {})).keys);
+  const filter = BloomFilter.create({
+    capacity,
+    fpp: o.fpp,
+    funnel: o.bloom === 'row' ? 'string' : 'bytes',
+  });
+  const counts = await scan(dataPath, o, (key) => {
+    filter.add(key);
+  });
+  const after = await stat(dataPath);
+  if (after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
+    throw new Error(`${dataPath} changed while its sidecar was being built; build it again`);
+  }
+  const info: SidecarInfo = {
+    source: basename(dataPath),
+    size: before.size,
+    mtimeMs: before.mtimeMs,
+    format: o.format,
+    field: o.field,
+    header: o.header,
+    bloom: o.bloom,
+    family: o.family,
+    qualifiers: o.qualifiers,
+    records: counts.records,
+    keys: counts.keys,
+    fpp: o.fpp,
+  };
+  await writeSidecar(sidecarPath(dataPath), info, filter);
+  return info;
+}
+
+/** Builds the sidecars of several data files, one after another, with the same options. */
+export async function buildSidecars(
+  dataPaths: readonly string[],
+  options: SidecarOptions,
+): Promise<SidecarInfo[]> {
+  const out: SidecarInfo[] = [];
+  for (const path of dataPaths) out.push(await buildSidecar(path, options));
+  return out;
+}
+
+/** The sidecar prefix: header, metadata and padding (bytes before the filter). */
+export function encodeSidecarPrefix(info: SidecarInfo): Uint8Array {
+  const meta = new TextEncoder().encode(JSON.stringify(info));
+  if (meta.length > MAX_META)
+    throw new RangeError(`sidecar metadata is ${meta.length} bytes, more than ${MAX_META}`);
+  const out = new Uint8Array(16 + Math.ceil(meta.length / 8) * 8);
+  const v = new DataView(out.buffer);
+  v.setUint32(0, MAGIC, true);
+  v.setUint16(4, VERSION, true);
+  v.setUint32(8, meta.length, true);
+  out.set(meta, 16);
+  v.setUint32(12, crc32c(meta, crc32c(out.subarray(0, 12))), true);
+  return out;
+}
+
+async function writeSidecar(path: string, info: SidecarInfo, filter: BloomFilter): Promise<void> {
+  const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
+  const out = createWriteStream(temp, { flags: 'wx' });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      out.write(encodeSidecarPrefix(info), (e) => (e ? reject(e) : resolve()));
+    });
+    await save(filter, out);
+    await new Promise<void>((resolve, reject) => {
+      out.on('error', reject);
+      out.end(() => resolve());
+    });
+    await rename(temp, path);
+  } catch (error) {
+    out.destroy();
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+}
+
+/** Parses a sidecar file's bytes: its metadata and its filter. Throws `FormatError`. */
+export function decodeSidecar(bytes: Uint8Array): { info: SidecarInfo; filter: MembershipFilter } {
+  if (bytes.length < 16)
+    throw new FormatError(
+      `not a sidecar: ${bytes.length} bytes is shorter than its 16-byte header`,
+    );
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (v.getUint32(0, true) !== MAGIC)
+    throw new FormatError('not a bloomkit sidecar: magic is not "BLMS"');
+  const version = v.getUint16(4, true);
+  if (version !== VERSION)
+    throw new FormatError(`unsupported sidecar version ${version}; this bloomkit reads ${VERSION}`);
+  if (v.getUint16(6, true) !== 0)
+    throw new FormatError('reserved sidecar header bytes are not zero');
+  const m = v.getUint32(8, true);
+  const start = 16 + Math.ceil(m / 8) * 8;
+  if (m > MAX_META || start > bytes.length) {
+    throw new FormatError(
+      `sidecar metadata length ${m} does not fit a file of ${bytes.length} bytes`,
+    );
+  }
+  const meta = bytes.subarray(16, 16 + m);
+  const stored = v.getUint32(12, true);
+  if (crc32c(meta, crc32c(bytes.subarray(0, 12))) !== stored) {
+    throw new FormatError('sidecar metadata checksum mismatch');
+  }
+  for (let i = 16 + m; i < start; i++)
+    if (bytes[i] !== 0) throw new FormatError('sidecar padding is not zero');
+  let info: SidecarInfo;
+  try {
+    info = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(meta)) as SidecarInfo;
+  } catch (error) {
+    throw new FormatError(`sidecar metadata is not valid JSON: ${(error as Error).message}`);
+  }
+  if (
+    info === null ||
+    typeof info !== 'object' ||
+    (info.bloom !== 'row' && info.bloom !== 'rowcol') ||
+    typeof info.size !== 'number' ||
+    typeof info.mtimeMs !== 'number'
+  ) {
+    throw new FormatError('sidecar metadata lacks bloom, size or mtimeMs');
+  }
+  const filter = fromBytes(bytes.subarray(start), { copy: false });
+  return { info, filter };
+}
+
+/** Reads the sidecar of `dataPath`. Throws `FormatError` for a damaged one. */
+export async function readSidecar(
+  dataPath: string,
+): Promise<{ info: SidecarInfo; filter: MembershipFilter }> {
+  return decodeSidecar(new Uint8Array(await readFile(sidecarPath(dataPath))));
+}
+
+interface Entry {
+  path: string;
+  info: SidecarInfo;
+  filter: MembershipFilter;
+}
+
+/** A data file that every query lists, because its filter cannot be trusted. */
+export interface UncheckedFile {
+  path: string;
+  reason: 'missing' | 'stale' | 'damaged';
+  detail: string;
+}
+
+/** The sidecars of a set of data files, answering which files may contain a key. */
+export class SidecarSet {
+  /** Every data file of the set, in the order given. */
+  readonly files: readonly string[];
+  /** Files listed by every query: no sidecar, a sidecar older than the file, or a damaged one. */
+  readonly unchecked: readonly UncheckedFile[];
+  private readonly entries: readonly (Entry | null)[];
+
+  private constructor(files: string[], entries: (Entry | null)[], unchecked: UncheckedFile[]) {
+    this.files = files;
+    this.entries = entries;
+    this.unchecked = unchecked;
+  }
+
+  /** Loads the sidecars of `dataPaths` and checks each against its data file's size and mtime. */
+  static async open(dataPaths: readonly string[]): Promise<SidecarSet> {
+    if (!Array.isArray(dataPaths) || dataPaths.some((p) => typeof p !== 'string')) {
+      throw new TypeError(`dataPaths must be an array of paths, got ${show(dataPaths)}`);
+    }
+    const entries: (Entry | null)[] = [];
+    const unchecked: UncheckedFile[] = [];
+    for (const path of dataPaths) {
+      const data = await stat(path);
+      let sidecar: { info: SidecarInfo; filter: MembershipFilter };
+      try {
+        sidecar = await readSidecar(path);
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === 'ENOENT')
+          unchecked.push({ path, reason: 'missing', detail: `no ${sidecarPath(path)}` });
+        else if (error instanceof FormatError)
+          unchecked.push({ path, reason: 'damaged', detail: error.message });
+        else throw error;
+        entries.push(null);
+        continue;
+      }
+      const { info } = sidecar;
+      if (info.source !== basename(path)) {
+        unchecked.push({
+          path,
+          reason: 'stale',
+          detail: `the sidecar was built for ${show(info.source)}`,
+        });
+        entries.push(null);
+        continue;
+      }
+      if (info.size !== data.size || info.mtimeMs !== data.mtimeMs) {
+        unchecked.push({
+          path,
+          reason: 'stale',
+          detail: `built for ${info.size} bytes at mtime ${info.mtimeMs}, the file has ${data.size} bytes at mtime ${data.mtimeMs}`,
+        });
+        entries.push(null);
+        continue;
+      }
+      entries.push({ path, ...sidecar });
+    }
+    return new SidecarSet([...dataPaths], entries, unchecked);
+  }
+
+  /** The metadata of each file's sidecar (null where unchecked), in file order. */
+  infos(): (SidecarInfo | null)[] {
+    return this.entries.map((e) => e?.info ?? null);
+  }
+
+  /** Files that may hold `value` in their ROW sidecar's field (plus every unchecked file). */
+  filesFor(value: string): string[] {
+    if (typeof value !== 'string')
+      throw new TypeError(`value must be a string, got ${show(value)}`);
+    return this.query('row', value);
+  }
+
+  /** Files that may hold the cell (row, family, qualifier) in their ROWCOL sidecar. */
+  filesForCell(row: KeyPart, family: KeyPart, qualifier: KeyPart): string[] {
+    return this.query('rowcol', rowColKey(row, family, qualifier));
+  }
+
+  private query(kind: 'row' | 'rowcol', key: string | Uint8Array): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < this.files.length; i++) {
+      const entry = this.entries[i];
+      if (entry === null || entry === undefined) {
+        out.push(this.files[i]!);
+        continue;
+      }
+      if (entry.info.bloom !== kind) {
+        throw new TypeError(
+          `${entry.path}'s sidecar holds ${entry.info.bloom.toUpperCase()} keys; use ${kind === 'row' ? 'filesForCell' : 'filesFor'}`,
+        );
+      }
+      if (entry.filter.has(key)) out.push(entry.path);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,436 @@
+/**
+ * Chunked filters larger than memory (HBase CompoundBloomFilter). The central proof: a file many
+ * times larger than the chunk cache answers exactly like the in-memory filter built from the same
+ * keys ("the same": an array of classic BloomFilters, one per chunk, each given the keys routed to
+ * it; chunk bits are compared word for word), with no false negatives and the predicted FPR,
+ * while live memory (heap + external + arrayBuffers) stays far below the file size.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BloomFilter,
+  ChunkedBloomFilter,
+  crc32c,
+  FormatError,
+  keyBytes,
+  murmur3x64_128,
+} from '../src/node.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+const MIB = 2 ** 20;
+
+function used(): number {
+  // Twice: V8 frees dead ArrayBuffers' memory after the collection that found them, so the
+  // first call collects and the second settles the external/arrayBuffers counters.
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external + m.arrayBuffers;
+}
+
+/** Samples live memory (after a full GC) while `work` runs; `poke` lets sync code sample too. */
+async function peakGrowth<T>(
+  work: (poke: () => void) => Promise<T>,
+): Promise<{ result: T; growth: number }> {
+  const base = used();
+  let peak = base;
+  const sample = () => {
+    peak = Math.max(peak, used());
+  };
+  const timer = setInterval(sample, 250);
+  try {
+    const result = await work(sample);
+    sample();
+    return { result, growth: peak - base };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** The spec's hash routing, computed independently with the BigInt MurmurHash3. */
+function specChunk(key: string, chunks: number): number {
+  const [h1] = murmur3x64_128(keyBytes('string', key));
+  return Number(((h1 >> 32n) * BigInt(chunks)) >> 32n);
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bloomkit-chunked-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('a chunked file 23× larger than its cache', () => {
+  it('is built and queried in bounded memory and answers exactly like its in-memory chunks', async () => {
+    const path = join(dir, 'big.blmk');
+    const n = 1_000_000;
+    const capacity = 40_000_000; // sizes a 46 MiB file: 366 chunks of 128 KiB
+    function* keys(poke: () => void) {
+      for (let i = 0; i < n; i++) {
+        if (i % 200_000 === 0) poke();
+        yield `m-${i}`;
+      }
+    }
+    const built = await peakGrowth((poke) =>
+      ChunkedBloomFilter.build(path, keys(poke), { capacity, fpp: 0.01, memoryBytes: 2 * MIB }),
+    );
+    const info = built.result;
+    expect(info.chunks).toBe(366);
+    expect(info.chunkBytes).toBe(131072);
+    expect(info.keys).toBe(n);
+    expect(info.fileBytes).toBe(88 + 366 * (131072 + 8) + 366 * 8 + 4); // 45.8 MiB
+    // Holding the chunks in memory would add 46 MiB; the spill build keeps to its 2 MiB budget.
+    expect(built.growth).toBeLessThan(12 * MIB);
+    expect(readdirSync(dir)).toEqual(['big.blmk']); // spill files and temp file are gone
+
+    const cacheBytes = 2 * MIB;
+    const f = await ChunkedBloomFilter.open(path, { cacheBytes });
+    try {
+      expect(info.fileBytes).toBeGreaterThanOrEqual(4 * cacheBytes);
+      const queried = await peakGrowth(async (poke) => {
+        let negatives = 0;
+        // 8 batches of 25,000 keys spread over the million (every key is covered below by the
+        // bit-for-bit comparison with the reference).
+        for (let start = 0; start < n; start += 125_000) {
+          const batch = Array.from({ length: 25_000 }, (_, i) => `m-${start + i}`);
+          for (const a of await f.hasMany(batch)) if (!a) negatives++;
+          poke();
+        }
+        for (let i = 0; i < 3000; i++) if (!(await f.has(`m-${i * 331}`))) negatives++;
+        return negatives;
+      });
+      expect(queried.result).toBe(0); // no false negatives
+      // The 2 MiB cache, one batch's keys and hashes, and noise: far below the 46 MiB file.
+      expect(queried.growth).toBeLessThan(12 * MIB);
+      expect(f.cacheStats().bytes).toBeLessThanOrEqual(cacheBytes);
+
+      // The in-memory filter built from the same keys: one classic BloomFilter per chunk.
+      for (let i = 0; i < 2000; i++) expect(f.chunkOf(`m-${i}`)).toBe(specChunk(`m-${i}`, 366));
+      const reference = Array.from(
+        { length: info.chunks },
+        () => new BloomFilter({ bits: info.chunkBytes * 8, hashes: info.hashes }),
+      );
+      const routed = new Array<number>(info.chunks).fill(0);
+      for (let i = 0; i < n; i++) {
+        const c = f.chunkOf(`m-${i}`);
+        reference[c]!.add(`m-${i}`);
+        routed[c]!++;
+      }
+      for (let c = 0; c < info.chunks; c++) {
+        expect((await f.readChunk(c)).equals(reference[c]!), `chunk ${c}`).toBe(true);
+        expect(f.chunkKeys(c)).toBe(routed[c]);
+      }
+      const absent = Array.from({ length: 200_000 }, (_, i) => `absent-${i}`);
+      const answers = await f.hasMany(absent);
+      let fp = 0;
+      for (let i = 0; i < absent.length; i++) {
+        expect(answers[i]).toBe(reference[f.chunkOf(absent[i]!)]!.has(absent[i]!));
+        if (answers[i]) fp++;
+      }
+      for (let i = 0; i < 3000; i++) expect(await f.has(absent[i]!)).toBe(answers[i]);
+      // FPR: 1M keys in 192M bits (k = 7) predicts ~1.4e-6 per chunk mean; count it against that.
+      const predicted = f.expectedFpp();
+      const probes = absent.length;
+      expect(fp / probes).toBeLessThan(predicted * 1.1 + 4 * Math.sqrt(predicted / probes) + 1e-5);
+    } finally {
+      await f.close();
+    }
+  });
+});
+
+describe('hash routing', () => {
+  it('spilled and in-memory builds write the same bytes, and the FPR meets its target', async () => {
+    const n = 200_000;
+    async function* keys() {
+      for (let i = 0; i < n; i++) yield `k${i}`;
+    }
+    const options = { capacity: n, fpp: 0.01, chunkBytes: 16384 };
+    const a = join(dir, 'mem.blmk');
+    const b = join(dir, 'spill.blmk');
+    const c = join(dir, 'spill2.blmk');
+    const info = await ChunkedBloomFilter.build(a, keys(), options);
+    await ChunkedBloomFilter.build(b, keys(), { ...options, memoryBytes: 40_000 });
+    await ChunkedBloomFilter.build(c, keys(), { ...options, memoryBytes: 200_000, tmpDir: dir });
+    const bytes = await readFile(a);
+    expect(Buffer.compare(bytes, await readFile(b))).toBe(0);
+    expect(Buffer.compare(bytes, await readFile(c))).toBe(0);
+    expect(info).toMatchObject({ routing: 'hash', chunks: 15, hashes: 7, keys: n, capacity: n });
+
+    const f = await ChunkedBloomFilter.open(b);
+    try {
+      const present = await f.hasMany(Array.from({ length: n }, (_, i) => `k${i}`));
+      expect(present.every(Boolean)).toBe(true);
+      const probes = 400_000;
+      const answers = await f.hasMany(Array.from({ length: probes }, (_, i) => `absent${i}`));
+      const rate = answers.filter(Boolean).length / probes;
+      const sigma = Math.sqrt((0.01 * 0.99) / probes);
+      expect(rate).toBeLessThan(0.01 + 4 * sigma); // at capacity, within the target
+      expect(Math.abs(rate - f.expectedFpp())).toBeLessThan(4 * sigma + 0.05 * f.expectedFpp());
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('reads each chunk once per hasMany and once for concurrent has() calls', async () => {
+    const path = join(dir, 'reads.blmk');
+    const keys = Array.from({ length: 20_000 }, (_, i) => `r${i}`);
+    const info = await ChunkedBloomFilter.build(path, keys, {
+      capacity: 20_000,
+      fpp: 0.01,
+      chunkBytes: 4096,
+    });
+    const f = await ChunkedBloomFilter.open(path, { cacheBytes: 0 });
+    try {
+      await f.hasMany(keys);
+      expect(f.cacheStats().reads).toBe(info.chunks);
+      const same = keys.filter((k) => f.chunkOf(k) === 3).slice(0, 50);
+      const before = f.cacheStats().reads;
+      expect((await Promise.all(same.map((k) => f.has(k)))).every(Boolean)).toBe(true);
+      expect(f.cacheStats().reads - before).toBe(1);
+      expect(f.cacheStats().bytes).toBe(0); // cacheBytes 0: nothing kept
+    } finally {
+      await f.close();
+    }
+    const g = await ChunkedBloomFilter.open(path, { cacheBytes: 3 * (4096 + 8) });
+    try {
+      for (const k of keys.slice(0, 2000)) await g.has(k);
+      const s = g.cacheStats();
+      expect(s.chunks).toBe(3);
+      expect(s.bytes).toBe(3 * 4104);
+      expect(s.hits + s.reads).toBe(2000);
+      expect(s.hits).toBeGreaterThan(0);
+    } finally {
+      await g.close();
+    }
+    await expect(g.has('r1')).rejects.toThrow(/closed/);
+  });
+});
+
+describe('hasMany with few keys over many chunks', () => {
+  it('groups correctly when chunks far outnumber keys', async () => {
+    const path = join(dir, 'many-chunks.blmk');
+    const keys = Array.from({ length: 60_000 }, (_, i) => `mc${i}`);
+    const info = await ChunkedBloomFilter.build(path, keys, {
+      capacity: 60_000,
+      fpp: 0.01,
+      chunkBytes: 64,
+    });
+    expect(info.chunks).toBeGreaterThan(4 * 3 + 1024);
+    const f = await ChunkedBloomFilter.open(path);
+    try {
+      const probe = ['mc5', 'nope', 'mc59999'];
+      expect(await f.hasMany(probe)).toEqual(await Promise.all(probe.map((k) => f.has(k))));
+      expect((await f.hasMany(keys)).every(Boolean)).toBe(true);
+    } finally {
+      await f.close();
+    }
+  });
+});
+
+describe('range routing (sorted input, HBase)', () => {
+  const sorted = Array.from({ length: 50_000 }, (_, i) => `r-${String(i).padStart(6, '0')}`);
+
+  it('fills chunks in key order and routes by binary search over first keys', async () => {
+    const path = join(dir, 'range.blmk');
+    const withRepeats = sorted.flatMap((k, i) => (i % 1000 === 0 ? [k, k] : [k]));
+    const info = await ChunkedBloomFilter.build(path, withRepeats, {
+      capacity: 50_000,
+      fpp: 0.01,
+      chunkBytes: 4096,
+      routing: 'range',
+    });
+    const perChunk = Math.floor((4096 * 8 * Math.LN2 ** 2) / -Math.log(0.01));
+    expect(info.keysPerChunk).toBe(perChunk);
+    expect(info.keys).toBe(50_000); // consecutive repeats are not added twice
+    expect(info.chunks).toBe(Math.ceil(50_000 / perChunk));
+    // The in-memory reference: chunk i holds keys [i·perChunk, (i+1)·perChunk).
+    const reference = Array.from(
+      { length: info.chunks },
+      () => new BloomFilter({ bits: 4096 * 8, hashes: info.hashes }),
+    );
+    for (let i = 0; i < sorted.length; i++) reference[Math.floor(i / perChunk)]!.add(sorted[i]!);
+    const firstKeys = reference.map((_, c) => sorted[c * perChunk]!);
+    const f = await ChunkedBloomFilter.open(path);
+    try {
+      for (let c = 0; c < info.chunks; c++) {
+        expect((await f.readChunk(c)).equals(reference[c]!), `chunk ${c}`).toBe(true);
+      }
+      expect((await f.hasMany(sorted)).every(Boolean)).toBe(true);
+      const between = sorted.map((k) => `${k}x`);
+      const answers = await f.hasMany(between);
+      let fp = 0;
+      between.forEach((k, i) => {
+        let c = firstKeys.length - 1;
+        while (firstKeys[c]! > k) c--;
+        expect(answers[i]).toBe(reference[c]!.has(k));
+        if (answers[i]) fp++;
+      });
+      expect(fp / between.length).toBeLessThan(0.01 + 4 * Math.sqrt(0.0099 / between.length));
+      // Keys before the first chunk are absent without reading anything.
+      const reads = f.cacheStats().reads + f.cacheStats().hits;
+      for (const k of ['', 'a', 'r-', 'r-00000', 'q']) expect(await f.has(k)).toBe(false);
+      expect(f.cacheStats().reads + f.cacheStats().hits).toBe(reads);
+      expect(f.chunkOf('a')).toBe(-1);
+      expect(await f.hasMany(['', sorted[7]!, 'a', sorted[49_999]!])).toEqual([
+        false,
+        true,
+        false,
+        true,
+      ]);
+      expect(f.chunkOf('zzz')).toBe(info.chunks - 1);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('refuses unsorted input, leaving no file and keeping an existing one', async () => {
+    const path = join(dir, 'unsorted.blmk');
+    await writeFile(path, 'previous contents');
+    await expect(
+      ChunkedBloomFilter.build(path, ['b', 'c', 'a'], { capacity: 3, fpp: 0.01, routing: 'range' }),
+    ).rejects.toThrow(/sorted by their bytes: key #2 \("a"\) sorts before/);
+    expect(await readFile(path, 'utf8')).toBe('previous contents');
+    expect(readdirSync(dir).filter((f) => f.includes('unsorted'))).toEqual(['unsorted.blmk']);
+    // A key source that fails midway is the same.
+    function* failing() {
+      yield 'a';
+      throw new Error('source broke');
+    }
+    await expect(
+      ChunkedBloomFilter.build(join(dir, 'x.blmk'), failing(), { capacity: 3, fpp: 0.01 }),
+    ).rejects.toThrow('source broke');
+    expect(existsSync(join(dir, 'x.blmk'))).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp') || f.startsWith('.bloomkit'))).toEqual(
+      [],
+    );
+  });
+
+  it('an empty range-routed file answers false for everything', async () => {
+    const path = join(dir, 'empty.blmk');
+    const info = await ChunkedBloomFilter.build(path, [], {
+      capacity: 10,
+      fpp: 0.01,
+      routing: 'range',
+    });
+    expect(info.chunks).toBe(0);
+    const f = await ChunkedBloomFilter.open(path);
+    expect(await f.has('anything')).toBe(false);
+    expect(await f.hasMany(['a', 'b'])).toEqual([false, false]);
+    expect(f.expectedFpp()).toBe(0);
+    await f.close();
+  });
+});
+
+describe('bad options and damaged files', () => {
+  it('rejects bad build options with RangeError/TypeError naming the value', async () => {
+    const path = join(dir, 'opts.blmk');
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ capacity: 0, fpp: 0.01 }, /capacity must be a positive safe integer, got 0/],
+      [{ capacity: 10, fpp: 1.5 }, /fpp must be in \(0, 1\), got 1.5/],
+      [
+        { capacity: 10, fpp: 0.01, chunkBytes: 100 },
+        /chunkBytes must be a multiple of 8 .*got 100/,
+      ],
+      [{ capacity: 10, fpp: 0.01, chunkBytes: 2 ** 28 }, /chunkBytes must be at most 134217728/],
+      [
+        { capacity: 10, fpp: 0.01, routing: 'sorted' },
+        /routing must be 'hash' or 'range', got "sorted"/,
+      ],
+      [
+        { capacity: 10, fpp: 0.01, routing: 'range', funnel: 'int' },
+        /needs funnel 'string' or 'bytes', got "int"/,
+      ],
+      [
+        { capacity: 10, fpp: 0.01, memoryBytes: -1 },
+        /memoryBytes must be a positive safe integer, got -1/,
+      ],
+    ];
+    for (const [options, message] of bad) {
+      await expect(ChunkedBloomFilter.build(path, [], options as never)).rejects.toThrow(message);
+    }
+    await expect(
+      ChunkedBloomFilter.build(path, 42 as never, { capacity: 1, fpp: 0.1 }),
+    ).rejects.toThrow(TypeError);
+    await expect(ChunkedBloomFilter.open(path, { cacheBytes: -5 })).rejects.toThrow(
+      /cacheBytes .* got -5/,
+    );
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('rejects foreign, truncated, forged and damaged files with FormatError', async () => {
+    const path = join(dir, 'good.blmk');
+    const keys = Array.from({ length: 3000 }, (_, i) => `d${i}`);
+    const { chunks } = await ChunkedBloomFilter.build(path, keys, {
+      capacity: 3000,
+      fpp: 0.01,
+      chunkBytes: 128,
+    });
+    expect(chunks).toBe(29);
+    const stride = 128 + 8;
+    const good = new Uint8Array(await readFile(path));
+    const bad = join(dir, 'bad.blmk');
+    const attempt = async (bytes: Uint8Array) => {
+      await writeFile(bad, bytes);
+      return ChunkedBloomFilter.open(bad);
+    };
+    /** Recomputes the header/index CRC so a forged field reaches the semantic checks. */
+    const fixTrailer = (bytes: Uint8Array, indexAt: number) => {
+      const v = new DataView(bytes.buffer);
+      const end = bytes.length - 4;
+      v.setUint32(end, crc32c(bytes.subarray(indexAt, end), crc32c(bytes.subarray(0, 88))), true);
+      return bytes;
+    };
+    const indexAt = 88 + chunks * stride;
+
+    await expect(attempt(BloomFilter.create({ capacity: 10, fpp: 0.1 }).toBytes())).rejects.toThrow(
+      /not a chunked filter file: .* type id 1.*use load\(\)/,
+    );
+    await expect(attempt(good.subarray(0, 50))).rejects.toThrow(/truncated/);
+    await expect(attempt(good.subarray(0, good.length - 1))).rejects.toThrow(/truncated/);
+    await expect(attempt(new Uint8Array([...good, 0]))).rejects.toThrow(/length mismatch/);
+    const forgedChunks = good.slice();
+    new DataView(forgedChunks.buffer).setUint32(24 + 12, 2 ** 31, true); // C = 2^31
+    await expect(attempt(fixTrailer(forgedChunks, indexAt))).rejects.toThrow(
+      /length mismatch: index offset/,
+    );
+    const forgedCount = good.slice();
+    new DataView(forgedCount.buffer).setUint32(indexAt, 7, true); // chunk 0's key count
+    await expect(attempt(fixTrailer(forgedCount, indexAt))).rejects.toThrow(
+      /the chunks hold \d+ keys, the header says 3000/,
+    );
+    const flippedIndex = good.slice();
+    flippedIndex[indexAt + 3]! ^= 1;
+    await expect(attempt(flippedIndex)).rejects.toThrow(/checksum mismatch in the header or index/);
+
+    // A damaged chunk: open works (chunks are not read), the chunk's keys throw, others answer.
+    const damaged = good.slice();
+    damaged[88 + 5 * stride + 17]! ^= 0x40;
+    const f = await attempt(damaged);
+    try {
+      const inFive = keys.find((k) => f.chunkOf(k) === 5)!;
+      const elsewhere = keys.find((k) => f.chunkOf(k) === 6)!;
+      await expect(f.has(inFive)).rejects.toThrow(/checksum mismatch in chunk 5/);
+      await expect(f.hasMany([elsewhere, inFive])).rejects.toThrow(FormatError);
+      expect(await f.has(elsewhere)).toBe(true);
+      await expect(f.verify()).rejects.toThrow(/chunk 5/);
+    } finally {
+      await f.close();
+    }
+    // A chunk copied into another slot fails: its CRC is bound to its position.
+    const swapped = good.slice();
+    swapped.copyWithin(88 + stride, 88, 88 + stride);
+    const g = await attempt(swapped);
+    try {
+      await expect(g.verify()).rejects.toThrow(/checksum mismatch in chunk 1/);
+    } finally {
+      await g.close();
+    }
+  });
+});

@@ -1,0 +1,224 @@
+/**
+ * Seeded property tests: random add/remove/has sequences against an exact model (a multiset for
+ * the deletable filters, a Set for the scalable one). The invariant: a key the model holds always
+ * answers true. Also: add returns the opposite of a prior has; remove of a held key succeeds;
+ * remove of a key the filter rejects changes nothing; a failed add changes nothing; a serialized
+ * copy behaves the same from then on.
+ *
+ * Removing a never-added key that the filter answers true for is the documented hazard of every
+ * deletable filter (it takes another key's counters or fingerprint); the sequences never do it.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  CountingBloomFilter,
+  CuckooFilter,
+  FilterFullError,
+  fromBytes,
+  ScalableBloomFilter,
+} from '../src/index.js';
+
+/** mulberry32: a small seeded PRNG; returns a float in [0, 1). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const same = (a: Uint8Array, b: Uint8Array): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+type Deletable = CountingBloomFilter | CuckooFilter;
+
+interface DeletableCase {
+  name: string;
+  make(): Deletable;
+  /** Most copies the sequence keeps in the model at once (beyond it, adds turn into removes). */
+  budget: number;
+  universe: number;
+}
+
+/** Runs `ops` random operations on `make()` against a multiset model; returns counters of events. */
+function runDeletable(c: DeletableCase, seed: number, ops: number): Record<string, number> {
+  const random = rng(seed);
+  let f = c.make();
+  const model = new Map<string, number>();
+  let total = 0;
+  const events: Record<string, number> = { add: 0, remove: 0, absentRemove: 0, full: 0, trip: 0 };
+  const key = (): string => `u:${Math.floor(random() * c.universe)}`;
+  const held = (): string | undefined => {
+    if (model.size === 0) return undefined;
+    let i = Math.floor(random() * model.size);
+    for (const k of model.keys()) if (i-- === 0) return k;
+    return undefined;
+  };
+  const checkAll = (where: string): void => {
+    for (const [k, n] of model) {
+      if (!f.has(k)) expect.fail(`seed ${seed}, ${where}: false negative for ${k}`);
+      const count = f.count(k);
+      const floor = f instanceof CountingBloomFilter ? Math.min(n, 15) : n;
+      if (count < floor) expect.fail(`seed ${seed}, ${where}: count(${k}) = ${count} < ${floor}`);
+    }
+    if (f instanceof CuckooFilter) expect(f.size).toBe(total);
+  };
+  for (let op = 0; op < ops; op++) {
+    const r = random();
+    if (r < 0.45 && total < c.budget) {
+      const k = key();
+      const before = f.has(k);
+      const snapshot = f.toBytes();
+      try {
+        const added = f.add(k);
+        if (added === before)
+          expect.fail(`seed ${seed}: add(${k}) = ${added} after has = ${before}`);
+        model.set(k, (model.get(k) ?? 0) + 1);
+        total++;
+        events.add!++;
+      } catch (e) {
+        // Only the cuckoo filter refuses, and only when full or the key's buckets hold 2b copies.
+        expect(e).toBeInstanceOf(FilterFullError);
+        const cuckoo = f as CuckooFilter;
+        expect(cuckoo.full || cuckoo.count(k) >= 8).toBe(true);
+        expect(same(f.toBytes(), snapshot)).toBe(true);
+        events.full!++;
+      }
+    } else if (r < 0.8) {
+      const k = held();
+      if (k === undefined) continue;
+      if (!f.remove(k)) expect.fail(`seed ${seed}: remove(${k}) of a held key returned false`);
+      const n = model.get(k)! - 1;
+      if (n === 0) model.delete(k);
+      else model.set(k, n);
+      total--;
+      events.remove!++;
+    } else if (r < 0.9) {
+      const k = `absent:${Math.floor(random() * 1e9)}`;
+      if (f.has(k)) continue; // a false positive: removing it is the documented hazard
+      const snapshot = f.toBytes();
+      expect(f.remove(k)).toBe(false);
+      expect(same(f.toBytes(), snapshot)).toBe(true);
+      events.absentRemove!++;
+    } else if (r < 0.99) {
+      const k = key();
+      if (model.has(k) && !f.has(k)) expect.fail(`seed ${seed}: false negative for ${k}`);
+    } else {
+      // Continue on a copy read back from bytes (through the type-dispatching reader).
+      const bytes = f.toBytes();
+      const g = fromBytes(bytes) as Deletable;
+      expect(same(g.toBytes(), bytes)).toBe(true);
+      f = g;
+      events.trip!++;
+    }
+    if (op % 250 === 0) checkAll(`op ${op}`);
+  }
+  checkAll('end');
+  // Empty the model: every removal succeeds and the filter ends empty.
+  for (const [k, n] of model) for (let i = 0; i < n; i++) expect(f.remove(k)).toBe(true);
+  if (f instanceof CuckooFilter) expect(f.size).toBe(0);
+  else expect(f.nonZeroCount()).toBe(f.saturatedCount());
+  return events;
+}
+
+const CASES: DeletableCase[] = [
+  {
+    name: 'CountingBloomFilter',
+    make: () => CountingBloomFilter.create({ capacity: 600, fpp: 0.01 }),
+    budget: 600,
+    universe: 300,
+  },
+  {
+    name: 'CountingBloomFilter (hot keys past saturation)',
+    make: () => CountingBloomFilter.create({ capacity: 200, fpp: 0.05 }),
+    budget: 400,
+    universe: 12,
+  },
+  {
+    name: 'CuckooFilter',
+    make: () => CuckooFilter.create({ capacity: 600, fpp: 0.01 }),
+    budget: 600,
+    universe: 600,
+  },
+  {
+    // Twice the capacity of a 32-slot table: adds hit the victim slot and FilterFullError.
+    name: 'CuckooFilter (overfilled small table)',
+    make: () => new CuckooFilter({ buckets: 8, fingerprintBits: 8 }),
+    budget: 64,
+    universe: 80,
+  },
+  {
+    name: 'CuckooFilter (hot keys, 2b copies)',
+    make: () => new CuckooFilter({ buckets: 16, fingerprintBits: 12, funnel: 'string' }),
+    budget: 50,
+    universe: 5,
+  },
+];
+
+describe('deletable filters against a multiset model', () => {
+  for (const c of CASES) {
+    it(`${c.name}: a held key always answers true (40 seeds × 1500 operations)`, () => {
+      const totals: Record<string, number> = {};
+      for (let seed = 1; seed <= 40; seed++) {
+        for (const [e, n] of Object.entries(runDeletable(c, seed * 7919, 1500))) {
+          totals[e] = (totals[e] ?? 0) + n;
+        }
+      }
+      // Every kind of step actually happened.
+      expect(totals.add).toBeGreaterThan(1000);
+      expect(totals.remove).toBeGreaterThan(1000);
+      expect(totals.absentRemove).toBeGreaterThan(100);
+      expect(totals.trip).toBeGreaterThan(100);
+      if (c.name.includes('overfilled') || c.name.includes('2b copies')) {
+        expect(totals.full).toBeGreaterThan(50);
+      } else {
+        // Sized for the budget: only a key's 2b-copy limit could refuse an add, and rarely.
+        expect(totals.full).toBeLessThan(totals.add! / 1000);
+      }
+    });
+  }
+});
+
+describe('ScalableBloomFilter against a Set model', () => {
+  it('a key added always answers true while the chain grows (30 seeds × 3000 operations)', () => {
+    let maxLayers = 0;
+    for (let seed = 1; seed <= 30; seed++) {
+      const random = rng(seed * 104729);
+      const growth = random() < 0.5 ? 2 : 4;
+      const ratio = 0.5 + random() * 0.45;
+      const capacity = 1 + Math.floor(random() * 8);
+      let f = ScalableBloomFilter.create({ capacity, fpp: 0.02, growth, ratio, funnel: 'int' });
+      const model = new Set<number>();
+      for (let op = 0; op < 3000; op++) {
+        const r = random();
+        const k = Math.floor(random() * 5000);
+        if (r < 0.6) {
+          const before = f.has(k);
+          if (f.add(k) === before) expect.fail(`seed ${seed}: add(${k}) after has = ${before}`);
+          if (model.has(k) && !before) expect.fail(`seed ${seed}: lost ${k}`);
+          model.add(k);
+        } else if (r < 0.995) {
+          if (model.has(k) && !f.has(k)) expect.fail(`seed ${seed}: false negative ${k}`);
+        } else {
+          const bytes = f.toBytes();
+          f = fromBytes(bytes) as ScalableBloomFilter;
+          expect(same(f.toBytes(), bytes)).toBe(true);
+        }
+      }
+      for (const k of model)
+        if (!f.has(k)) expect.fail(`seed ${seed}: false negative ${k} at the end`);
+      // Layers respect their capacities; only the newest may be partly full.
+      const layers = f.layers();
+      for (const [i, l] of layers.entries()) {
+        expect(l.capacity).toBe(capacity * growth ** i);
+        if (i < layers.length - 1) expect(l.count).toBe(l.capacity);
+        else expect(l.count).toBeLessThanOrEqual(l.capacity);
+      }
+      expect(f.size).toBeLessThanOrEqual(model.size);
+      maxLayers = Math.max(maxLayers, f.layerCount);
+    }
+    expect(maxLayers).toBeGreaterThanOrEqual(8);
+  });
+});
