@@ -49,10 +49,32 @@ if (!f.has('a') || typeof node.BloomFilter !== 'function') process.exit(1); cons
     ).toContain('cjs ok');
   });
 
+  it('shares one copy of the core between entry points (instanceof holds across them)', () => {
+    const esm = `import { BloomFilter } from 'bloomkit'; import * as node from 'bloomkit/node'; import * as redis from 'bloomkit/redis';
+if (node.BloomFilter !== BloomFilter || redis.BloomFilter !== BloomFilter) process.exit(1); console.log('same');`;
+    const cjs = `const { BloomFilter } = require('bloomkit'); const node = require('bloomkit/node'); const redis = require('bloomkit/redis');
+if (node.BloomFilter !== BloomFilter || redis.BloomFilter !== BloomFilter) process.exit(1); console.log('same');`;
+    expect(
+      execFileSync('node', ['--input-type=module', '-e', esm], { cwd: root }).toString(),
+    ).toContain('same');
+    expect(
+      execFileSync('node', ['--input-type=commonjs', '-e', cjs], { cwd: root }).toString(),
+    ).toContain('same');
+  });
+
   it('keeps the browser entry free of Node imports', () => {
-    const js = readFileSync(join(root, 'dist/index.js'), 'utf8');
-    expect(js).not.toMatch(
-      /from ['"]node:|require\(['"]node:|from ['"](fs|path|os|worker_threads)['"]/,
-    );
+    // dist/index.js and every chunk it imports, transitively.
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const js = readFileSync(join(root, 'dist', file), 'utf8');
+      expect(js, file).not.toMatch(
+        /from ['"]node:|require\(['"]node:|from ['"](fs|path|os|worker_threads|redis)['"]/,
+      );
+      for (const m of js.matchAll(/from ['"]\.\/([^'"]+)['"]/g)) visit(m[1]!);
+    };
+    visit('index.js');
+    expect(seen.size).toBeGreaterThan(1);
   });
 });

@@ -1,0 +1,128 @@
+/**
+ * The sharded Bloom filter (`ShardedBloomFilter`, the layout of `RedisBloomFilter`) in bloomkit's
+ * native format: filter type `shardedBloom` (see FILTER_TYPES in formats/native.ts), hash scheme
+ * 1 (MURMUR128_MITZ_64, applied within the key's shard; the shard choice is part of this type).
+ *
+ * Parameters (40 bytes, little-endian):
+ *
+ * | offset | size | field                                                           |
+ * |--------|------|-----------------------------------------------------------------|
+ * | 0      | 8    | capacity n, u64 (as created; not used to place keys)            |
+ * | 8      | 8    | fpp p, f64 (as created; not used to place keys)                 |
+ * | 16     | 8    | shard size limit asked for (`shardBits` option), u64            |
+ * | 24     | 8    | bits per shard b, u64, a multiple of 64, at most the limit      |
+ * | 32     | 4    | number of shards S, u32                                         |
+ * | 36     | 4    | hashes per key k, u32 (1..255)                                  |
+ *
+ * Payload: S·b/8 bytes, shard 0 first; each shard is b/8 bytes in Redis' bit order (bit o of a
+ * shard is byte o >>> 3, mask 0x80 >>> (o & 7), most significant bit first), i.e. exactly what
+ * `GET` returns for the shard's key, zero-padded to b/8 bytes.
+ *
+ * Readers take S, b and k from the parameters and never recompute them from n and p.
+ */
+
+import { FormatError } from '../errors.js';
+import {
+  decodeContainer,
+  encodeContainer,
+  FILTER_TYPES,
+  getU64,
+  HASH_SCHEMES,
+  setU64,
+} from '../formats/native.js';
+import { FUNNEL_IDS, funnelFromId } from '../hash/keys.js';
+import { MAX_BITS } from '../math.js';
+import { MAX_SHARD_BITS } from './layout.js';
+import { ShardedBloomFilter, type ShardedBloomShape } from './sharded-bloom.js';
+
+const PARAMS_BYTES = 40;
+
+/** The 40 parameter bytes of a shape. */
+export function encodeShardedParams(shape: ShardedBloomShape): Uint8Array {
+  const params = new Uint8Array(PARAMS_BYTES);
+  const v = new DataView(params.buffer);
+  setU64(v, 0, shape.capacity);
+  v.setFloat64(8, shape.fpp, true);
+  setU64(v, 16, shape.maxShardBits);
+  setU64(v, 24, shape.shardBits);
+  v.setUint32(32, shape.shards, true);
+  v.setUint32(36, shape.hashes, true);
+  return params;
+}
+
+/** A whole container for `shape` whose payload is `shards` (each b/8 bytes, in order). */
+export function encodeShardedParts(
+  shape: ShardedBloomShape,
+  shards: readonly Uint8Array[],
+): Uint8Array {
+  return encodeContainer(
+    FILTER_TYPES.shardedBloom,
+    HASH_SCHEMES.murmur128Mitz64,
+    FUNNEL_IDS[shape.funnel],
+    encodeShardedParams(shape),
+    shards,
+  );
+}
+
+export function encodeSharded(filter: ShardedBloomFilter): Uint8Array {
+  return encodeShardedParts(filter.shape, [filter.bytes]);
+}
+
+/** Checks the container and its parameters; returns the shape and a view of the payload. */
+export function decodeShardedParts(bytes: Uint8Array): {
+  shape: ShardedBloomShape;
+  payload: Uint8Array;
+} {
+  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.shardedBloom);
+  if (header.paramsLength !== PARAMS_BYTES) {
+    throw new FormatError(
+      `sharded bloom filter params must be ${PARAMS_BYTES} bytes, got ${header.paramsLength}`,
+    );
+  }
+  if (header.hash !== HASH_SCHEMES.murmur128Mitz64) {
+    throw new FormatError(`unknown hash scheme id ${header.hash} for a sharded bloom filter`);
+  }
+  const funnel = funnelFromId(header.funnel);
+  if (funnel === undefined) throw new FormatError(`unknown funnel id ${header.funnel}`);
+  const capacity = getU64(params, 0, 'capacity');
+  const fpp = params.getFloat64(8, true);
+  const maxShardBits = getU64(params, 16, 'shard size limit');
+  const shardBits = getU64(params, 24, 'bits per shard');
+  const shards = params.getUint32(32, true);
+  const hashes = params.getUint32(36, true);
+  if (capacity < 1) throw new FormatError(`bad capacity ${capacity}: must be at least 1`);
+  if (!(fpp > 0 && fpp < 1)) throw new FormatError(`bad fpp ${fpp}: must be in (0, 1)`);
+  if (maxShardBits < 64 || maxShardBits > MAX_SHARD_BITS || maxShardBits % 64 !== 0) {
+    throw new FormatError(
+      `bad shard size limit ${maxShardBits}: must be a multiple of 64 in [64, ${MAX_SHARD_BITS}]`,
+    );
+  }
+  if (shardBits < 64 || shardBits > maxShardBits || shardBits % 64 !== 0) {
+    throw new FormatError(
+      `bad bits per shard ${shardBits}: must be a multiple of 64 in [64, ${maxShardBits}]`,
+    );
+  }
+  if (shards < 1 || shards * shardBits > MAX_BITS) {
+    throw new FormatError(
+      `bad number of shards ${shards}: must be at least 1 with at most ${MAX_BITS} bits in all`,
+    );
+  }
+  if (hashes < 1 || hashes > 255) {
+    throw new FormatError(`bad number of hash functions ${hashes}: must be 1..255`);
+  }
+  const size = (shards * shardBits) / 8;
+  if (payload.length !== size) {
+    throw new FormatError(
+      `payload has ${payload.length} bytes, ${shards} shards of ${shardBits} bits need ${size}`,
+    );
+  }
+  return {
+    shape: { capacity, fpp, maxShardBits, shardBits, shards, hashes, funnel },
+    payload,
+  };
+}
+
+export function decodeSharded(bytes: Uint8Array): ShardedBloomFilter {
+  const { shape, payload } = decodeShardedParts(bytes);
+  return new ShardedBloomFilter(shape, payload.slice());
+}

@@ -1,0 +1,214 @@
+/**
+ * The Redis filters on a real 3-master Redis Cluster (redis-server --cluster-enabled yes ×3 joined
+ * by redis-cli --cluster create): the shared conformance suite, shards spread over every node,
+ * batches pipelined per node (server counters), and the Lua scripts (TTL, remove, growth) running
+ * where their keys live.
+ */
+import { createCluster } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  RedisBloomFilter,
+  RedisCountingBloomFilter,
+  RedisScalableBloomFilter,
+} from '../src/redis.js';
+import { type FilterAdapter, keys, runConformance } from './conformance/suite.js';
+import {
+  type RedisClusterHandle,
+  rawCommand,
+  requireRedis,
+  startRedisCluster,
+} from './support/redis-server.js';
+
+const hasRedis = requireRedis();
+const SHARD_BITS = 8192;
+type Cluster = ReturnType<typeof createCluster>;
+
+describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
+  let cluster: RedisClusterHandle;
+  let client: Cluster;
+  let counter = 0;
+  const fresh = (): string => `cluster:${counter++}`;
+
+  const connect = async (rootNodes: { url: string }[]): Promise<Cluster> => {
+    const c = createCluster({ rootNodes, defaults: { disableOfflineQueue: true } });
+    c.on('error', () => undefined);
+    await c.connect();
+    return c;
+  };
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    client = await connect([...cluster.rootNodes]);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await cluster?.stop();
+  });
+
+  function bloom(f: RedisBloomFilter): FilterAdapter {
+    return {
+      add: (k) => f.add(k),
+      has: (k) => f.has(k),
+      clear: () => f.clear(),
+      roundTrip: async () =>
+        bloom(await RedisBloomFilter.fromBytes(client, fresh(), await f.toBytes())),
+      addWrongKind: () => f.add(42),
+      dispose: () => f.destroy(),
+    };
+  }
+
+  runConformance({
+    name: 'RedisBloomFilter (cluster)',
+    create: async (o) =>
+      bloom(await RedisBloomFilter.create(client, fresh(), { ...o, shardBits: SHARD_BITS })),
+    createRaw: (o) => RedisBloomFilter.create(client, fresh(), o as never),
+    scale: 10_000,
+  });
+
+  runConformance({
+    name: 'RedisCountingBloomFilter (cluster)',
+    create: async (o) => {
+      const f = await RedisCountingBloomFilter.create(client, fresh(), {
+        ...o,
+        shardBits: 4 * SHARD_BITS,
+      });
+      return {
+        add: (k) => f.add(k),
+        has: (k) => f.has(k),
+        remove: (k) => f.remove(k),
+        clear: () => f.clear(),
+        dispose: () => f.destroy(),
+      };
+    },
+    scale: 5_000,
+  });
+
+  runConformance({
+    name: 'RedisScalableBloomFilter (cluster)',
+    create: async (o) => {
+      const f = await RedisScalableBloomFilter.create(client, fresh(), {
+        ...o,
+        capacity: Math.max(1, Math.floor(o.capacity / 8)),
+        shardBits: SHARD_BITS,
+      });
+      return {
+        add: (k) => f.add(k),
+        has: (k) => f.has(k),
+        clear: () => f.clear(),
+        dispose: () => f.destroy(),
+      };
+    },
+    scale: 5_000,
+  });
+
+  it('spreads the shards over every node and slot, and any client finds the metadata', async () => {
+    const name = fresh();
+    const f = await RedisBloomFilter.create(client, name, {
+      capacity: 100_000,
+      fpp: 0.01,
+      shardBits: 16384,
+    });
+    expect(f.shards).toBe(59);
+    await f.addMany(keys('k', 100_000));
+    const slots = new Set<number>();
+    for (let i = 0; i < f.shards; i++) {
+      slots.add(
+        (await rawCommand(cluster.nodes[0]!.port, ['CLUSTER', 'KEYSLOT', f.shardKey(i)])) as number,
+      );
+    }
+    expect(slots.size).toBeGreaterThan(55); // 59 tags, nearly all in different slots
+    const perNode = await Promise.all(
+      cluster.nodes.map(
+        async (n) => ((await rawCommand(n.port, ['KEYS', `bk:b:{${name}:*`])) as string[]).length,
+      ),
+    );
+    expect(perNode.reduce((a, b) => a + b, 0)).toBe(59);
+    for (const count of perNode) expect(count).toBeGreaterThan(5);
+    // A second cluster client that only knows one (other) node opens it and sees the same keys.
+    const lone = await connect([cluster.rootNodes[2]!]);
+    try {
+      const g = await RedisBloomFilter.open(lone, name);
+      expect(g.shape).toEqual(f.shape);
+      expect((await g.hasMany(keys('k', 100_000))).every(Boolean)).toBe(true);
+    } finally {
+      await lone.close();
+    }
+  });
+
+  it('pipelines a batch per node: far fewer socket reads than commands on every node', async () => {
+    const f = await RedisBloomFilter.create(client, fresh(), {
+      capacity: 30_000,
+      fpp: 0.01,
+      shardBits: 8192,
+    });
+    const stats = () =>
+      Promise.all(
+        cluster.nodes.map(async (n) => {
+          const info = (await rawCommand(n.port, ['INFO', 'stats'])) as string;
+          const field = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(info)![1]);
+          return {
+            reads: field('total_reads_processed'),
+            commands: field('total_commands_processed'),
+          };
+        }),
+      );
+    const batch = keys('p', 30_000);
+    const before = await stats();
+    const t = performance.now();
+    await f.hasMany(batch);
+    const ms = performance.now() - t;
+    const after = await stats();
+    const rows = after.map((a, i) => ({
+      commands: a.commands - before[i]!.commands - 1,
+      reads: a.reads - before[i]!.reads - 1,
+    }));
+    console.log(
+      `cluster hasMany(30000) in ${ms.toFixed(0)} ms: ` +
+        rows.map((r, i) => `node ${i}: ${r.commands} commands in ${r.reads} reads`).join('; '),
+    );
+    expect(rows.reduce((s, r) => s + r.commands, 0)).toBe(30_000);
+    for (const r of rows) {
+      expect(r.commands).toBeGreaterThan(5000);
+      expect(r.reads).toBeLessThan(r.commands / 20);
+    }
+  });
+
+  it('runs the Lua scripts where their keys live (TTL adds, counting removes)', async () => {
+    const f = await RedisBloomFilter.create(client, fresh(), {
+      capacity: 20_000,
+      fpp: 0.01,
+      shardBits: 8192,
+      ttl: 60,
+    });
+    await f.addMany(keys('k', 20_000));
+    for (let i = 0; i < f.shards; i++) {
+      const slot = (await rawCommand(cluster.nodes[0]!.port, [
+        'CLUSTER',
+        'KEYSLOT',
+        f.shardKey(i),
+      ])) as number;
+      const owner = await ownerOf(slot);
+      const pttl = (await rawCommand(owner, ['PTTL', f.shardKey(i)])) as number;
+      expect(pttl).toBeGreaterThan(50_000);
+    }
+    const c = await RedisCountingBloomFilter.create(client, fresh(), {
+      capacity: 5000,
+      fpp: 0.01,
+      shardBits: 4 * 4096,
+    });
+    await c.addMany(keys('k', 5000));
+    expect((await c.removeMany(keys('k', 2500))).every(Boolean)).toBe(true);
+    expect((await c.hasMany(keys('k', 2500, 2500))).every(Boolean)).toBe(true);
+  });
+
+  async function ownerOf(slot: number): Promise<number> {
+    const shards = (await rawCommand(cluster.nodes[0]!.port, ['CLUSTER', 'SLOTS'])) as [
+      number,
+      number,
+      [string, number],
+    ][];
+    for (const [from, to, [, port]] of shards) if (slot >= from && slot <= to) return port;
+    throw new Error(`no node owns slot ${slot}`);
+  }
+});

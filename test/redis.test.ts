@@ -1,0 +1,532 @@
+/**
+ * RedisBloomFilter, RedisCountingBloomFilter and RedisScalableBloomFilter on a real standalone
+ * redis-server: metadata and races, Redis' bit order (checked with Redis' own GETBIT), TTL on every
+ * key, export/import against the in-memory twin, counting removes and saturation, scalable growth
+ * seen from clients with stale views, NOSCRIPT recovery, RESP3, and pipelining (server counters).
+ * Inspection goes through raw RESP (test/support/redis-server.ts), not through node-redis.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BloomFilter, IncompatibleFiltersError } from '../src/index.js';
+import {
+  RedisBloomFilter,
+  RedisCountingBloomFilter,
+  RedisFilterMismatchError,
+  RedisFilterNotFoundError,
+  RedisScalableBloomFilter,
+  ShardedBloomFilter,
+} from '../src/redis.js';
+import { keys } from './conformance/suite.js';
+import {
+  type RedisServerHandle,
+  rawCommand,
+  rawCommands,
+  requireRedis,
+  startRedis,
+} from './support/redis-server.js';
+
+const hasRedis = requireRedis();
+type Client = ReturnType<typeof createClient>;
+
+describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
+  let server: RedisServerHandle;
+  let client: Client;
+  let other: Client;
+  let counter = 0;
+  const fresh = (prefix = 'f'): string => `${prefix}:${counter++}`;
+  const raw = (...args: string[]) => rawCommand(server.port, args);
+
+  beforeAll(async () => {
+    server = await startRedis();
+    client = createClient({ url: server.url, disableOfflineQueue: true });
+    other = createClient({ url: server.url, disableOfflineQueue: true });
+    for (const c of [client, other]) {
+      c.on('error', () => undefined);
+      await c.connect();
+    }
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await other?.close();
+    await server?.stop();
+  });
+
+  describe('metadata', () => {
+    it('creates once: racing creates from two clients get the same filter', async () => {
+      const name = fresh();
+      const opts = { capacity: 50_000, fpp: 0.01, shardBits: 65536 };
+      const filters = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          RedisBloomFilter.create(i % 2 ? client : other, name, opts),
+        ),
+      );
+      for (const f of filters) expect(f.shape).toEqual(filters[0]!.shape);
+      expect(filters[0]!.shape).toMatchObject({ shards: 8, shardBits: 59968, hashes: 7 });
+      await filters[0]!.add('x');
+      for (const f of filters) expect(await f.has('x')).toBe(true);
+      const meta = await raw('HGETALL', `bk:m:{${name}}`);
+      expect(meta).toEqual([
+        'v',
+        '1',
+        'kind',
+        'bloom',
+        'funnel',
+        'string',
+        'capacity',
+        '50000',
+        'fpp',
+        '0.01',
+        'shardBits',
+        '65536',
+        'shards',
+        '8',
+        'bits',
+        '59968',
+        'hashes',
+        '7',
+      ]);
+    });
+
+    it('racing creates with different parameters: one wins, the others get a typed error', async () => {
+      const name = fresh();
+      const results = await Promise.allSettled(
+        [1000, 2000, 3000, 4000].map((capacity) =>
+          RedisBloomFilter.create(capacity % 2000 ? client : other, name, { capacity, fpp: 0.01 }),
+        ),
+      );
+      const won = results.filter((r) => r.status === 'fulfilled');
+      expect(won).toHaveLength(1);
+      for (const r of results) {
+        if (r.status === 'rejected') {
+          expect(r.reason).toBeInstanceOf(RedisFilterMismatchError);
+          expect(r.reason).toBeInstanceOf(IncompatibleFiltersError);
+        }
+      }
+    });
+
+    it('names both values when parameters differ, and opens what exists', async () => {
+      const name = fresh();
+      const f = await RedisBloomFilter.create(client, name, { capacity: 1000, fpp: 0.01 });
+      await expect(
+        RedisBloomFilter.create(client, name, { capacity: 2000, fpp: 0.01 }),
+      ).rejects.toThrow(`Redis filter "${name}" exists with capacity 1000, requested 2000`);
+      await expect(
+        RedisBloomFilter.create(client, name, { capacity: 1000, fpp: 0.02 }),
+      ).rejects.toThrow(/fpp 0.01, requested 0.02/);
+      await expect(
+        RedisBloomFilter.create(client, name, { capacity: 1000, fpp: 0.01, funnel: 'bytes' }),
+      ).rejects.toThrow(/funnel string, requested bytes/);
+      await expect(
+        RedisBloomFilter.create(client, name, { capacity: 1000, fpp: 0.01, ttl: 60 }),
+      ).rejects.toThrow(/ttl \(none\), requested 60000/);
+      await expect(
+        RedisCountingBloomFilter.create(client, name, { capacity: 1000, fpp: 0.01 }),
+      ).rejects.toThrow(/kind bloom, requested counting/);
+      await expect(RedisScalableBloomFilter.open(client, name)).rejects.toBeInstanceOf(
+        RedisFilterMismatchError,
+      );
+      const g = await RedisBloomFilter.open(other, name);
+      expect(g.shape).toEqual(f.shape);
+      await expect(RedisBloomFilter.open(client, fresh())).rejects.toBeInstanceOf(
+        RedisFilterNotFoundError,
+      );
+    });
+
+    it('rejects bad input before touching Redis', async () => {
+      const before = await raw('DBSIZE');
+      await expect(
+        RedisBloomFilter.create(client, 'a}b', { capacity: 10, fpp: 0.1 }),
+      ).rejects.toThrow(/name must not contain '\{' or '\}'/);
+      await expect(RedisBloomFilter.create(client, '', { capacity: 10, fpp: 0.1 })).rejects.toThrow(
+        RangeError,
+      );
+      await expect(
+        RedisBloomFilter.create(client, 42 as never, { capacity: 10, fpp: 0.1 }),
+      ).rejects.toThrow(TypeError);
+      await expect(
+        RedisBloomFilter.create(client, fresh(), { capacity: 10, fpp: 0.1, shardBits: 1000 }),
+      ).rejects.toThrow(/shardBits must be a multiple of 64, got 1000/);
+      await expect(
+        RedisBloomFilter.create(client, fresh(), { capacity: 10, fpp: 0.1, ttl: -1 }),
+      ).rejects.toThrow(/ttl must be a positive number of seconds/);
+      await expect(
+        RedisBloomFilter.create(client, fresh(), { capacity: 10, fpp: 0.1, timeout: 0 }),
+      ).rejects.toThrow(/timeout must be a positive number of ms, got 0/);
+      await expect(
+        RedisCountingBloomFilter.create(client, fresh(), { capacity: 10, fpp: 0.1, shardBits: 64 }),
+      ).rejects.toThrow(/multiple of 256/);
+      await expect(
+        RedisScalableBloomFilter.create(client, fresh(), {
+          capacity: 10,
+          fpp: 0.1,
+          growth: 3 as never,
+        }),
+      ).rejects.toThrow(/growth must be 2 or 4, got 3/);
+      await expect(
+        RedisScalableBloomFilter.create(client, fresh(), { capacity: 10, fpp: 0.1, ratio: 1 }),
+      ).rejects.toThrow(/ratio must be in \(0, 1\), got 1/);
+      await expect(
+        RedisBloomFilter.create({} as never, fresh(), { capacity: 10, fpp: 0.1 }),
+      ).rejects.toThrow(/client must be a connected node-redis client or cluster/);
+      const f = await RedisBloomFilter.create(client, fresh(), { capacity: 100, fpp: 0.01 });
+      const dbsize = await raw('DBSIZE');
+      // A bad key anywhere in a batch: nothing of the batch is sent.
+      await expect(f.addMany(['a', 'b', 3 as never, 'd'])).rejects.toBeInstanceOf(TypeError);
+      expect(await raw('DBSIZE')).toBe(dbsize);
+      expect(Number(dbsize)).toBe(Number(before) + 1);
+    });
+  });
+
+  describe('RedisBloomFilter', () => {
+    it("uses Redis' bit order: GETBIT sees every offset, byte o>>3 holds mask 0x80>>(o&7)", async () => {
+      const name = fresh();
+      const f = await RedisBloomFilter.create(client, name, { capacity: 1000, fpp: 0.01 });
+      expect(await f.add('a')).toBe(true);
+      const offsets = [6793, 6883, 8765, 1047, 2929, 4811, 4901]; // Guava's positions of "a"
+      const key = `bk:b:{${name}:0}`;
+      expect(f.shardKey(0)).toBe(key);
+      const bits = await rawCommands(
+        server.port,
+        offsets.map((o) => ['GETBIT', key, String(o)]),
+      );
+      expect(bits).toEqual(offsets.map(() => 1));
+      expect(await raw('BITCOUNT', key)).toBe(7);
+      // The exported bytes are Redis' bytes, and a one-shard filter is Guava's filter.
+      const local = await f.toLocal();
+      const classic = BloomFilter.create({ capacity: 1000, fpp: 0.01 });
+      classic.add('a');
+      expect(local.toBloomFilter().equals(classic)).toBe(true);
+    });
+
+    it('answers exactly as the in-memory twin, and serves a filter built offline', async () => {
+      const opts = { capacity: 30_000, fpp: 0.01, shardBits: 16384 };
+      const offline = ShardedBloomFilter.create(opts);
+      const present = keys('present', 30_000);
+      offline.addAll(present);
+      const f = await RedisBloomFilter.fromBytes(client, fresh(), offline.toBytes());
+      expect(f.shape).toEqual(offline.shape);
+      const probes = [...present, ...keys('absent', 60_000)];
+      expect(await f.hasMany(probes)).toEqual(probes.map((k) => offline.has(k)));
+      // Back up from Redis: the same bytes.
+      expect(Buffer.from(await f.toBytes()).equals(Buffer.from(offline.toBytes()))).toBe(true);
+      // The other way: built in Redis, answered locally.
+      const g = await RedisBloomFilter.create(client, fresh(), opts);
+      await g.addMany(present);
+      const local = await g.toLocal();
+      expect(local.equals(offline)).toBe(true);
+      expect(await g.estimatedCount()).toBe(offline.estimatedCount());
+    });
+
+    it('imports as a union into an existing filter and refuses other shapes', async () => {
+      const opts = { capacity: 5000, fpp: 0.01, shardBits: 8192 };
+      const name = fresh();
+      const f = await RedisBloomFilter.create(client, name, opts);
+      await f.addMany(keys('mine', 2000));
+      const offline = ShardedBloomFilter.create(opts);
+      offline.addAll(keys('theirs', 2000));
+      await RedisBloomFilter.fromBytes(client, name, offline.toBytes());
+      expect(
+        (await f.hasMany([...keys('mine', 2000), ...keys('theirs', 2000)])).every(Boolean),
+      ).toBe(true);
+      const wrong = ShardedBloomFilter.create({ ...opts, capacity: 6000 }).toBytes();
+      await expect(RedisBloomFilter.fromBytes(client, name, wrong)).rejects.toThrow(
+        /capacity 5000, requested 6000/,
+      );
+      // No scratch keys are left behind.
+      expect(await raw('KEYS', '*tmp*')).toEqual([]);
+    });
+
+    it('add is new exactly once per key, also across clients, also within one batch', async () => {
+      const name = fresh();
+      const a = await RedisBloomFilter.create(client, name, {
+        capacity: 20_000,
+        fpp: 0.001,
+        shardBits: 4096,
+      });
+      const b = await RedisBloomFilter.open(other, name);
+      const batch = keys('k', 10_000);
+      const [ra, rb, rc] = await Promise.all([
+        a.addMany(batch),
+        b.addMany(batch),
+        a.addMany([...batch].reverse()),
+      ]);
+      let twice = 0;
+      for (let i = 0; i < batch.length; i++) {
+        const n = Number(ra[i]) + Number(rb[i]) + Number(rc[batch.length - 1 - i]);
+        if (n > 1) twice++;
+      }
+      expect(twice).toBe(0);
+      expect(await a.addMany(['dup', 'dup', 'dup'])).toEqual([true, false, false]);
+    });
+
+    it('clear and destroy delete the keys', async () => {
+      const name = fresh();
+      const f = await RedisBloomFilter.create(client, name, {
+        capacity: 10_000,
+        fpp: 0.01,
+        shardBits: 4096,
+      });
+      await f.addMany(keys('k', 10_000));
+      expect(Number(await raw('EXISTS', f.shardKey(0), f.shardKey(f.shards - 1)))).toBe(2);
+      await f.clear();
+      expect(await raw('EXISTS', f.shardKey(0), f.shardKey(f.shards - 1))).toBe(0);
+      expect(await raw('EXISTS', f.metaKey)).toBe(1);
+      await f.destroy();
+      expect(await raw('EXISTS', f.metaKey)).toBe(0);
+    });
+
+    it('TTL: metadata and every shard, including shards created later, expire together', async () => {
+      const name = fresh('ttl');
+      const f = await RedisBloomFilter.create(client, name, {
+        capacity: 5000,
+        fpp: 0.01,
+        shardBits: 4096,
+        ttl: 1.5,
+      });
+      expect(f.ttlMs).toBe(1500);
+      await f.add('first');
+      await sleep(300);
+      await f.addMany(keys('later', 5000));
+      const shardKeys = Array.from({ length: f.shards }, (_, i) => f.shardKey(i));
+      const pttls = (await rawCommands(
+        server.port,
+        [f.metaKey, ...shardKeys].map((k) => ['PTTL', k]),
+      )) as number[];
+      // Every key has an expiry (no -1) and all point at the same instant, expireAt.
+      const now = Date.now();
+      for (const t of pttls) {
+        expect(t).toBeGreaterThan(0);
+        expect(Math.abs(now + t - f.expireAt!)).toBeLessThan(250);
+      }
+      expect(Math.max(...pttls) - Math.min(...pttls)).toBeLessThan(100);
+      await sleep(Math.max(0, f.expireAt! - Date.now()) + 200);
+      expect(await raw('EXISTS', f.metaKey, ...shardKeys)).toBe(0);
+      await expect(RedisBloomFilter.open(client, name)).rejects.toBeInstanceOf(
+        RedisFilterNotFoundError,
+      );
+    });
+
+    it('recovers from NOSCRIPT (scripts flushed) and works over RESP3', async () => {
+      const f = await RedisBloomFilter.create(client, fresh(), {
+        capacity: 100,
+        fpp: 0.01,
+        ttl: 60,
+      });
+      await f.add('a');
+      expect(await raw('SCRIPT', 'FLUSH')).toBe('OK');
+      expect(await f.add('b')).toBe(true);
+      const c = await RedisCountingBloomFilter.create(client, fresh(), {
+        capacity: 100,
+        fpp: 0.01,
+      });
+      await c.add('a');
+      await raw('SCRIPT', 'FLUSH');
+      expect(await c.remove('a')).toBe(true);
+      const resp3 = createClient({ url: server.url, RESP: 3 });
+      await resp3.connect();
+      try {
+        const g = await RedisBloomFilter.open(resp3, (f as RedisBloomFilter).name);
+        expect(await g.hasMany(['a', 'b', 'c'])).toEqual([true, true, false]);
+        const s = await RedisScalableBloomFilter.create(resp3, fresh(), {
+          capacity: 10,
+          fpp: 0.01,
+        });
+        await s.addMany(keys('k', 100));
+        expect((await s.hasMany(keys('k', 100))).every(Boolean)).toBe(true);
+      } finally {
+        await resp3.close();
+      }
+    });
+
+    it('pipelines a batch: far fewer socket reads than commands on the server', async () => {
+      const f = await RedisBloomFilter.create(client, fresh(), {
+        capacity: 20_000,
+        fpp: 0.01,
+        shardBits: 8192,
+      });
+      const batch = keys('p', 20_000);
+      const stats = async () => {
+        const info = (await raw('INFO', 'stats')) as string;
+        const field = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(info)![1]);
+        return {
+          reads: field('total_reads_processed'),
+          commands: field('total_commands_processed'),
+        };
+      };
+      const before = await stats();
+      await f.hasMany(batch);
+      const after = await stats();
+      const commands = after.commands - before.commands - 1; // minus our own INFO
+      const reads = after.reads - before.reads - 1;
+      console.log(`hasMany(20000): ${commands} commands in ${reads} socket reads on the server`);
+      expect(commands).toBe(20_000);
+      expect(reads).toBeLessThan(commands / 20);
+    });
+  });
+
+  describe('RedisCountingBloomFilter', () => {
+    it('removes all or nothing: with one counter at 0 nothing is decremented', async () => {
+      const opts = { capacity: 1000, fpp: 0.01, shardBits: 4 * 4096 };
+      const f = await RedisCountingBloomFilter.create(client, fresh(), opts);
+      // The counting layout places keys as the twin does with one cell per counter.
+      const twin = ShardedBloomFilter.create({ ...opts, shardBits: opts.shardBits / 4 });
+      const { shard, offsets } = twin.positionsOf('k');
+      const key = f.shardKey(shard);
+      const counters = () =>
+        rawCommand(server.port, [
+          'BITFIELD',
+          key,
+          ...offsets.flatMap((o) => ['GET', 'u4', `#${o}`]),
+        ]);
+      expect(await f.add('k')).toBe(true);
+      expect(await f.add('k')).toBe(false);
+      expect(await counters()).toEqual(offsets.map(() => 2));
+      await raw('BITFIELD', key, 'SET', 'u4', `#${offsets[3]}`, '0');
+      expect(await f.has('k')).toBe(false);
+      expect(await f.remove('k')).toBe(false);
+      expect(await counters()).toEqual(offsets.map((_, i) => (i === 3 ? 0 : 2)));
+      await raw('BITFIELD', key, 'SET', 'u4', `#${offsets[3]}`, '2');
+      expect(await f.remove('k')).toBe(true);
+      expect(await counters()).toEqual(offsets.map(() => 1));
+      expect(await f.count('k')).toBe(1);
+    });
+
+    it('saturates at 15 and never decrements a saturated counter', async () => {
+      const f = await RedisCountingBloomFilter.create(client, fresh(), {
+        capacity: 1000,
+        fpp: 0.01,
+      });
+      for (let i = 0; i < 20; i++) await f.add('hot');
+      expect(await f.count('hot')).toBe(15);
+      for (let i = 0; i < 20; i++) expect(await f.remove('hot')).toBe(true);
+      // Its counters stay at 15: the true count is unknown, so lowering them could hide others.
+      expect(await f.count('hot')).toBe(15);
+      expect(await f.has('hot')).toBe(true);
+    });
+
+    it('concurrent removes of a key added once: exactly one succeeds', async () => {
+      const name = fresh();
+      const a = await RedisCountingBloomFilter.create(client, name, { capacity: 1000, fpp: 0.01 });
+      const b = await RedisCountingBloomFilter.open(other, name);
+      await a.addMany(keys('k', 100));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).removeMany(keys('k', 100))),
+      );
+      for (let j = 0; j < 100; j++) {
+        expect(results.filter((r) => r[j]).length).toBe(1);
+      }
+      expect((await a.hasMany(keys('k', 100))).filter(Boolean).length).toBeLessThan(5);
+    });
+
+    it('gives new shards the TTL', async () => {
+      const f = await RedisCountingBloomFilter.create(client, fresh('ttl'), {
+        capacity: 2000,
+        fpp: 0.01,
+        shardBits: 4096,
+        ttl: 30,
+      });
+      await f.addMany(keys('k', 2000));
+      const ttls = (await rawCommands(
+        server.port,
+        Array.from({ length: f.shards }, (_, i) => ['PTTL', f.shardKey(i)]),
+      )) as number[];
+      for (const t of ttls) expect(t).toBeGreaterThan(25_000);
+    });
+  });
+
+  describe('RedisScalableBloomFilter', () => {
+    it('grows layers with tightened rates, each shard within its share', async () => {
+      const name = fresh();
+      const f = await RedisScalableBloomFilter.create(client, name, {
+        capacity: 1000,
+        fpp: 0.01,
+        shardBits: 8192,
+      });
+      const present = keys('k', 10_000);
+      expect((await f.addMany(present)).filter(Boolean).length).toBeGreaterThan(9_900);
+      const info = await f.info();
+      // 1000 + 2000 + 4000 < 10000 ≤ 1000 + 2000 + 4000 + 8000. A layer is sealed when its first
+      // shard takes its share, so sealed layers are nearly, not exactly, full.
+      expect(info.length).toBe(4);
+      info.forEach((layer, i) => {
+        expect(layer.capacity).toBe(1000 * 2 ** i);
+        expect(layer.fpp).toBeCloseTo(0.01 * 0.1 * 0.9 ** i, 15);
+        expect(layer.count).toBeLessThanOrEqual(layer.share * layer.shards);
+        expect(layer.sealed).toBe(i < info.length - 1);
+        if (layer.sealed) expect(layer.count).toBeGreaterThan(0.85 * layer.capacity);
+      });
+      const meta = (await raw('HGETALL', `bk:m:{${name}}`)) as string[];
+      expect(meta).toContain('layer:3');
+      expect(meta[meta.indexOf('layers') + 1]).toBe('4');
+      expect((await f.hasMany(present)).every(Boolean)).toBe(true);
+      let fp = 0;
+      for (const hit of await f.hasMany(keys('absent', 20_000))) if (hit) fp++;
+      expect(fp / 20_000).toBeLessThan(0.01);
+    });
+
+    it('a client with a stale view of the layers never misses a newer layer', async () => {
+      const name = fresh();
+      const opts = { capacity: 200, fpp: 0.01, shardBits: 4096 };
+      const stale = await RedisScalableBloomFilter.create(client, name, opts);
+      // Handles that each see only the first layer, one per key checked below.
+      const views = await Promise.all(
+        Array.from({ length: 20 }, () => RedisScalableBloomFilter.open(client, name)),
+      );
+      const busy = await RedisScalableBloomFilter.open(other, name);
+      await busy.addMany(keys('old', 200));
+      await busy.addMany(keys('new', 3000));
+      expect(stale.layers.length).toBe(1);
+      expect(busy.layers.length).toBeGreaterThan(3);
+      // One key at a time, each through a handle that has not refreshed yet ...
+      const late = keys('new', 3000).slice(-20);
+      for (let i = 0; i < late.length; i++) {
+        const view = views[i]!;
+        expect(view.layers.length).toBe(1);
+        if (i % 2) expect(await view.has(late[i]!)).toBe(true);
+        else expect(await view.add(late[i]!)).toBe(false);
+        expect(view.layers.length).toBe(busy.layers.length);
+      }
+      // ... and in a batch.
+      expect((await stale.hasMany(keys('new', 3000))).every(Boolean)).toBe(true);
+      expect(stale.layers.length).toBe(busy.layers.length);
+    });
+
+    it('two clients growing it at once: one layer per step, no key new twice, no false negative', async () => {
+      const name = fresh();
+      const opts = { capacity: 100, fpp: 0.01, shardBits: 2048 };
+      const a = await RedisScalableBloomFilter.create(client, name, opts);
+      const b = await RedisScalableBloomFilter.create(other, name, opts);
+      const batch = keys('k', 4000);
+      const chunks = (list: string[]) =>
+        Array.from({ length: 40 }, (_, i) => list.slice(i * 100, i * 100 + 100));
+      const run = async (f: RedisScalableBloomFilter, list: string[]) => {
+        const out: boolean[] = [];
+        for (const chunk of chunks(list)) out.push(...(await f.addMany(chunk)));
+        return out;
+      };
+      const [ra, rb] = await Promise.all([run(a, batch), run(b, batch)]);
+      expect(batch.filter((_, i) => ra[i] && rb[i])).toEqual([]);
+      const info = await a.info();
+      // 100 + … + 1600 < 4000 ≤ 100 + … + 3200: six layers, exactly one per growth step.
+      expect(info.map((l) => l.capacity)).toEqual([100, 200, 400, 800, 1600, 3200]);
+      expect(info.map((l) => l.sealed)).toEqual([true, true, true, true, true, false]);
+      expect((await b.hasMany(batch)).every(Boolean)).toBe(true);
+      expect((await a.hasMany(batch)).every(Boolean)).toBe(true);
+    });
+
+    it('clear drops the layers and the keys', async () => {
+      const f = await RedisScalableBloomFilter.create(client, fresh(), {
+        capacity: 100,
+        fpp: 0.01,
+      });
+      await f.addMany(keys('k', 1000));
+      expect(f.layers.length).toBeGreaterThan(1);
+      await f.clear();
+      expect(f.layers.length).toBe(1);
+      expect((await f.info())[0]!.count).toBe(0);
+      expect((await f.hasMany(keys('k', 1000))).filter(Boolean).length).toBe(0);
+    });
+  });
+});
