@@ -36,7 +36,7 @@ import { checkPositiveInteger, checkProbability, FilterFullError, show } from '.
 import { decodeScalable, encodeScalable } from '../formats/scalable-codec.js';
 import { hashKeyInto } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
-import { Modulus, mitz64Indexes } from '../hash/strategies.js';
+import { Mitz64Walk, Modulus, mitz64Indexes } from '../hash/strategies.js';
 import { bloomSize, expectedFpp, falsePositiveRate, MAX_BITS } from '../math.js';
 import { BloomFilter } from './bloom.js';
 import type { MembershipFilter } from './filter.js';
@@ -45,9 +45,6 @@ import type { MembershipFilter } from './filter.js';
 export const SCALABLE_DEFAULT_RATIO = 0.9;
 /** The default growth factor s. */
 export const SCALABLE_DEFAULT_GROWTH = 2;
-
-const TWO_32 = 4294967296;
-const TWO_31 = 2147483648;
 
 /** Options of {@link ScalableBloomFilter.create}. */
 export interface ScalableBloomFilterCreateOptions {
@@ -115,6 +112,7 @@ export class ScalableBloomFilter implements MembershipFilter {
   readonly funnel: Funnel;
   private readonly chain: Layer[] = [];
   private readonly h = new Int32Array(4);
+  private readonly walk = new Mitz64Walk();
   private idx = new Float64Array(0);
 
   private constructor(
@@ -188,38 +186,15 @@ export class ScalableBloomFilter implements MembershipFilter {
   }
 
   /**
-   * True if `layer` holds the hash in `h`: the MITZ_64 walk of `hash/strategies.ts`
-   * (`mitz64Indexes`), inlined so that it stops at the first clear bit (an absent key costs
-   * about two probes per layer instead of k).
+   * True if `layer` holds the hash in `h`: the MITZ_64 walk of `hash/strategies.ts`, stopped at
+   * the first clear bit (an absent key costs about two probes per layer instead of k).
    */
   private layerHas(layer: Layer): boolean {
-    const h = this.h;
-    const mod = layer.mod;
-    const m = mod.m;
     const data = layer.data;
-    const k = layer.filter.hashes;
-    let xhi = h[1]! & 0x7fffffff;
-    let xlo = h[0]! >>> 0;
-    const dhi = h[3]! & 0x7fffffff;
-    const dlo = h[2]! >>> 0;
-    let idx = mod.mod63(xhi, xlo);
-    const step = mod.mod63(dhi, dlo);
-    for (let i = 0; i < k; i++) {
+    const walk = this.walk.start(this.h, layer.mod);
+    for (let i = layer.filter.hashes; i > 0; i--) {
+      const idx = walk.next();
       if ((data[(idx / 32) | 0]! & (1 << (idx & 31))) === 0) return false;
-      xlo += dlo;
-      let carry = 0;
-      if (xlo >= TWO_32) {
-        xlo -= TWO_32;
-        carry = 1;
-      }
-      xhi += dhi + carry;
-      idx += step;
-      if (xhi >= TWO_31) {
-        xhi -= TWO_31;
-        idx -= mod.p63;
-      }
-      if (idx >= m) idx -= m;
-      else if (idx < 0) idx += m;
     }
     return true;
   }

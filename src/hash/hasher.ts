@@ -18,7 +18,7 @@ import { encodeKeyInto, type Funnel, type Key } from './keys.js';
 import { LITTLE_ENDIAN } from './murmur3.js';
 import { murmur3Core } from './murmur3-core.js';
 import { WASM_BASE64 } from './murmur3-wasm.js';
-import type { Modulus } from './strategies.js';
+import { Mitz64Walk, type Modulus } from './strategies.js';
 
 const WORDS = 64;
 const MASKS = 1088;
@@ -170,10 +170,9 @@ export function mitz64Probes(funnel: Funnel, key: Key, k: number, mod: Modulus):
   mitz64Fallback(views.hash, k, mod, views.words, views.masks);
 }
 
-const TWO_32 = 4294967296;
-const TWO_31 = 2147483648;
+const WALK = new Mitz64Walk();
 
-/** The JavaScript form of the wasm `mitz64` probe walk (see strategies.ts for the formula). */
+/** The JavaScript form of the wasm `mitz64` probe walk. */
 function mitz64Fallback(
   h: Int32Array,
   k: number,
@@ -181,30 +180,11 @@ function mitz64Fallback(
   words: Int32Array,
   masks: Int32Array,
 ): void {
-  const m = mod.m;
-  let xhi = h[1]! & 0x7fffffff;
-  let xlo = h[0]! >>> 0;
-  const dhi = h[3]! & 0x7fffffff;
-  const dlo = h[2]! >>> 0;
-  let idx = mod.mod63(xhi, xlo);
-  const step = mod.mod63(dhi, dlo);
+  WALK.start(h, mod);
   for (let i = 0; i < k; i++) {
+    const idx = WALK.next();
     words[i] = (idx / 32) | 0;
     masks[i] = 1 << (idx & 31);
-    xlo += dlo;
-    let carry = 0;
-    if (xlo >= TWO_32) {
-      xlo -= TWO_32;
-      carry = 1;
-    }
-    xhi += dhi + carry;
-    idx += step;
-    if (xhi >= TWO_31) {
-      xhi -= TWO_31;
-      idx -= mod.p63;
-    }
-    if (idx >= m) idx -= m;
-    else if (idx < 0) idx += m;
   }
 }
 

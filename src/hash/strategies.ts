@@ -84,34 +84,67 @@ export class Modulus {
 }
 
 /**
- * Writes the k MITZ_64 indexes of hash `h` (`[h1 lo, h1 hi, h2 lo, h2 hi]`) into `out`: the
- * plain form, for users that need indexes rather than word/mask probes (counting filters, tools).
+ * The MITZ_64 probe walk in JavaScript, one index at a time and without allocation: `start` with a
+ * hash, then `next()` up to k times. Callers that stop at the first clear bit (a query) pay for
+ * the probes they look at only. c mod 2^63 is kept as two 32-bit halves, with no BigInt.
  */
-export function mitz64Indexes(h: Int32Array, k: number, mod: Modulus, out: Float64Array): void {
-  const m = mod.m;
-  let xhi = h[1]! & 0x7fffffff;
-  let xlo = h[0]! >>> 0;
-  const dhi = h[3]! & 0x7fffffff;
-  const dlo = h[2]! >>> 0;
-  let idx = mod.mod63(xhi, xlo);
-  const step = mod.mod63(dhi, dlo);
-  for (let i = 0; i < k; i++) {
-    out[i] = idx;
-    xlo += dlo;
+export class Mitz64Walk {
+  private m = 1;
+  private p63 = 0;
+  private xhi = 0;
+  private xlo = 0;
+  private dhi = 0;
+  private dlo = 0;
+  private idx = 0;
+  private step = 0;
+
+  /** Starts the walk of hash `h` (`[h1 lo, h1 hi, h2 lo, h2 hi]`) over `mod.m` bits. */
+  start(h: Int32Array, mod: Modulus): this {
+    this.m = mod.m;
+    this.p63 = mod.p63;
+    this.xhi = h[1]! & 0x7fffffff;
+    this.xlo = h[0]! >>> 0;
+    this.dhi = h[3]! & 0x7fffffff;
+    this.dlo = h[2]! >>> 0;
+    this.idx = mod.mod63(this.xhi, this.xlo);
+    this.step = mod.mod63(this.dhi, this.dlo);
+    return this;
+  }
+
+  /** The next probe's bit index. */
+  next(): number {
+    const current = this.idx;
+    const m = this.m;
+    let xlo = this.xlo + this.dlo;
     let carry = 0;
     if (xlo >= TWO_32) {
       xlo -= TWO_32;
       carry = 1;
     }
-    xhi += dhi + carry;
-    idx += step;
+    let xhi = this.xhi + this.dhi + carry;
+    let idx = current + this.step;
     if (xhi >= TWO_31) {
       xhi -= TWO_31;
-      idx -= mod.p63;
+      idx -= this.p63;
     }
     if (idx >= m) idx -= m;
     else if (idx < 0) idx += m;
+    this.xlo = xlo;
+    this.xhi = xhi;
+    this.idx = idx;
+    return current;
   }
+}
+
+const WALK = new Mitz64Walk();
+
+/**
+ * Writes the k MITZ_64 indexes of hash `h` (`[h1 lo, h1 hi, h2 lo, h2 hi]`) into `out`: the
+ * plain form, for users that need indexes rather than word/mask probes (counting filters, tools).
+ */
+export function mitz64Indexes(h: Int32Array, k: number, mod: Modulus, out: Float64Array): void {
+  WALK.start(h, mod);
+  for (let i = 0; i < k; i++) out[i] = WALK.next();
 }
 
 /** Writes the k MITZ_32 indexes of hash `h` into `out`. */
