@@ -1,0 +1,163 @@
+/**
+ * The benchmarked filters behind one small interface. Each adapter has its own loop functions
+ * (not a shared generic loop calling `lib.has`), so that every call site stays monomorphic and no
+ * library pays for another's presence in the same process.
+ */
+import bloomFilters from 'bloom-filters';
+import { BloomFilter as PeerBloomFilter } from 'bloomfilter';
+import { BlockedBloomFilter, BloomFilter, SplitBlockBloomFilter } from '../src/index.js';
+
+/** A filter built for one run: the three timed loops and its size. */
+export interface BenchFilter {
+  /** Adds keys[0..n). */
+  addAll(keys: readonly string[], n: number): void;
+  /** How many of keys[0..n) answer true. */
+  countHits(keys: readonly string[], n: number): number;
+  /** Bits of filter memory (the bit array only). */
+  bits: number;
+  /** Probes per key. */
+  hashes: number;
+}
+
+export interface BenchLibrary {
+  /** Row label in the table. */
+  name: string;
+  /** Short id used on the command line (`--only`). */
+  id: string;
+  /** Keys this library is timed with at most (bloom-filters is timed on fewer; see run.ts). */
+  maxKeys?: number;
+  create(n: number, fpp: number): BenchFilter;
+}
+
+const classic: BenchLibrary = {
+  name: 'bloomkit BloomFilter (classic, Guava-exact)',
+  id: 'classic',
+  create(n, fpp) {
+    const f = BloomFilter.create({ capacity: n, fpp });
+    return {
+      bits: f.bitSize,
+      hashes: f.hashes,
+      addAll(keys, count) {
+        for (let i = 0; i < count; i++) f.add(keys[i]!);
+      },
+      countHits(keys, count) {
+        let hits = 0;
+        for (let i = 0; i < count; i++) if (f.has(keys[i]!)) hits++;
+        return hits;
+      },
+    };
+  },
+};
+
+const blocked: BenchLibrary = {
+  name: 'bloomkit BlockedBloomFilter',
+  id: 'blocked',
+  create(n, fpp) {
+    const f = BlockedBloomFilter.create({ capacity: n, fpp });
+    return {
+      bits: f.bitSize,
+      hashes: f.hashes,
+      addAll(keys, count) {
+        for (let i = 0; i < count; i++) f.add(keys[i]!);
+      },
+      countHits(keys, count) {
+        let hits = 0;
+        for (let i = 0; i < count; i++) if (f.has(keys[i]!)) hits++;
+        return hits;
+      },
+    };
+  },
+};
+
+const blockedBatch: BenchLibrary = {
+  name: 'bloomkit BlockedBloomFilter, addMany/hasMany',
+  id: 'blocked-batch',
+  create(n, fpp) {
+    const f = BlockedBloomFilter.create({ capacity: n, fpp });
+    const out = new Uint8Array(n);
+    return {
+      bits: f.bitSize,
+      hashes: f.hashes,
+      addAll(keys, count) {
+        f.addMany(count === keys.length ? keys : keys.slice(0, count));
+      },
+      countHits(keys, count) {
+        f.hasMany(count === keys.length ? keys : keys.slice(0, count), out);
+        let hits = 0;
+        for (let i = 0; i < count; i++) hits += out[i]!;
+        return hits;
+      },
+    };
+  },
+};
+
+const splitBlock: BenchLibrary = {
+  name: 'bloomkit SplitBlockBloomFilter (Parquet)',
+  id: 'split-block',
+  create(n, fpp) {
+    const f = SplitBlockBloomFilter.create({ capacity: n, fpp });
+    return {
+      bits: f.bitSize,
+      hashes: 8,
+      addAll(keys, count) {
+        for (let i = 0; i < count; i++) f.add(keys[i]!);
+      },
+      countHits(keys, count) {
+        let hits = 0;
+        for (let i = 0; i < count; i++) if (f.has(keys[i]!)) hits++;
+        return hits;
+      },
+    };
+  },
+};
+
+const bloomfilter: BenchLibrary = {
+  name: 'bloomfilter@1.1',
+  id: 'bloomfilter',
+  create(n, fpp) {
+    const f = PeerBloomFilter.withTargetError(n, fpp);
+    return {
+      bits: f.m,
+      hashes: f.k,
+      addAll(keys, count) {
+        for (let i = 0; i < count; i++) f.add(keys[i]!);
+      },
+      countHits(keys, count) {
+        let hits = 0;
+        for (let i = 0; i < count; i++) if (f.test(keys[i]!)) hits++;
+        return hits;
+      },
+    };
+  },
+};
+
+const bloomFiltersLib: BenchLibrary = {
+  name: 'bloom-filters@3',
+  id: 'bloom-filters',
+  maxKeys: 100_000,
+  create(n, fpp) {
+    const f = bloomFilters.BloomFilter.create(n, fpp);
+    return {
+      bits: f.size,
+      hashes: f._nbHashes,
+      addAll(keys, count) {
+        for (let i = 0; i < count; i++) f.add(keys[i]!);
+      },
+      countHits(keys, count) {
+        let hits = 0;
+        for (let i = 0; i < count; i++) if (f.has(keys[i]!)) hits++;
+        return hits;
+      },
+    };
+  },
+};
+
+/** Every JavaScript library, in table order. */
+export const LIBRARIES: readonly BenchLibrary[] = [
+  classic,
+  blocked,
+  blockedBatch,
+  splitBlock,
+  bloomfilter,
+  bloomFiltersLib,
+];

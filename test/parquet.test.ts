@@ -1,0 +1,236 @@
+/**
+ * Proof against a real Parquet writer: DuckDB writes files with split-block Bloom filters
+ * (dictionary-encoded columns), and bloomkit's answers must equal DuckDB's own
+ * `parquet_bloom_probe(file, column, value)` for every probed value, with no false negative.
+ * Rebuilding each filter from its row group's values must also give the stored bytes exactly.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { parquetMetadata } from 'hyparquet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SplitBlockBloomFilter } from '../src/index.js';
+import { type ParquetBloomFilterEntry, readParquetBloomFilters } from '../src/node.js';
+
+const ROW_GROUPS = 3;
+/** Rows per row group: a multiple of DuckDB's 2048-row vectors, so groups split exactly there. */
+const GROUP_ROWS = 40_960;
+/** Distinct values per row group; DuckDB keeps a dictionary (and writes a filter) at this ratio. */
+const DISTINCT = 4000;
+/** Row group g holds the value ids g·STRIDE .. g·STRIDE + DISTINCT − 1 (overlapping groups). */
+const STRIDE = 3000;
+const TOTAL_IDS = (ROW_GROUPS - 1) * STRIDE + DISTINCT; // 10,000 distinct ids in the file
+
+const SUFFIXES = ['', '-é', '-中文', '-😀'];
+/** The string of value id v, as the SQL below builds it. */
+const stringOf = (v: number): string => `user-${v}${SUFFIXES[v % 4]}`;
+/** The BIGINT of value id v (negative and positive, up to about ±4.6e18). */
+const bigintOf = (v: number): bigint =>
+  BigInt(v) * 922_337_203_685_477n - 4_611_686_018_427_387_904n;
+
+let dir: string;
+let file: string;
+let db: DuckDBInstance;
+let con: DuckDBConnection;
+let entries: ParquetBloomFilterEntry[];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'bloomkit-parquet-'));
+  file = join(dir, 'values.parquet');
+  db = await DuckDBInstance.create();
+  con = await db.connect();
+  await con.run('SET threads = 1');
+  const id = `((i // ${GROUP_ROWS}) * ${STRIDE} + (i * 7919) % ${DISTINCT})`;
+  await con.run(`
+    COPY (
+      SELECT
+        'user-' || ${id} || CASE ${id} % 4 WHEN 0 THEN '' WHEN 1 THEN '-é' WHEN 2 THEN '-中文' ELSE '-😀' END AS s,
+        ${id} * 922337203685477 - 4611686018427387904 AS b,
+        (${id} * 37 - 100000)::INTEGER AS i32,
+        (${id} / 7.0)::DOUBLE AS d
+      FROM range(${ROW_GROUPS * GROUP_ROWS}) t(i)
+    ) TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE ${GROUP_ROWS})`);
+  entries = await readParquetBloomFilters(file);
+});
+
+afterAll(async () => {
+  con?.closeSync();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** DuckDB's answers: for each value, for each row group, whether its filter may contain it. */
+async function duckdbProbes(column: string, literals: string[]): Promise<boolean[][]> {
+  const out: boolean[][] = [];
+  for (const literal of literals) {
+    const reader = await con.runAndReadAll(
+      `SELECT row_group_id, bloom_filter_excludes FROM parquet_bloom_probe('${file}', '${column}', ${literal}) ORDER BY row_group_id`,
+    );
+    const rows = reader.getRows();
+    expect(rows.length).toBe(ROW_GROUPS);
+    out.push(rows.map((r) => r[1] === false));
+  }
+  return out;
+}
+
+const sqlString = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+
+function filtersOf(column: string): SplitBlockBloomFilter[] {
+  const found = entries.filter((e) => e.column === column).sort((a, b) => a.rowGroup - b.rowGroup);
+  expect(found.map((e) => e.rowGroup)).toEqual([0, 1, 2]);
+  return found.map((e) => e.filter);
+}
+
+/** Value ids in row group g. */
+const idsOf = (g: number): number[] => Array.from({ length: DISTINCT }, (_, j) => g * STRIDE + j);
+
+/** Whether value number i of a probe list (ids first, then outside values) is in row group g. */
+const isIn = (i: number, g: number): boolean =>
+  i < TOTAL_IDS && i >= g * STRIDE && i < g * STRIDE + DISTINCT;
+
+/**
+ * Compares bloomkit with DuckDB for every (value, row group) pair; a present pair must answer
+ * true (no false negative). Returns the pair counts.
+ */
+function comparePairs<T>(
+  values: T[],
+  duck: boolean[][],
+  has: (value: T, group: number) => boolean,
+  isPresent: (index: number, group: number) => boolean,
+): { present: number; absent: number; falsePositives: number } {
+  let present = 0;
+  let absent = 0;
+  let falsePositives = 0;
+  values.forEach((value, i) => {
+    for (let g = 0; g < ROW_GROUPS; g++) {
+      const ours = has(value, g);
+      if (ours !== duck[i]![g]) {
+        throw new Error(
+          `row group ${g}, value ${String(value)}: bloomkit ${ours}, DuckDB ${duck[i]![g]}`,
+        );
+      }
+      if (isPresent(i, g)) {
+        present++;
+        if (!ours) throw new Error(`false negative: row group ${g}, value ${String(value)}`);
+      } else {
+        absent++;
+        if (ours) falsePositives++;
+      }
+    }
+  });
+  return { present, absent, falsePositives };
+}
+
+describe('readParquetBloomFilters on a file written by DuckDB', () => {
+  it('finds one filter per column chunk, with the column, row group and physical type', () => {
+    const meta = parquetMetadata(new Uint8Array(readFileSync(file)));
+    expect(meta.row_groups.map((g) => Number(g.num_rows))).toEqual([
+      GROUP_ROWS,
+      GROUP_ROWS,
+      GROUP_ROWS,
+    ]);
+    const seen = entries.map((e) => `${e.rowGroup}:${e.column}:${e.type}`).sort();
+    expect(seen).toEqual(
+      [0, 1, 2]
+        .flatMap((g) => [`${g}:b:INT64`, `${g}:d:DOUBLE`, `${g}:i32:INT32`, `${g}:s:BYTE_ARRAY`])
+        .sort(),
+    );
+  });
+
+  it('rebuilds every stored filter bit for bit from its row group values', () => {
+    const bytes = readFileSync(file);
+    const meta = parquetMetadata(new Uint8Array(bytes));
+    const valueFor: Record<string, (v: number) => string | bigint | number> = {
+      s: stringOf,
+      b: bigintOf,
+      i32: (v) => v * 37 - 100000,
+      d: (v) => v / 7,
+    };
+    for (const entry of entries) {
+      const chunk = meta.row_groups[entry.rowGroup]!.columns.find(
+        (c) => c.meta_data?.path_in_schema.join('.') === entry.column,
+      )!.meta_data!;
+      const offset = Number(chunk.bloom_filter_offset);
+      const stored = bytes.subarray(offset, offset + chunk.bloom_filter_length!);
+      const rebuilt = new SplitBlockBloomFilter({ blocks: entry.filter.blocks, type: entry.type });
+      for (const v of idsOf(entry.rowGroup)) rebuilt.add(valueFor[entry.column]!(v));
+      expect(rebuilt.equals(entry.filter), `${entry.column} row group ${entry.rowGroup}`).toBe(
+        true,
+      );
+      expect(Buffer.from(rebuilt.toParquet()).equals(stored)).toBe(true);
+    }
+  });
+
+  // Each probe answers for all three row groups: the 10,000 ids of the file give 12,000
+  // (value, row group) pairs where the value is present and 18,000 where it is absent, and 2,000
+  // values from outside the file give 6,000 more absent pairs.
+  it('answers like parquet_bloom_probe for 12,000 present and 24,000 absent string pairs', async () => {
+    const filters = filtersOf('s');
+    const present = Array.from({ length: TOTAL_IDS }, (_, v) => stringOf(v));
+    const outside = Array.from({ length: 2000 }, (_, j) => stringOf(TOTAL_IDS + 17 * j + 1));
+    outside[0] = '';
+    outside[1] = "it's absent";
+    const values = [...present, ...outside];
+    const duck = await duckdbProbes('s', values.map(sqlString));
+    const pairs = comparePairs(
+      values,
+      duck,
+      (v, g) => filters[g]!.has(v),
+      (i, g) => isIn(i, g),
+    );
+    expect(pairs.present).toBe(12_000);
+    expect(pairs.absent).toBe(24_000);
+    // DuckDB sized these filters at about 16 bits per value: false positives are rare.
+    expect(pairs.falsePositives).toBeLessThan(0.005 * pairs.absent);
+  });
+
+  it('answers like parquet_bloom_probe for 12,000 present and 24,000 absent BIGINT pairs', async () => {
+    const filters = filtersOf('b');
+    const present = Array.from({ length: TOTAL_IDS }, (_, v) => bigintOf(v));
+    // Neighbours of present values (present ones are 922,337,203,685,477 apart) and the extremes.
+    const outside = Array.from({ length: 2000 }, (_, v) => bigintOf(5 * v) + 1n);
+    outside[0] = -(2n ** 63n);
+    outside[1] = 2n ** 63n - 1n;
+    const values = [...present, ...outside];
+    const duck = await duckdbProbes(
+      'b',
+      values.map((v) => (v === -(2n ** 63n) ? `(${v + 1n} - 1)::BIGINT` : `${v}::BIGINT`)),
+    );
+    const pairs = comparePairs(
+      values,
+      duck,
+      (v, g) => filters[g]!.has(v),
+      (i, g) => isIn(i, g),
+    );
+    expect(pairs.present).toBe(12_000);
+    expect(pairs.absent).toBe(24_000);
+    expect(pairs.falsePositives).toBeLessThan(0.005 * pairs.absent);
+  });
+
+  it('answers like parquet_bloom_probe for INTEGER and DOUBLE columns', async () => {
+    const ints = filtersOf('i32');
+    const doubles = filtersOf('d');
+    const ids = Array.from({ length: 1500 }, (_, j) => j * 7);
+    const intValues = ids.map((v) => v * 37 - 100000 + (v % 2));
+    const duckInts = await duckdbProbes(
+      'i32',
+      intValues.map((v) => `${v}::INTEGER`),
+    );
+    intValues.forEach((v, i) => {
+      expect(ints.map((f) => f.has(v))).toEqual(duckInts[i]);
+    });
+    const doubleValues = ids.map((v) => (v % 2 === 0 ? v / 7 : v / 7 + 0.5));
+    const duckDoubles = await duckdbProbes(
+      'd',
+      doubleValues.map((v) => `${v.toPrecision(17)}::DOUBLE`),
+    );
+    doubleValues.forEach((v, i) => {
+      expect(doubles.map((f) => f.has(v))).toEqual(duckDoubles[i]);
+    });
+  });
+
+  it('rejects a path that is not a Parquet file', async () => {
+    await expect(readParquetBloomFilters(join(dir, 'missing.parquet'))).rejects.toThrow(/ENOENT/);
+    await expect(readParquetBloomFilters(42 as never)).rejects.toThrow(TypeError);
+  });
+});
