@@ -19,17 +19,12 @@ import { LITTLE_ENDIAN } from './murmur3.js';
 import { murmur3Core } from './murmur3-core.js';
 import { WASM_BASE64 } from './murmur3-wasm.js';
 import { Mitz64Walk, type Modulus } from './strategies.js';
+import { compileWasm } from './wasm-loader.js';
 
 const WORDS = 64;
 const MASKS = 1088;
 const KEY = 2112;
 const INITIAL_BYTES = 65536;
-
-/** The little of the WebAssembly API used here (the core is type-checked without DOM or Node types). */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-}
 
 interface WasmExports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
@@ -49,38 +44,10 @@ export interface HasherViews {
   masks: Int32Array;
 }
 
-function base64ToBytes(b64: string): Uint8Array {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  const clean = b64.replace(/=+$/, '');
-  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
-  let bits = 0;
-  let value = 0;
-  let p = 0;
-  for (let i = 0; i < clean.length; i++) {
-    value = ((value << 6) | alphabet.indexOf(clean[i]!)) & 0xffffff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[p++] = (value >>> bits) & 0xff;
-    }
-  }
-  return out;
-}
-
-let compiled: { api: WasmApi; module: object } | null | undefined;
+const MODULE = compileWasm<WasmExports>(WASM_BASE64);
 
 function instantiate(): WasmExports | null {
-  try {
-    if (compiled === undefined) {
-      const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-      compiled =
-        api === undefined ? null : { api, module: new api.Module(base64ToBytes(WASM_BASE64)) };
-    }
-    if (compiled === null) return null;
-    return new compiled.api.Instance(compiled.module, {}).exports as unknown as WasmExports;
-  } catch {
-    return null;
-  }
+  return MODULE === null ? null : MODULE.instantiate();
 }
 
 let wasm: WasmExports | null = instantiate();

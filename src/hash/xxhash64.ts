@@ -21,6 +21,8 @@
  */
 
 import { encodeKeyInto, type Funnel, type Key } from './keys.js';
+import { LITTLE_ENDIAN } from './murmur3.js';
+import { compileWasm } from './wasm-loader.js';
 import { WASM_BASE64 } from './xxhash64-wasm.js';
 
 const LENGTHS = 16;
@@ -29,11 +31,6 @@ const KEY = 12288;
 const INITIAL_BYTES = 65536;
 /** Most keys {@link xxh64Many} hashes in one call. */
 export const MAX_BATCH = 1020;
-
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-}
 
 interface WasmExports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
@@ -51,36 +48,9 @@ export interface XxViews {
   lengths: Int32Array;
 }
 
-function base64ToBytes(b64: string): Uint8Array {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  const clean = b64.replace(/=+$/, '');
-  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
-  let bits = 0;
-  let value = 0;
-  let p = 0;
-  for (let i = 0; i < clean.length; i++) {
-    value = ((value << 6) | alphabet.indexOf(clean[i]!)) & 0xffffff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[p++] = (value >>> bits) & 0xff;
-    }
-  }
-  return out;
-}
-
 function instantiate(): WasmExports | null {
-  try {
-    const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-    if (api === undefined) return null;
-    const module = new api.Module(base64ToBytes(WASM_BASE64));
-    return new api.Instance(module, {}).exports as unknown as WasmExports;
-  } catch {
-    return null;
-  }
+  return compileWasm<WasmExports>(WASM_BASE64)?.instantiate() ?? null;
 }
-
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** The module, instantiated once; null where WebAssembly is unavailable. */
 const WASM: WasmExports | null = instantiate();
