@@ -30,16 +30,16 @@
 
 import { BitArray, type BitStorage, popcount32 } from '../bits/bit-array.js';
 import { SharedBitArray } from '../bits/shared-bit-array.js';
-import {
-  checkPositiveInteger,
-  checkProbability,
-  IncompatibleFiltersError,
-  show,
-} from '../errors.js';
+import { checkPositiveInteger, checkProbability, show } from '../errors.js';
 import { decodeBlocked, encodeBlocked } from '../formats/blocked-codec.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { MAX_BATCH, xxh64Key, xxh64Many, xxViews } from '../hash/xxhash64.js';
-import type { MembershipFilter } from './filter.js';
+import {
+  checkCombinable,
+  incompatibility,
+  type MembershipFilter,
+  type Requirement,
+} from './filter.js';
 
 /** Bits per block: one 64-byte cache line. */
 export const BLOCK_BITS = 512;
@@ -372,37 +372,17 @@ export class BlockedBloomFilter implements MembershipFilter {
 
   /** Same block count, same k, same funnel, and not the same object. */
   isCompatible(other: BlockedBloomFilter): boolean {
-    return (
-      other instanceof BlockedBloomFilter &&
-      other !== this &&
-      other.blocks === this.blocks &&
-      other.hashes === this.hashes &&
-      other.funnel === this.funnel
-    );
+    return incompatibility(BlockedBloomFilter, this, other, this.requirements) === null;
   }
 
+  private readonly requirements = (other: BlockedBloomFilter): readonly Requirement[] => [
+    ['have the same number of blocks', this.blocks, other.blocks],
+    ['have the same number of probes', this.hashes, other.hashes],
+    ['have equal funnels', this.funnel, other.funnel],
+  ];
+
   private checkCompatible(other: BlockedBloomFilter): void {
-    if (!(other instanceof BlockedBloomFilter)) {
-      throw new TypeError(`other must be a BlockedBloomFilter, got ${show(other)}`);
-    }
-    if (other === this) {
-      throw new IncompatibleFiltersError('cannot combine a BlockedBloomFilter with itself');
-    }
-    if (other.blocks !== this.blocks) {
-      throw new IncompatibleFiltersError(
-        `BlockedBloomFilters must have the same number of blocks (${this.blocks} != ${other.blocks})`,
-      );
-    }
-    if (other.hashes !== this.hashes) {
-      throw new IncompatibleFiltersError(
-        `BlockedBloomFilters must have the same number of probes (${this.hashes} != ${other.hashes})`,
-      );
-    }
-    if (other.funnel !== this.funnel) {
-      throw new IncompatibleFiltersError(
-        `BlockedBloomFilters must have equal funnels (${this.funnel} != ${other.funnel})`,
-      );
-    }
+    checkCombinable(BlockedBloomFilter, this, other, this.requirements);
   }
 
   /** Adds every key of `other` (bitwise OR), in place; returns this. */

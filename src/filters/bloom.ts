@@ -17,13 +17,7 @@
 
 import { BitArray, type BitStorage } from '../bits/bit-array.js';
 import { SharedBitArray } from '../bits/shared-bit-array.js';
-import {
-  checkOptions,
-  checkPositiveInteger,
-  checkProbability,
-  IncompatibleFiltersError,
-  show,
-} from '../errors.js';
+import { checkOptions, checkPositiveInteger, checkProbability, show } from '../errors.js';
 import { decodeBloom, encodeBloom } from '../formats/bloom-codec.js';
 import { readGuava, writeGuava } from '../formats/guava.js';
 import type { DecodeOptions } from '../formats/native.js';
@@ -37,7 +31,12 @@ import {
   type StrategyName,
 } from '../hash/strategies.js';
 import { bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../math.js';
-import type { MembershipFilter } from './filter.js';
+import {
+  checkCombinable,
+  incompatibility,
+  type MembershipFilter,
+  type Requirement,
+} from './filter.js';
 
 /** Options shared by every way of making a classic filter. */
 export interface BloomFilterCommonOptions {
@@ -201,43 +200,20 @@ export class BloomFilter implements MembershipFilter {
    * object. Filters built for (1000, 0.01) and (1001, 0.01) are compatible: both have 9600 bits.
    */
   isCompatible(other: BloomFilter): boolean {
-    return (
-      other instanceof BloomFilter &&
-      other !== this &&
-      other.hashes === this.hashes &&
-      other.bitSize === this.bitSize &&
-      other.strategy === this.strategy &&
-      other.funnel === this.funnel
-    );
+    return incompatibility(BloomFilter, this, other, this.requirements) === null;
   }
+
+  /** What Guava's `putAll` requires of another filter. */
+  private readonly requirements = (other: BloomFilter): readonly Requirement[] => [
+    ['have the same number of hash functions', this.hashes, other.hashes],
+    ['have the same size underlying bit arrays', this.bitSize, other.bitSize],
+    ['have equal strategies', this.strategy, other.strategy],
+    ['have equal funnels', this.funnel, other.funnel],
+  ];
 
   /** Throws `IncompatibleFiltersError` naming the first difference (Guava's `putAll` checks). */
   private checkCompatible(other: BloomFilter): void {
-    if (!(other instanceof BloomFilter)) {
-      throw new TypeError(`other must be a BloomFilter, got ${show(other)}`);
-    }
-    if (other === this)
-      throw new IncompatibleFiltersError('cannot combine a BloomFilter with itself');
-    if (other.hashes !== this.hashes) {
-      throw new IncompatibleFiltersError(
-        `BloomFilters must have the same number of hash functions (${this.hashes} != ${other.hashes})`,
-      );
-    }
-    if (other.bitSize !== this.bitSize) {
-      throw new IncompatibleFiltersError(
-        `BloomFilters must have the same size underlying bit arrays (${this.bitSize} != ${other.bitSize})`,
-      );
-    }
-    if (other.strategy !== this.strategy) {
-      throw new IncompatibleFiltersError(
-        `BloomFilters must have equal strategies (${this.strategy} != ${other.strategy})`,
-      );
-    }
-    if (other.funnel !== this.funnel) {
-      throw new IncompatibleFiltersError(
-        `BloomFilters must have equal funnels (${this.funnel} != ${other.funnel})`,
-      );
-    }
+    checkCombinable(BloomFilter, this, other, this.requirements);
   }
 
   /**

@@ -26,7 +26,7 @@
 
 import { BitArray, type BitStorage, popcount32 } from '../bits/bit-array.js';
 import { SharedBitArray } from '../bits/shared-bit-array.js';
-import { checkPositiveInteger, IncompatibleFiltersError, show } from '../errors.js';
+import { checkPositiveInteger, show } from '../errors.js';
 import {
   decodeParquetBloomFilter,
   decodeSplitBlock,
@@ -36,7 +36,12 @@ import {
 import { encodeKeyInto, type Funnel, type Key } from '../hash/keys.js';
 import { xxh64Float, xxh64Key, xxhash64, xxViews } from '../hash/xxhash64.js';
 import { fastRange32, maxLoad, poissonMix, SIZING_HEADROOM } from './blocked.js';
-import type { MembershipFilter } from './filter.js';
+import {
+  checkCombinable,
+  incompatibility,
+  type MembershipFilter,
+  type Requirement,
+} from './filter.js';
 
 /** The eight salt constants of the Parquet specification. */
 export const SALT: readonly number[] = [
@@ -340,31 +345,16 @@ export class SplitBlockBloomFilter implements MembershipFilter {
 
   /** Same block count and type, and not the same object. */
   isCompatible(other: SplitBlockBloomFilter): boolean {
-    return (
-      other instanceof SplitBlockBloomFilter &&
-      other !== this &&
-      other.blocks === this.blocks &&
-      other.type === this.type
-    );
+    return incompatibility(SplitBlockBloomFilter, this, other, this.requirements) === null;
   }
 
+  private readonly requirements = (other: SplitBlockBloomFilter): readonly Requirement[] => [
+    ['have the same number of blocks', this.blocks, other.blocks],
+    ['have the same column type', this.type, other.type],
+  ];
+
   private checkCompatible(other: SplitBlockBloomFilter): void {
-    if (!(other instanceof SplitBlockBloomFilter)) {
-      throw new TypeError(`other must be a SplitBlockBloomFilter, got ${show(other)}`);
-    }
-    if (other === this) {
-      throw new IncompatibleFiltersError('cannot combine a SplitBlockBloomFilter with itself');
-    }
-    if (other.blocks !== this.blocks) {
-      throw new IncompatibleFiltersError(
-        `SplitBlockBloomFilters must have the same number of blocks (${this.blocks} != ${other.blocks})`,
-      );
-    }
-    if (other.type !== this.type) {
-      throw new IncompatibleFiltersError(
-        `SplitBlockBloomFilters must have the same column type (${this.type} != ${other.type})`,
-      );
-    }
+    checkCombinable(SplitBlockBloomFilter, this, other, this.requirements);
   }
 
   /** Adds every value of `other` (bitwise OR), in place; returns this. */
