@@ -7,28 +7,13 @@ import { CounterArray } from '../src/bits/counters.js';
 import {
   BloomFilter,
   CountingBloomFilter,
-  crc32c,
   FormatError,
   fromBytes,
   ScalableBloomFilter,
 } from '../src/index.js';
 import { guavaBuild, requireJava } from './support/guava.js';
-
-const keys = (prefix: string, n: number, from = 0): string[] =>
-  Array.from({ length: n }, (_, i) => `${prefix}:${from + i}`);
-
-/** The stored CRC-32C trailer of a container: a fingerprint of every byte before it. */
-const trailer = (bytes: Uint8Array): number =>
-  new DataView(bytes.buffer, bytes.byteOffset).getUint32(bytes.length - 4, true);
-
-/** Applies `edit` to a copy of a native container (params start at byte 24) and re-signs its CRC-32C. */
-function forge(bytes: Uint8Array, edit: (v: DataView) => void): Uint8Array {
-  const out = bytes.slice();
-  edit(new DataView(out.buffer));
-  const body = out.length - 4;
-  new DataView(out.buffer).setUint32(body, crc32c(out.subarray(0, body)), true);
-  return out;
-}
+import { forge, trailer } from './support/native-bytes.js';
+import { keys } from './support/random.js';
 
 describe('CounterArray (packed 4-bit counters)', () => {
   it('packs two counters per byte, low nibble first', () => {

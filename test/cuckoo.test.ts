@@ -6,32 +6,14 @@ import { describe, expect, it } from 'vitest';
 import {
   CountingBloomFilter,
   CuckooFilter,
-  crc32c,
   cuckooFingerprintBits,
   cuckooSafeCapacity,
   FilterFullError,
   FormatError,
   fromBytes,
 } from '../src/index.js';
-
-const keys = (prefix: string, n: number, from = 0): string[] =>
-  Array.from({ length: n }, (_, i) => `${prefix}:${from + i}`);
-
-/** The stored CRC-32C trailer of a container: a fingerprint of every byte before it. */
-const trailer = (bytes: Uint8Array): number =>
-  new DataView(bytes.buffer, bytes.byteOffset).getUint32(bytes.length - 4, true);
-
-/** Applies `edit` to a copy of a native container and re-signs its CRC-32C. */
-function forge(bytes: Uint8Array, edit: (v: DataView) => void): Uint8Array {
-  const out = bytes.slice();
-  edit(new DataView(out.buffer));
-  const body = out.length - 4;
-  new DataView(out.buffer).setUint32(body, crc32c(out.subarray(0, body)), true);
-  return out;
-}
-
-/** The 4-sigma upper edge of a binomial rate p measured over `n` trials. */
-const upper = (p: number, n: number): number => p + 4 * Math.sqrt((p * (1 - p)) / n);
+import { forge, trailer } from './support/native-bytes.js';
+import { keys, upper } from './support/random.js';
 
 /**
  * Adds int keys base, base+1, ... until the first FilterFullError; checks that every key added

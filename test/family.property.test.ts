@@ -16,18 +16,7 @@ import {
   fromBytes,
   ScalableBloomFilter,
 } from '../src/index.js';
-
-/** mulberry32: a small seeded PRNG; returns a float in [0, 1). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from './support/random.js';
 
 const same = (a: Uint8Array, b: Uint8Array): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i]);
@@ -44,7 +33,7 @@ interface DeletableCase {
 
 /** Runs `ops` random operations on `make()` against a multiset model; returns counters of events. */
 function runDeletable(c: DeletableCase, seed: number, ops: number): Record<string, number> {
-  const random = rng(seed);
+  const random = mulberry32(seed);
   let f = c.make();
   const model = new Map<string, number>();
   let total = 0;
@@ -185,7 +174,7 @@ describe('ScalableBloomFilter against a Set model', () => {
   it('a key added always answers true while the chain grows (30 seeds × 3000 operations)', () => {
     let maxLayers = 0;
     for (let seed = 1; seed <= 30; seed++) {
-      const random = rng(seed * 104729);
+      const random = mulberry32(seed * 104729);
       const growth = random() < 0.5 ? 2 : 4;
       const ratio = 0.5 + random() * 0.45;
       const capacity = 1 + Math.floor(random() * 8);

@@ -20,18 +20,7 @@ import {
   load,
   type MembershipFilter,
 } from '../src/node.js';
-
-/** mulberry32: a small, fast, seeded PRNG. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from './support/random.js';
 
 const PROBES = Array.from({ length: 300 }, (_, i) => `probe-${i}`);
 
@@ -64,7 +53,7 @@ function sameAnswers(a: MembershipFilter, b: MembershipFilter): boolean {
 
 describe('fuzzing the native format', () => {
   it('flipped bytes are always rejected (3,000 seeded mutations)', () => {
-    const random = rng(0xb100f);
+    const random = mulberry32(0xb100f);
     let rejected = 0;
     let accepted = 0;
     for (const original of originals()) {
@@ -90,7 +79,7 @@ describe('fuzzing the native format', () => {
   });
 
   it('truncation at every offset is rejected, and so is trailing garbage', () => {
-    const random = rng(7);
+    const random = mulberry32(7);
     for (const original of originals()) {
       const good = original.toBytes();
       for (let n = 0; n < good.length; n++) {
@@ -108,7 +97,7 @@ describe('fuzzing the native format', () => {
   });
 
   it('random garbage, with or without a valid magic, is rejected', () => {
-    const random = rng(99);
+    const random = mulberry32(99);
     for (let round = 0; round < 2000; round++) {
       const bytes = new Uint8Array(Math.floor(random() * 200));
       for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(random() * 256);
@@ -140,7 +129,7 @@ describe('fuzzing the native format', () => {
   });
 
   it('the streaming reader rejects exactly what fromBytes rejects', async () => {
-    const random = rng(31337);
+    const random = mulberry32(31337);
     const good = originals()[1]!.toBytes();
     for (let round = 0; round < 300; round++) {
       const bad = good.slice();
@@ -189,7 +178,7 @@ describe('fuzzing sidecar and chunked files', () => {
     good.set(prefix);
     good.set(f.toBytes(), prefix.length);
     expect(decodeSidecar(good).filter.has('v1')).toBe(true);
-    const random = rng(5);
+    const random = mulberry32(5);
     for (let at = 0; at < good.length; at++) {
       const bad = good.slice();
       bad[at]! ^= 1 + Math.floor(random() * 255);
@@ -203,7 +192,7 @@ describe('fuzzing sidecar and chunked files', () => {
     const keys = Array.from({ length: 600 }, (_, i) => `c${i}`);
     await ChunkedBloomFilter.build(path, keys, { capacity: 600, fpp: 0.01, chunkBytes: 128 });
     const good = new Uint8Array(await readFile(path));
-    const random = rng(77);
+    const random = mulberry32(77);
     const bad = join(dir, 'bad.blmk');
     const offsets = new Set<number>();
     for (let i = 0; i < 88; i++) offsets.add(i); // every header and parameter byte

@@ -41,21 +41,11 @@ import {
   guavaSizing,
   requireJava,
 } from './support/guava.js';
+import { mulberry32 } from './support/random.js';
 
 const hasJava = requireJava();
 
 // ------------------------------------------------------------------ seeded keys
-
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FUNNELS: readonly Funnel[] = ['string', 'utf16', 'int', 'long', 'bytes'];
 const STRATEGIES: readonly StrategyName[] = ['MURMUR128_MITZ_64', 'MURMUR128_MITZ_32'];
@@ -161,7 +151,7 @@ function randomBytes(rnd: () => number, length: number): Uint8Array {
 }
 
 const SPECIAL_BYTES: readonly Uint8Array[] = (() => {
-  const rnd = rng(99);
+  const rnd = mulberry32(99);
   const out: Uint8Array[] = [
     new Uint8Array(0),
     bytesOf(0),
@@ -205,7 +195,7 @@ function randomLong(rnd: () => number): bigint | number {
 
 /** `count` seeded keys for `funnel`; `tag` separates generated present keys from absent ones. */
 function generate(funnel: Funnel, count: number, seed: number, tag: string): Key[] {
-  const rnd = rng(seed);
+  const rnd = mulberry32(seed);
   const out: Key[] = new Array(count);
   for (let i = 0; i < count; i++) {
     switch (funnel) {
@@ -593,7 +583,7 @@ function sizingGrid(): [number, number][] {
   ];
   const pairs: [number, number][] = [];
   for (const n of ns) for (const p of ps) pairs.push([n, p]);
-  const rnd = rng(2024);
+  const rnd = mulberry32(2024);
   for (let i = 0; i < 300; i++) {
     const n = Math.max(1, Math.round(10 ** (rnd() * 6)));
     const p = 10 ** (-rnd() * 12);

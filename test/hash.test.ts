@@ -4,6 +4,7 @@ import { keyBytes } from '../src/hash/keys.js';
 import { murmur3x64_128 } from '../src/hash/murmur3.js';
 import { Modulus, mitz64Indexes } from '../src/hash/strategies.js';
 import { murmur3BigInt } from './support/murmur3-bigint.js';
+import { lcg } from './support/random.js';
 
 const hex = (x: bigint): string => x.toString(16).padStart(16, '0');
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -23,14 +24,6 @@ const VECTORS: [string, Uint8Array, string, string][] = [
     '3d8acdb4d36d9c06',
   ],
 ];
-
-function lcg(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s;
-  };
-}
 
 describe('MurmurHash3 x64 128', () => {
   it.each(VECTORS)('matches Guava for %s', (_name, bytes, h1, h2) => {

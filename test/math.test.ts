@@ -18,6 +18,7 @@ import {
   optimalNumOfBits,
   optimalNumOfHashFunctions,
 } from '../src/index.js';
+import { lcg } from './support/random.js';
 
 /** A regex that matches `name` followed (anywhere later) by the literal text `value`. */
 function names(name: string, value: string): RegExp {
@@ -220,11 +221,8 @@ describe('expectedFpp (bitCount/bitSize)^k', () => {
   });
 
   it('is the correctly rounded power (what Java returns in >99.9% of cases) on a seeded grid', () => {
-    let seed = 12345;
-    const next = (): number => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      return seed / 2 ** 32;
-    };
+    const step = lcg(12345);
+    const next = (): number => step() / 2 ** 32;
     const wrong: string[] = [];
     for (let t = 0; t < 3000; t++) {
       const m = 64 * (1 + Math.floor(next() * 100_000));

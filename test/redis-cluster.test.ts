@@ -6,21 +6,18 @@
  */
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  RedisBloomFilter,
-  RedisCountingBloomFilter,
-  RedisScalableBloomFilter,
-} from '../src/redis.js';
-import { type FilterAdapter, keys, runConformance } from './conformance/suite.js';
+import { RedisBloomFilter, RedisCountingBloomFilter } from '../src/redis.js';
+import { keys } from './support/random.js';
+import { runRedisConformance } from './support/redis-adapters.js';
 import {
   type RedisClusterHandle,
   rawCommand,
   requireRedis,
+  serverStats,
   startRedisCluster,
 } from './support/redis-server.js';
 
 const hasRedis = requireRedis();
-const SHARD_BITS = 8192;
 type Cluster = ReturnType<typeof createCluster>;
 
 describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
@@ -46,61 +43,7 @@ describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
     await cluster?.stop();
   });
 
-  function bloom(f: RedisBloomFilter): FilterAdapter {
-    return {
-      add: (k) => f.add(k),
-      has: (k) => f.has(k),
-      clear: () => f.clear(),
-      roundTrip: async () =>
-        bloom(await RedisBloomFilter.fromBytes(client, fresh(), await f.toBytes())),
-      addWrongKind: () => f.add(42),
-      dispose: () => f.destroy(),
-    };
-  }
-
-  runConformance({
-    name: 'RedisBloomFilter (cluster)',
-    create: async (o) =>
-      bloom(await RedisBloomFilter.create(client, fresh(), { ...o, shardBits: SHARD_BITS })),
-    createRaw: (o) => RedisBloomFilter.create(client, fresh(), o as never),
-    scale: 10_000,
-  });
-
-  runConformance({
-    name: 'RedisCountingBloomFilter (cluster)',
-    create: async (o) => {
-      const f = await RedisCountingBloomFilter.create(client, fresh(), {
-        ...o,
-        shardBits: 4 * SHARD_BITS,
-      });
-      return {
-        add: (k) => f.add(k),
-        has: (k) => f.has(k),
-        remove: (k) => f.remove(k),
-        clear: () => f.clear(),
-        dispose: () => f.destroy(),
-      };
-    },
-    scale: 5_000,
-  });
-
-  runConformance({
-    name: 'RedisScalableBloomFilter (cluster)',
-    create: async (o) => {
-      const f = await RedisScalableBloomFilter.create(client, fresh(), {
-        ...o,
-        capacity: Math.max(1, Math.floor(o.capacity / 8)),
-        shardBits: SHARD_BITS,
-      });
-      return {
-        add: (k) => f.add(k),
-        has: (k) => f.has(k),
-        clear: () => f.clear(),
-        dispose: () => f.destroy(),
-      };
-    },
-    scale: 5_000,
-  });
+  runRedisConformance({ name: 'cluster', client: () => client, fresh, scale: 5_000 });
 
   it('spreads the shards over every node and slot, and any client finds the metadata', async () => {
     const name = fresh();
@@ -142,17 +85,7 @@ describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
       fpp: 0.01,
       shardBits: 8192,
     });
-    const stats = () =>
-      Promise.all(
-        cluster.nodes.map(async (n) => {
-          const info = (await rawCommand(n.port, ['INFO', 'stats'])) as string;
-          const field = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(info)![1]);
-          return {
-            reads: field('total_reads_processed'),
-            commands: field('total_commands_processed'),
-          };
-        }),
-      );
+    const stats = () => Promise.all(cluster.nodes.map((n) => serverStats(n.port)));
     const batch = keys('p', 30_000);
     const before = await stats();
     const t = performance.now();

@@ -14,7 +14,7 @@ import {
   RedisFilterTimeoutError,
   RedisScalableBloomFilter,
 } from '../src/redis.js';
-import { keys } from './conformance/suite.js';
+import { keys } from './support/random.js';
 import { type RedisServerHandle, requireRedis, startRedis } from './support/redis-server.js';
 
 const hasRedis = requireRedis();

@@ -17,12 +17,13 @@ import {
   RedisScalableBloomFilter,
   ShardedBloomFilter,
 } from '../src/redis.js';
-import { keys } from './conformance/suite.js';
+import { keys } from './support/random.js';
 import {
   type RedisServerHandle,
   rawCommand,
   rawCommands,
   requireRedis,
+  serverStats,
   startRedis,
 } from './support/redis-server.js';
 
@@ -347,17 +348,9 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
         shardBits: 8192,
       });
       const batch = keys('p', 20_000);
-      const stats = async () => {
-        const info = (await raw('INFO', 'stats')) as string;
-        const field = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(info)![1]);
-        return {
-          reads: field('total_reads_processed'),
-          commands: field('total_commands_processed'),
-        };
-      };
-      const before = await stats();
+      const before = await serverStats(server.port);
       await f.hasMany(batch);
-      const after = await stats();
+      const after = await serverStats(server.port);
       const commands = after.commands - before.commands - 1; // minus our own INFO
       const reads = after.reads - before.reads - 1;
       console.log(`hasMany(20000): ${commands} commands in ${reads} socket reads on the server`);

@@ -20,17 +20,7 @@ import {
   SidecarSet,
   sidecarPath,
 } from '../src/node.js';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from './support/random.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
@@ -49,7 +39,7 @@ function csv(value: string): string {
 
 describe('end to end over a folder of data files', () => {
   it('a present key always lists its file; an absent key lists few files', async () => {
-    const random = rng(2024);
+    const random = mulberry32(2024);
     const folder = join(dir, 'e2e');
     await rm(folder, { recursive: true, force: true });
     const { mkdir } = await import('node:fs/promises');
@@ -236,7 +226,7 @@ describe('ROW and ROWCOL keys', () => {
   });
 
   it('no collisions among many random tuples (seeded)', () => {
-    const random = rng(11);
+    const random = mulberry32(11);
     const seen = new Map<string, string>();
     const alphabet = ['a', 'b', '\u0000', '\u00ff', 'é'];
     const word = () =>

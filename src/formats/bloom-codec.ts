@@ -21,19 +21,22 @@
 import { BitArray } from '../bits/bit-array.js';
 import { FormatError } from '../errors.js';
 import { BloomFilter } from '../filters/bloom.js';
-import { FUNNEL_IDS, type Funnel, funnelFromId } from '../hash/keys.js';
+import { FUNNEL_IDS, type Funnel } from '../hash/keys.js';
 import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import { STRATEGY_ORDINALS, type StrategyName, strategyFromOrdinal } from '../hash/strategies.js';
 import { MAX_BITS } from '../math.js';
 import {
   bytesToWords,
   type ContainerParts,
+  checkHashCount,
+  checkParamsLength,
   containerParts,
   type DecodeOptions,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
   getU64,
+  headerFunnel,
   type NativeHeader,
   type PayloadSink,
   setU64,
@@ -85,14 +88,11 @@ function checkBloom(header: NativeHeader, params: DataView): BloomShape {
       `expected filter type id ${FILTER_TYPES.bloom}, the bytes hold type id ${header.type}`,
     );
   }
-  if (header.paramsLength !== PARAMS_BYTES) {
-    throw new FormatError(`bloom filter params must be 16 bytes, got ${header.paramsLength}`);
-  }
+  checkParamsLength(header, PARAMS_BYTES, 'bloom filter');
   const strategy = strategyFromOrdinal(header.hash);
   if (strategy === undefined)
     throw new FormatError(`unknown hash scheme id ${header.hash} for a bloom filter`);
-  const funnel = funnelFromId(header.funnel);
-  if (funnel === undefined) throw new FormatError(`unknown funnel id ${header.funnel}`);
+  const funnel = headerFunnel(header);
   const bits = getU64(params, 0, 'bit size');
   const hashes = params.getUint32(8, true);
   if (bits === 0 || bits % 64 !== 0 || bits > MAX_BITS) {
@@ -100,8 +100,7 @@ function checkBloom(header: NativeHeader, params: DataView): BloomShape {
       `bad bit size ${bits}: must be a positive multiple of 64 up to ${MAX_BITS}`,
     );
   }
-  if (hashes < 1 || hashes > 255)
-    throw new FormatError(`bad number of hash functions ${hashes}: must be 1..255`);
+  checkHashCount(hashes);
   if (params.getUint32(12, true) !== 0)
     throw new FormatError('reserved bloom parameter bytes are not zero');
   if (header.payloadLength !== bits / 8) {

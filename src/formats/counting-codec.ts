@@ -18,13 +18,17 @@
 import { CounterArray, MAX_COUNTERS } from '../bits/counters.js';
 import { FormatError } from '../errors.js';
 import { CountingBloomFilter } from '../filters/counting.js';
-import { FUNNEL_IDS, funnelFromId } from '../hash/keys.js';
+import { FUNNEL_IDS } from '../hash/keys.js';
 import {
+  checkHashCount,
+  checkHashScheme,
+  checkParamsLength,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
+  headerFunnel,
   setU64,
 } from './native.js';
 
@@ -48,18 +52,9 @@ export function encodeCounting(filter: CountingBloomFilter): Uint8Array {
 
 export function decodeCounting(bytes: Uint8Array): CountingBloomFilter {
   const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.counting);
-  if (header.paramsLength !== PARAMS_BYTES) {
-    throw new FormatError(
-      `counting filter params must be ${PARAMS_BYTES} bytes, got ${header.paramsLength}`,
-    );
-  }
-  if (header.hash !== HASH_SCHEMES.murmur128Mitz64) {
-    throw new FormatError(
-      `hash scheme id ${header.hash} is not defined for a counting filter (only 1, MURMUR128_MITZ_64)`,
-    );
-  }
-  const funnel = funnelFromId(header.funnel);
-  if (funnel === undefined) throw new FormatError(`unknown funnel id ${header.funnel}`);
+  checkParamsLength(header, PARAMS_BYTES, 'counting filter');
+  checkHashScheme(header, HASH_SCHEMES.murmur128Mitz64, 'counting filter', 'MURMUR128_MITZ_64');
+  const funnel = headerFunnel(header);
   const m = getU64(params, 0, 'counter count');
   const hashes = params.getUint32(8, true);
   const width = params.getUint8(12);
@@ -68,9 +63,7 @@ export function decodeCounting(bytes: Uint8Array): CountingBloomFilter {
       `bad counter count ${m}: must be a positive multiple of 64 up to ${MAX_COUNTERS}`,
     );
   }
-  if (hashes < 1 || hashes > 255) {
-    throw new FormatError(`bad number of hash functions ${hashes}: must be 1..255`);
-  }
+  checkHashCount(hashes);
   if (width !== COUNTER_BITS) {
     throw new FormatError(`bad counter width ${width} bits: only 4 is defined`);
   }

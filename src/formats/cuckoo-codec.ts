@@ -29,14 +29,17 @@ import {
   CuckooFilter,
   type CuckooVictim,
 } from '../filters/cuckoo.js';
-import { FUNNEL_IDS, funnelFromId } from '../hash/keys.js';
+import { FUNNEL_IDS } from '../hash/keys.js';
 import {
   bytesToWords,
+  checkHashScheme,
+  checkParamsLength,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
+  headerFunnel,
   setU64,
   wordsToBytes,
 } from './native.js';
@@ -67,18 +70,9 @@ export function encodeCuckoo(filter: CuckooFilter): Uint8Array {
 
 export function decodeCuckoo(bytes: Uint8Array): CuckooFilter {
   const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.cuckoo);
-  if (header.paramsLength !== PARAMS_BYTES) {
-    throw new FormatError(
-      `cuckoo filter params must be ${PARAMS_BYTES} bytes, got ${header.paramsLength}`,
-    );
-  }
-  if (header.hash !== HASH_SCHEMES.cuckooMurmur128) {
-    throw new FormatError(
-      `hash scheme id ${header.hash} is not defined for a cuckoo filter (only 2, cuckooMurmur128)`,
-    );
-  }
-  const funnel = funnelFromId(header.funnel);
-  if (funnel === undefined) throw new FormatError(`unknown funnel id ${header.funnel}`);
+  checkParamsLength(header, PARAMS_BYTES, 'cuckoo filter');
+  checkHashScheme(header, HASH_SCHEMES.cuckooMurmur128, 'cuckoo filter', 'cuckooMurmur128');
+  const funnel = headerFunnel(header);
   const buckets = getU64(params, 0, 'bucket count');
   const f = params.getUint8(8);
   const b = params.getUint8(9);

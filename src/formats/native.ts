@@ -31,7 +31,8 @@
  * codec's {@link PayloadSink} (see `node/io.ts`).
  */
 
-import { FormatError, checkBytes } from '../errors.js';
+import { checkBytes, FormatError } from '../errors.js';
+import { type Funnel, funnelFromId } from '../hash/keys.js';
 import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import { crc32c } from './crc32c.js';
 
@@ -210,6 +211,43 @@ export function decodeContainer(bytes: Uint8Array, expectedType?: number): Nativ
     params: new DataView(bytes.buffer, paramsStart, header.paramsLength),
     payload: bytes.subarray(HEADER_BYTES + header.paramsLength, body),
   };
+}
+
+// Checks every codec makes of a decoded header and parameters (one message for each, everywhere).
+
+/** Throws a `FormatError` unless the parameters are `bytes` long, the size `what` defines. */
+export function checkParamsLength(header: NativeHeader, bytes: number, what: string): void {
+  if (header.paramsLength !== bytes) {
+    throw new FormatError(`${what} params must be ${bytes} bytes, got ${header.paramsLength}`);
+  }
+}
+
+/** Throws a `FormatError` unless the hash scheme is `scheme`, the only one `what` defines. */
+export function checkHashScheme(
+  header: NativeHeader,
+  scheme: number,
+  what: string,
+  schemeName: string,
+): void {
+  if (header.hash !== scheme) {
+    throw new FormatError(
+      `hash scheme id ${header.hash} is not defined for a ${what} (only ${scheme}, ${schemeName})`,
+    );
+  }
+}
+
+/** The funnel the header names; a `FormatError` for an unknown funnel id. */
+export function headerFunnel(header: NativeHeader): Funnel {
+  const funnel = funnelFromId(header.funnel);
+  if (funnel === undefined) throw new FormatError(`unknown funnel id ${header.funnel}`);
+  return funnel;
+}
+
+/** Throws a `FormatError` unless `hashes`, a stored number of hash functions, is in 1..255. */
+export function checkHashCount(hashes: number): void {
+  if (hashes < 1 || hashes > 255) {
+    throw new FormatError(`bad number of hash functions ${hashes}: must be 1..255`);
+  }
 }
 
 /** Builds a whole container in memory from its parts. */

@@ -29,15 +29,18 @@
 
 import { FormatError } from '../errors.js';
 import { ScalableBloomFilter } from '../filters/scalable.js';
-import { FUNNEL_IDS, funnelFromId } from '../hash/keys.js';
+import { FUNNEL_IDS } from '../hash/keys.js';
 import { MAX_BITS } from '../math.js';
 import {
   bytesToWords,
+  checkHashScheme,
+  checkParamsLength,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
+  headerFunnel,
   setU64,
   wordsToBytes,
 } from './native.js';
@@ -75,18 +78,9 @@ export function encodeScalable(filter: ScalableBloomFilter): Uint8Array {
 
 export function decodeScalable(bytes: Uint8Array): ScalableBloomFilter {
   const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.scalable);
-  if (header.paramsLength !== PARAMS_BYTES) {
-    throw new FormatError(
-      `scalable filter params must be ${PARAMS_BYTES} bytes, got ${header.paramsLength}`,
-    );
-  }
-  if (header.hash !== HASH_SCHEMES.murmur128Mitz64) {
-    throw new FormatError(
-      `hash scheme id ${header.hash} is not defined for a scalable filter (only 1, MURMUR128_MITZ_64)`,
-    );
-  }
-  const funnel = funnelFromId(header.funnel);
-  if (funnel === undefined) throw new FormatError(`unknown funnel id ${header.funnel}`);
+  checkParamsLength(header, PARAMS_BYTES, 'scalable filter');
+  checkHashScheme(header, HASH_SCHEMES.murmur128Mitz64, 'scalable filter', 'MURMUR128_MITZ_64');
+  const funnel = headerFunnel(header);
   const c0 = getU64(params, 0, 'initial capacity');
   const fpp = params.getFloat64(8, true);
   const ratio = params.getFloat64(16, true);

@@ -52,15 +52,18 @@
 import { FormatError } from '../errors.js';
 import { crc32c } from '../formats/crc32c.js';
 import {
+  checkHashCount,
+  checkParamsLength,
   decodeHeader,
   encodeHeader,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
   HEADER_BYTES,
+  headerFunnel,
   setU64,
 } from '../formats/native.js';
-import { FUNNEL_IDS, type Funnel, funnelFromId } from '../hash/keys.js';
+import { FUNNEL_IDS, type Funnel } from '../hash/keys.js';
 
 export const PARAMS_BYTES = 64;
 /** Offset of chunk 0. */
@@ -202,11 +205,7 @@ export function decodeHead(head: Uint8Array, size: number): ChunkedLayout {
       `not a chunked filter file: the header holds filter type id ${header.type}, expected ${FILTER_TYPES.chunked}; use load() for it`,
     );
   }
-  if (header.paramsLength !== PARAMS_BYTES) {
-    throw new FormatError(
-      `chunked filter params must be ${PARAMS_BYTES} bytes, got ${header.paramsLength}`,
-    );
-  }
+  checkParamsLength(header, PARAMS_BYTES, 'chunked filter');
   if (head.length < CHUNKS_OFFSET) {
     throw new FormatError(
       `truncated: the parameters end at byte ${CHUNKS_OFFSET}, got ${head.length}`,
@@ -217,8 +216,7 @@ export function decodeHead(head: Uint8Array, size: number): ChunkedLayout {
       `hash scheme id ${header.hash} is not defined for a chunked filter (only 1)`,
     );
   }
-  const funnel = funnelFromId(header.funnel);
-  if (funnel === undefined) throw new FormatError(`unknown funnel id ${header.funnel}`);
+  const funnel = headerFunnel(header);
   const v = new DataView(head.buffer, head.byteOffset + HEADER_BYTES, PARAMS_BYTES);
   const routingId = v.getUint8(0);
   const routing = routingId === 0 ? 'hash' : routingId === 1 ? 'range' : undefined;
@@ -227,9 +225,7 @@ export function decodeHead(head: Uint8Array, size: number): ChunkedLayout {
     throw new FormatError('reserved chunked filter parameter bytes are not zero');
   }
   const hashes = v.getUint32(4, true);
-  if (hashes < 1 || hashes > 255) {
-    throw new FormatError(`bad number of hash functions ${hashes}: must be 1..255`);
-  }
+  checkHashCount(hashes);
   const chunkBytes = v.getUint32(8, true);
   if (chunkBytes < MIN_CHUNK_BYTES || chunkBytes > MAX_CHUNK_BYTES || chunkBytes % 8 !== 0) {
     throw new FormatError(

@@ -44,6 +44,7 @@ import {
   chunkStride,
   decodeHead,
   decodeIndex,
+  fileSize,
   hashChunk,
   indexOffset,
   rangeChunk,
@@ -144,7 +145,7 @@ export class ChunkedBloomFilter {
     options: ChunkedBuildOptions,
   ): Promise<ChunkedBloomInfo> {
     const layout = await buildChunked(path, keys, options);
-    return infoOf(layout, indexOffset(layout) + layout.indexLength + 4);
+    return infoOf(layout, fileSize(layout));
   }
 
   /**

@@ -25,21 +25,21 @@
 import { show } from '../errors.js';
 import type { Key } from '../hash/keys.js';
 import { estimateCount, expectedFpp } from '../math.js';
-import { RedisFilterNotFoundError } from './errors.js';
-import { checkName, metaKey, ShardKeys, shardKey } from './keys.js';
-import { Locator, placeAll } from './layout.js';
+import { checkName, metaKey } from './keys.js';
 import { BLOOM_ADD_EXPIRING, OR_SHARD } from './scripts.js';
-import { paramFields, readExpiry, readShape, shapeFields } from './shape.js';
-import {
-  ShardedBloomFilter,
-  type ShardedBloomOptions,
-  type ShardedBloomShape,
-  shardedShape,
-} from './sharded-bloom.js';
+import { paramFields, shapeFields } from './shape.js';
+import { ShardedBloomFilter, type ShardedBloomOptions, shardedShape } from './sharded-bloom.js';
 import { decodeShardedParts, encodeSharded } from './sharded-codec.js';
 import {
-  checkKind,
-  checkMeta,
+  allSet,
+  createFilterMeta,
+  createSharded,
+  openSharded,
+  RedisShardedFilter,
+  readBitsArgs,
+  type ShardedFilterType,
+} from './sharded-filter.js';
+import {
   type Meta,
   type RedisConnection,
   type RedisFilterConnectionOptions,
@@ -65,44 +65,15 @@ export interface RedisImportOptions extends RedisFilterConnectionOptions {
 /** Reads shard bytes in chunks of this many bytes (GETRANGE), so no reply is huge. */
 const READ_CHUNK = 8 * 1024 * 1024;
 
-// Replies are arrays of integers: numbers by default, strings or bigints under a client's
-// `typeMapping`, hence Number().
-
-function allSet(reply: unknown): boolean {
-  const bits = reply as number[];
-  for (let i = 0; i < bits.length; i++) if (Number(bits[i]) === 0) return false;
-  return true;
-}
-
-function anyClear(reply: unknown): boolean {
-  const bits = reply as number[];
-  for (let i = 0; i < bits.length; i++) if (Number(bits[i]) === 0) return true;
-  return false;
-}
-
-export class RedisBloomFilter {
-  readonly name: string;
-  /** Parameters and shape (S shards of b bits, k positions per key). */
-  readonly shape: ShardedBloomShape;
-  /** Time to live in ms as created, or `undefined`. */
-  readonly ttlMs: number | undefined;
-  /** When the filter expires (ms since the epoch, server clock), or `undefined`. */
-  readonly expireAt: number | undefined;
-  private readonly store: RedisStore;
-  private readonly locator: Locator;
-  private readonly keys: ShardKeys;
-  private readonly expireArg: string;
+export class RedisBloomFilter extends RedisShardedFilter {
+  private static readonly type: ShardedFilterType<RedisBloomFilter> = {
+    label: 'RedisBloomFilter',
+    kind: 'bloom',
+    make: (store, name, meta) => new RedisBloomFilter(store, name, meta),
+  };
 
   private constructor(store: RedisStore, name: string, meta: Meta) {
-    this.store = store;
-    this.name = name;
-    this.shape = readShape(name, meta);
-    const { ttl, expireAt } = readExpiry(name, meta);
-    this.ttlMs = ttl;
-    this.expireAt = expireAt;
-    this.expireArg = expireAt === undefined ? '' : String(expireAt);
-    this.locator = new Locator(this.shape, this.shape.funnel);
-    this.keys = new ShardKeys((i) => shardKey('b', name, i), this.shape.shards);
+    super(store, name, meta, 'b');
   }
 
   /**
@@ -110,40 +81,21 @@ export class RedisBloomFilter {
    * parameters (clients racing to create it all get the same filter). Rejects with
    * `RedisFilterMismatchError` if it exists with other parameters or is of another kind.
    */
-  static async create(
+  static create(
     client: RedisConnection,
     name: string,
     options: RedisBloomFilterOptions,
   ): Promise<RedisBloomFilter> {
-    checkName(name);
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`options must be an object, got ${show(options)}`);
-    }
-    const shape = shardedShape(options);
-    const ttl = ttlMs(options.ttl);
-    const store = new RedisStore(client, `RedisBloomFilter ${show(name)}`, options);
-    const { meta } = await store.op('create', () =>
-      store.createMeta(metaKey(name), shapeFields('bloom', shape, ttl), ttl),
-    );
-    checkKind(name, meta, 'bloom');
-    checkMeta(name, meta, paramFields(shape, ttl));
-    return new RedisBloomFilter(store, name, meta);
+    return createSharded(RedisBloomFilter.type, client, name, options, shardedShape);
   }
 
   /** Opens the existing filter `name`; `RedisFilterNotFoundError` if there is none. */
-  static async open(
+  static open(
     client: RedisConnection,
     name: string,
     options: RedisFilterConnectionOptions = {},
   ): Promise<RedisBloomFilter> {
-    checkName(name);
-    const store = new RedisStore(client, `RedisBloomFilter ${show(name)}`, options);
-    const meta = await store.op('open', () => store.readMeta(metaKey(name)));
-    if (meta === undefined) {
-      throw new RedisFilterNotFoundError(`no Redis filter named ${show(name)}`);
-    }
-    checkKind(name, meta, 'bloom');
-    return new RedisBloomFilter(store, name, meta);
+    return openSharded(RedisBloomFilter.type, client, name, options);
   }
 
   /**
@@ -163,14 +115,13 @@ export class RedisBloomFilter {
     const ttl = ttlMs(options.ttl);
     const store = new RedisStore(client, `RedisBloomFilter ${show(name)}`, options);
     const fields = shapeFields('bloom', shape, ttl);
-    const { meta } = await store.op('import', () => store.createMeta(metaKey(name), fields, ttl));
-    checkKind(name, meta, 'bloom');
-    checkMeta(name, meta, {
+    const params = {
       ...paramFields(shape, ttl),
       shards: fields.shards,
       bits: fields.bits,
       hashes: fields.hashes,
-    });
+    };
+    const meta = await createFilterMeta(store, 'import', name, fields, params, ttl);
     const filter = new RedisBloomFilter(store, name, meta);
     const shardBytes = shape.shardBits / 8;
     await store.op('import', async () => {
@@ -188,28 +139,9 @@ export class RedisBloomFilter {
     return filter;
   }
 
-  get funnel(): ShardedBloomShape['funnel'] {
-    return this.shape.funnel;
-  }
-
-  /** Positions per key (k). */
-  get hashes(): number {
-    return this.shape.hashes;
-  }
-
-  /** Number of shards (S). */
-  get shards(): number {
-    return this.shape.shards;
-  }
-
   /** Total bits, S·b. */
   get bitSize(): number {
     return this.shape.shards * this.shape.shardBits;
-  }
-
-  /** The Redis key of shard `i` (for inspection and tests). */
-  shardKey(i: number): string {
-    return shardKey('b', this.name, i);
   }
 
   /** The Redis key of the metadata hash. */
@@ -239,21 +171,12 @@ export class RedisBloomFilter {
   }
 
   private hasCommand(shard: number, offsets: Float64Array, base: number): Promise<unknown> {
-    const k = this.shape.hashes;
     const key = this.keys.get(shard);
-    const args = new Array<string>(2 + 3 * k);
-    args[0] = 'BITFIELD_RO';
-    args[1] = key;
-    for (let j = 0, p = 2; j < k; j++, p += 3) {
-      args[p] = 'GET';
-      args[p + 1] = 'u1';
-      args[p + 2] = String(offsets[base + j]);
-    }
-    return this.store.send(key, true, args);
+    return this.store.send(key, true, readBitsArgs(key, offsets, base, this.shape.hashes));
   }
 
   private wasNew(reply: unknown): boolean {
-    return this.expireArg !== '' ? Number(reply) === 1 : anyClear(reply);
+    return this.expireArg !== '' ? Number(reply) === 1 : !allSet(reply);
   }
 
   /** Adds `key`. True iff it was certainly new (some bit was 0), as Guava's `put`. */
@@ -275,56 +198,18 @@ export class RedisBloomFilter {
    * new at most once). Every key is checked before anything is sent. If the call fails, some keys
    * may have been added: retrying the whole batch is safe.
    */
-  async addMany(keys: Iterable<Key>): Promise<boolean[]> {
-    const list = Array.isArray(keys) ? (keys as Key[]) : Array.from(keys);
-    const placed = placeAll(this.locator, list);
-    const k = this.shape.hashes;
-    const out = new Array<boolean>(list.length);
-    await this.store.op('addMany', () =>
-      this.store.pipelined(
-        placed.count,
-        (i) => this.addCommand(placed.shards[i]!, placed.offsets, i * k),
-        (start, replies) => {
-          for (let i = 0; i < replies.length; i++) out[start + i] = this.wasNew(replies[i]);
-        },
-      ),
+  addMany(keys: Iterable<Key>): Promise<boolean[]> {
+    return this.many(
+      'addMany',
+      keys,
+      (s, o, b) => this.addCommand(s, o, b),
+      (r) => this.wasNew(r),
     );
-    return out;
   }
 
   /** `has` for every key, pipelined. */
-  async hasMany(keys: Iterable<Key>): Promise<boolean[]> {
-    const list = Array.isArray(keys) ? (keys as Key[]) : Array.from(keys);
-    const placed = placeAll(this.locator, list);
-    const k = this.shape.hashes;
-    const out = new Array<boolean>(list.length);
-    await this.store.op('hasMany', () =>
-      this.store.pipelined(
-        placed.count,
-        (i) => this.hasCommand(placed.shards[i]!, placed.offsets, i * k),
-        (start, replies) => {
-          for (let i = 0; i < replies.length; i++) out[start + i] = allSet(replies[i]);
-        },
-      ),
-    );
-    return out;
-  }
-
-  /** Forgets every key (deletes the shards; the metadata stays). Not atomic with concurrent adds. */
-  async clear(): Promise<void> {
-    await this.store.op('clear', () => this.store.del(this.allShardKeys()));
-  }
-
-  /** Deletes the filter: its shards and its metadata. */
-  async destroy(): Promise<void> {
-    await this.store.op('destroy', async () => {
-      await this.store.del(this.allShardKeys());
-      await this.store.del([metaKey(this.name)]);
-    });
-  }
-
-  private allShardKeys(): string[] {
-    return Array.from({ length: this.shape.shards }, (_, i) => this.keys.get(i));
+  hasMany(keys: Iterable<Key>): Promise<boolean[]> {
+    return this.many('hasMany', keys, (s, o, b) => this.hasCommand(s, o, b), allSet);
   }
 
   /** Number of bits set, over all shards (BITCOUNT each). */

@@ -31,21 +31,16 @@
 
 import { show } from '../errors.js';
 import { checkFunnel, type Key } from '../hash/keys.js';
-import { RedisFilterNotFoundError } from './errors.js';
-import { checkName, metaKey, ShardKeys, shardKey } from './keys.js';
-import { checkShardBits, DEFAULT_SHARD_BITS, Locator, placeAll, shardLayout } from './layout.js';
+import { checkShardBits, DEFAULT_SHARD_BITS, shardLayout } from './layout.js';
 import { COUNTING_ADD_EXPIRING, COUNTING_REMOVE } from './scripts.js';
-import { paramFields, readExpiry, readShape, shapeFields } from './shape.js';
 import type { ShardedBloomOptions, ShardedBloomShape } from './sharded-bloom.js';
 import {
-  checkKind,
-  checkMeta,
-  type Meta,
-  type RedisConnection,
-  type RedisFilterConnectionOptions,
-  RedisStore,
-  ttlMs,
-} from './store.js';
+  createSharded,
+  openSharded,
+  RedisShardedFilter,
+  type ShardedFilterType,
+} from './sharded-filter.js';
+import type { Meta, RedisConnection, RedisFilterConnectionOptions, RedisStore } from './store.js';
 
 /** Options of {@link RedisCountingBloomFilter.create}. */
 export interface RedisCountingBloomFilterOptions
@@ -100,92 +95,41 @@ function distinctCounters(
   return n;
 }
 
-export class RedisCountingBloomFilter {
-  readonly name: string;
-  /** Parameters and shape: `shardBits` here counts counters per shard (4 bits each). */
-  readonly shape: ShardedBloomShape;
-  /** Time to live in ms as created, or `undefined`. */
-  readonly ttlMs: number | undefined;
-  /** When the filter expires (ms since the epoch, server clock), or `undefined`. */
-  readonly expireAt: number | undefined;
-  private readonly store: RedisStore;
-  private readonly locator: Locator;
-  private readonly keys: ShardKeys;
-  private readonly expireArg: string;
+export class RedisCountingBloomFilter extends RedisShardedFilter {
+  private static readonly type: ShardedFilterType<RedisCountingBloomFilter> = {
+    label: 'RedisCountingBloomFilter',
+    kind: 'counting',
+    make: (store, name, meta) => new RedisCountingBloomFilter(store, name, meta),
+  };
 
   private constructor(store: RedisStore, name: string, meta: Meta) {
-    this.store = store;
-    this.name = name;
-    this.shape = readShape(name, meta);
-    const { ttl, expireAt } = readExpiry(name, meta);
-    this.ttlMs = ttl;
-    this.expireAt = expireAt;
-    this.expireArg = expireAt === undefined ? '' : String(expireAt);
-    this.locator = new Locator(this.shape, this.shape.funnel);
-    this.keys = new ShardKeys((i) => shardKey('c', name, i), this.shape.shards);
+    super(store, name, meta, 'c');
   }
 
   /**
    * Creates the filter `name` sized for (capacity, fpp), or opens it if it exists with the same
    * parameters; `RedisFilterMismatchError` if it exists with others or is of another kind.
    */
-  static async create(
+  static create(
     client: RedisConnection,
     name: string,
     options: RedisCountingBloomFilterOptions,
   ): Promise<RedisCountingBloomFilter> {
-    checkName(name);
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`options must be an object, got ${show(options)}`);
-    }
-    const shape = countingShape(options);
-    const ttl = ttlMs(options.ttl);
-    const store = new RedisStore(client, `RedisCountingBloomFilter ${show(name)}`, options);
-    const { meta } = await store.op('create', () =>
-      store.createMeta(metaKey(name), shapeFields('counting', shape, ttl), ttl),
-    );
-    checkKind(name, meta, 'counting');
-    checkMeta(name, meta, paramFields(shape, ttl));
-    return new RedisCountingBloomFilter(store, name, meta);
+    return createSharded(RedisCountingBloomFilter.type, client, name, options, countingShape);
   }
 
   /** Opens the existing filter `name`; `RedisFilterNotFoundError` if there is none. */
-  static async open(
+  static open(
     client: RedisConnection,
     name: string,
     options: RedisFilterConnectionOptions = {},
   ): Promise<RedisCountingBloomFilter> {
-    checkName(name);
-    const store = new RedisStore(client, `RedisCountingBloomFilter ${show(name)}`, options);
-    const meta = await store.op('open', () => store.readMeta(metaKey(name)));
-    if (meta === undefined)
-      throw new RedisFilterNotFoundError(`no Redis filter named ${show(name)}`);
-    checkKind(name, meta, 'counting');
-    return new RedisCountingBloomFilter(store, name, meta);
-  }
-
-  get funnel(): ShardedBloomShape['funnel'] {
-    return this.shape.funnel;
-  }
-
-  /** Counters per key (k). */
-  get hashes(): number {
-    return this.shape.hashes;
-  }
-
-  /** Number of shards (S). */
-  get shards(): number {
-    return this.shape.shards;
+    return openSharded(RedisCountingBloomFilter.type, client, name, options);
   }
 
   /** Total counters. */
   get counterCount(): number {
     return this.shape.shards * this.shape.shardBits;
-  }
-
-  /** The Redis key of shard `i`. */
-  shardKey(i: number): string {
-    return shardKey('c', this.name, i);
   }
 
   private addCommand(shard: number, offsets: Float64Array, base: number): Promise<unknown> {
@@ -280,58 +224,34 @@ export class RedisCountingBloomFilter {
     return Number(await this.store.op('remove', () => command)) === 1;
   }
 
-  private async many(
-    what: string,
-    keys: Iterable<Key>,
-    command: (shard: number, offsets: Float64Array, base: number) => Promise<unknown>,
-    result: (reply: unknown) => boolean,
-  ): Promise<boolean[]> {
-    const list = Array.isArray(keys) ? (keys as Key[]) : Array.from(keys);
-    const placed = placeAll(this.locator, list);
-    const k = this.shape.hashes;
-    const out = new Array<boolean>(list.length);
-    await this.store.op(what, () =>
-      this.store.pipelined(
-        placed.count,
-        (i) => command.call(this, placed.shards[i]!, placed.offsets, i * k),
-        (start, replies) => {
-          for (let i = 0; i < replies.length; i++) out[start + i] = result.call(this, replies[i]);
-        },
-      ),
-    );
-    return out;
-  }
-
   /** `add` for every key, pipelined (every key is checked before anything is sent). */
   addMany(keys: Iterable<Key>): Promise<boolean[]> {
-    return this.many('addMany', keys, this.addCommand, this.wasNew);
+    return this.many(
+      'addMany',
+      keys,
+      (s, o, b) => this.addCommand(s, o, b),
+      (r) => this.wasNew(r),
+    );
   }
 
   /** `has` for every key, pipelined. */
   hasMany(keys: Iterable<Key>): Promise<boolean[]> {
-    return this.many('hasMany', keys, this.readCommand, (r) => minOf(r) > 0);
+    return this.many(
+      'hasMany',
+      keys,
+      (s, o, b) => this.readCommand(s, o, b),
+      (r) => minOf(r) > 0,
+    );
   }
 
   /** `remove` for every key, pipelined; each remove is atomic on its own, the batch is not. */
   removeMany(keys: Iterable<Key>): Promise<boolean[]> {
-    return this.many('removeMany', keys, this.removeCommand, (r) => Number(r) === 1);
-  }
-
-  /** Forgets every key (deletes the shards; the metadata stays). Not atomic with concurrent adds. */
-  async clear(): Promise<void> {
-    await this.store.op('clear', () => this.store.del(this.allShardKeys()));
-  }
-
-  /** Deletes the filter: its shards and its metadata. */
-  async destroy(): Promise<void> {
-    await this.store.op('destroy', async () => {
-      await this.store.del(this.allShardKeys());
-      await this.store.del([metaKey(this.name)]);
-    });
-  }
-
-  private allShardKeys(): string[] {
-    return Array.from({ length: this.shape.shards }, (_, i) => this.keys.get(i));
+    return this.many(
+      'removeMany',
+      keys,
+      (s, o, b) => this.removeCommand(s, o, b),
+      (r) => Number(r) === 1,
+    );
   }
 }
 

@@ -54,11 +54,17 @@ import {
   specText,
 } from './scalable-layers.js';
 import { SCALABLE_ADD, SCALABLE_GROW, SCALABLE_RESET, SCALABLE_SEAL } from './scripts.js';
-import { metaFpp, readExpiry } from './shape.js';
+import { metaFpp, metaFunnel, readExpiry } from './shape.js';
 import {
-  checkKind,
-  checkMeta,
+  allSet,
+  createFilterMeta,
+  openFilterMeta,
+  readBitsArgs,
+  readFilterMeta,
+} from './sharded-filter.js';
+import {
   type Meta,
+  type MetaFields,
   metaInt,
   type RedisConnection,
   type RedisFilterConnectionOptions,
@@ -92,12 +98,6 @@ interface Layer extends RedisLayerSpec {
   readonly keys: ShardKeys;
   readonly states: ShardKeys;
   readonly shareArg: string;
-}
-
-function allSet(reply: unknown): boolean {
-  const bits = reply as number[];
-  for (let i = 0; i < bits.length; i++) if (Number(bits[i]) === 0) return false;
-  return true;
 }
 
 export class RedisScalableBloomFilter {
@@ -134,13 +134,7 @@ export class RedisScalableBloomFilter {
       throw new FormatError(`Redis filter ${show(name)} has a bad ratio ${show(meta.ratio)}`);
     }
     this.maxShardBits = metaInt(meta, 'shardBits', name);
-    try {
-      this.funnel = checkFunnel(meta.funnel);
-    } catch {
-      throw new FormatError(
-        `Redis filter ${show(name)} has an unknown funnel ${show(meta.funnel)}`,
-      );
-    }
+    this.funnel = metaFunnel(meta, name);
     const { ttl, expireAt } = readExpiry(name, meta);
     this.ttlMs = ttl;
     this.expireAt = expireAt;
@@ -205,7 +199,7 @@ export class RedisScalableBloomFilter {
       shardBits: String(maxShardBits),
       ttl: ttl === undefined ? undefined : String(ttl),
     };
-    const fields: Record<string, string> = {
+    const fields: Record<string, string> & MetaFields = {
       v: '1',
       kind: 'scalable',
       layers: '1',
@@ -214,9 +208,7 @@ export class RedisScalableBloomFilter {
     for (const [field, value] of Object.entries(params))
       if (value !== undefined) fields[field] = value;
     const store = new RedisStore(client, `RedisScalableBloomFilter ${show(name)}`, options);
-    const { meta } = await store.op('create', () => store.createMeta(metaKey(name), fields, ttl));
-    checkKind(name, meta, 'scalable');
-    checkMeta(name, meta, params);
+    const meta = await createFilterMeta(store, 'create', name, fields, params, ttl);
     return new RedisScalableBloomFilter(store, name, meta);
   }
 
@@ -228,11 +220,7 @@ export class RedisScalableBloomFilter {
   ): Promise<RedisScalableBloomFilter> {
     checkName(name);
     const store = new RedisStore(client, `RedisScalableBloomFilter ${show(name)}`, options);
-    const meta = await store.op('open', () => store.readMeta(metaKey(name)));
-    if (meta === undefined)
-      throw new RedisFilterNotFoundError(`no Redis filter named ${show(name)}`);
-    checkKind(name, meta, 'scalable');
-    return new RedisScalableBloomFilter(store, name, meta);
+    return new RedisScalableBloomFilter(store, name, await openFilterMeta(store, name, 'scalable'));
   }
 
   /** The layers this client knows of (reloaded whenever it meets a sealed shard). */
@@ -253,10 +241,7 @@ export class RedisScalableBloomFilter {
   }
 
   private async reload(): Promise<void> {
-    const meta = await this.store.readMeta(metaKey(this.name));
-    if (meta === undefined)
-      throw new RedisFilterNotFoundError(`no Redis filter named ${show(this.name)}`);
-    this.applyMeta(meta);
+    this.applyMeta(await readFilterMeta(this.store, this.name));
   }
 
   private hash(key: Key): Int32Array {
@@ -269,15 +254,7 @@ export class RedisScalableBloomFilter {
     const shard = layer.locator.place(h);
     const offsets = layer.locator.offsets;
     const key = layer.keys.get(shard);
-    const args = new Array<string>(2 + 3 * layer.hashes);
-    args[0] = 'BITFIELD_RO';
-    args[1] = key;
-    for (let j = 0, p = 2; j < layer.hashes; j++, p += 3) {
-      args[p] = 'GET';
-      args[p + 1] = 'u1';
-      args[p + 2] = String(offsets[j]);
-    }
-    return this.store.send(key, true, args);
+    return this.store.send(key, true, readBitsArgs(key, offsets, 0, layer.hashes));
   }
 
   /** Whether the shard of `h` in `layer` is sealed. */

@@ -4,18 +4,18 @@
  */
 
 import { FormatError, show } from '../errors.js';
-import { checkFunnel } from '../hash/keys.js';
+import { checkFunnel, type Funnel } from '../hash/keys.js';
 import { checkLayout } from './layout.js';
 import type { ShardedBloomShape } from './sharded-bloom.js';
-import { type Meta, metaInt } from './store.js';
+import { type Meta, type MetaFields, metaInt } from './store.js';
 
 /** The metadata fields that describe `shape` for a filter of `kind`. */
 export function shapeFields(
   kind: string,
   shape: ShardedBloomShape,
   ttl: number | undefined,
-): Record<string, string> {
-  const fields: Record<string, string> = {
+): MetaFields {
+  const fields: Record<string, string> & MetaFields = {
     v: '1',
     kind,
     funnel: shape.funnel,
@@ -55,14 +55,18 @@ export function metaFpp(meta: Meta, name: string): number {
   return fpp;
 }
 
-/** The shape stored in the metadata of a bloom or counting filter. */
-export function readShape(name: string, meta: Meta): ShardedBloomShape {
-  let funnel: ShardedBloomShape['funnel'];
+/** Reads the funnel field. */
+export function metaFunnel(meta: Meta, name: string): Funnel {
   try {
-    funnel = checkFunnel(meta.funnel);
+    return checkFunnel(meta.funnel);
   } catch {
     throw new FormatError(`Redis filter ${show(name)} has an unknown funnel ${show(meta.funnel)}`);
   }
+}
+
+/** The shape stored in the metadata of a bloom or counting filter. */
+export function readShape(name: string, meta: Meta): ShardedBloomShape {
+  const funnel = metaFunnel(meta, name);
   const shape: ShardedBloomShape = {
     capacity: metaInt(meta, 'capacity', name),
     fpp: metaFpp(meta, name),

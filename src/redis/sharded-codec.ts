@@ -23,14 +23,17 @@
 
 import { FormatError } from '../errors.js';
 import {
+  checkHashCount,
+  checkParamsLength,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
+  headerFunnel,
   setU64,
 } from '../formats/native.js';
-import { FUNNEL_IDS, funnelFromId } from '../hash/keys.js';
+import { FUNNEL_IDS } from '../hash/keys.js';
 import { MAX_BITS } from '../math.js';
 import { MAX_SHARD_BITS } from './layout.js';
 import { ShardedBloomFilter, type ShardedBloomShape } from './sharded-bloom.js';
@@ -74,16 +77,11 @@ export function decodeShardedParts(bytes: Uint8Array): {
   payload: Uint8Array;
 } {
   const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.shardedBloom);
-  if (header.paramsLength !== PARAMS_BYTES) {
-    throw new FormatError(
-      `sharded bloom filter params must be ${PARAMS_BYTES} bytes, got ${header.paramsLength}`,
-    );
-  }
+  checkParamsLength(header, PARAMS_BYTES, 'sharded bloom filter');
   if (header.hash !== HASH_SCHEMES.murmur128Mitz64) {
     throw new FormatError(`unknown hash scheme id ${header.hash} for a sharded bloom filter`);
   }
-  const funnel = funnelFromId(header.funnel);
-  if (funnel === undefined) throw new FormatError(`unknown funnel id ${header.funnel}`);
+  const funnel = headerFunnel(header);
   const capacity = getU64(params, 0, 'capacity');
   const fpp = params.getFloat64(8, true);
   const maxShardBits = getU64(params, 16, 'shard size limit');
@@ -107,9 +105,7 @@ export function decodeShardedParts(bytes: Uint8Array): {
       `bad number of shards ${shards}: must be at least 1 with at most ${MAX_BITS} bits in all`,
     );
   }
-  if (hashes < 1 || hashes > 255) {
-    throw new FormatError(`bad number of hash functions ${hashes}: must be 1..255`);
-  }
+  checkHashCount(hashes);
   const size = (shards * shardBits) / 8;
   if (payload.length !== size) {
     throw new FormatError(

@@ -76,6 +76,9 @@ const BINARY = { typeMapping: { 36: Buffer } } as const;
 /** A filter's metadata, field → value. */
 export type Meta = Record<string, string>;
 
+/** The fields a new filter's metadata is created with (`kind` among them). */
+export type MetaFields = Readonly<Record<string, string>> & { readonly kind: string };
+
 /**
  * `pipelined` issues a window of this many commands at once, with up to DEPTH windows in flight.
  * Small windows keep node-redis' garbage low: with 200k BITFIELD_RO on one connection, windows of

@@ -7,6 +7,7 @@
  * The adapter methods may return promises, so Redis-backed filters run the same suite.
  */
 import { describe, expect, it } from 'vitest';
+import { keys } from '../support/random.js';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -38,11 +39,6 @@ export interface ConformanceTarget {
   fppSlack?: number;
   /** Keys to use in the heavier checks (default 20,000). */
   scale?: number;
-}
-
-/** A deterministic key set: `prefix:i`. */
-export function keys(prefix: string, n: number, from = 0): string[] {
-  return Array.from({ length: n }, (_, i) => `${prefix}:${from + i}`);
 }
 
 export function runConformance(target: ConformanceTarget): void {

@@ -371,6 +371,16 @@ export async function rawCommand(
   return reply ?? null;
 }
 
+/**
+ * The socket reads and commands a server has processed so far (INFO stats
+ * `total_reads_processed` and `total_commands_processed`); this INFO itself counts as one of each.
+ */
+export async function serverStats(port: number): Promise<{ reads: number; commands: number }> {
+  const info = (await rawCommand(port, ['INFO', 'stats'])) as string;
+  const field = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(info)![1]);
+  return { reads: field('total_reads_processed'), commands: field('total_commands_processed') };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Processes
 

@@ -1,0 +1,37 @@
+/**
+ * Seeded randomness and deterministic keys for the tests, so every run draws the same data: the
+ * same seed gives the same sequence on every machine. Two generators, both kept because tests pin
+ * data drawn from each (changing one would change which keys a test uses).
+ */
+
+/** mulberry32 (Tommy Ettinger): a small, fast, seeded PRNG; returns floats in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The Numerical Recipes LCG, s ← 1664525·s + 1013904223 mod 2^32; returns the new state, a u32
+ * (divide by 2^32 for a float in [0, 1)). The first value is the state after one step.
+ */
+export function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s;
+  };
+}
+
+/** A deterministic key set: `prefix:from`, `prefix:from+1`, … (n keys). */
+export function keys(prefix: string, n: number, from = 0): string[] {
+  return Array.from({ length: n }, (_, i) => `${prefix}:${from + i}`);
+}
+
+/** The 4-sigma upper edge of a binomial rate p measured over `n` trials. */
+export const upper = (p: number, n: number): number => p + 4 * Math.sqrt((p * (1 - p)) / n);
