@@ -32,6 +32,7 @@ import { BitArray, type BitStorage, popcount32 } from '../bits/bit-array.js';
 import { SharedBitArray } from '../bits/shared-bit-array.js';
 import { checkPositiveInteger, checkProbability, show } from '../errors.js';
 import { decodeBlocked, encodeBlocked } from '../formats/blocked-codec.js';
+import type { DecodeOptions } from '../formats/native.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { MAX_BATCH, xxh64Key, xxh64Many, xxViews } from '../hash/xxhash64.js';
 import {
@@ -466,8 +467,11 @@ export class BlockedBloomFilter implements MembershipFilter {
     return encodeBlocked(this);
   }
 
-  /** Reads bytes written by {@link toBytes}. */
-  static fromBytes(bytes: Uint8Array): BlockedBloomFilter {
-    return decodeBlocked(bytes);
+  /**
+   * Reads bytes written by {@link toBytes}. With `{ copy: false }` the words view a 4-byte-aligned
+   * payload inside `bytes` on a little-endian host (see `DecodeOptions`).
+   */
+  static fromBytes(bytes: Uint8Array, options?: DecodeOptions): BlockedBloomFilter {
+    return decodeBlocked(bytes, options);
   }
 }

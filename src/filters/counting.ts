@@ -37,6 +37,7 @@
 import { COUNTER_MAX, CounterArray, MAX_COUNTERS } from '../bits/counters.js';
 import { checkPositiveInteger, checkProbability, show } from '../errors.js';
 import { decodeCounting, encodeCounting } from '../formats/counting-codec.js';
+import type { DecodeOptions } from '../formats/native.js';
 import { mitz64Probes, views } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { Modulus } from '../hash/strategies.js';
@@ -329,8 +330,11 @@ export class CountingBloomFilter implements DeletableFilter {
     return encodeCounting(this);
   }
 
-  /** Reads the native format written by {@link CountingBloomFilter.toBytes}. */
-  static fromBytes(bytes: Uint8Array): CountingBloomFilter {
-    return decodeCounting(bytes);
+  /**
+   * Reads the native format written by {@link CountingBloomFilter.toBytes}. With
+   * `{ copy: false }` the counters view the payload inside `bytes` (see `DecodeOptions`).
+   */
+  static fromBytes(bytes: Uint8Array, options?: DecodeOptions): CountingBloomFilter {
+    return decodeCounting(bytes, options);
   }
 }

@@ -33,6 +33,7 @@
 
 import { BitArray } from '../bits/bit-array.js';
 import { checkPositiveInteger, checkProbability, FilterFullError, show } from '../errors.js';
+import type { DecodeOptions } from '../formats/native.js';
 import { decodeScalable, encodeScalable } from '../formats/scalable-codec.js';
 import { hashKeyInto } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
@@ -364,8 +365,12 @@ export class ScalableBloomFilter implements MembershipFilter {
     return encodeScalable(this);
   }
 
-  /** Reads the native format written by {@link ScalableBloomFilter.toBytes}. */
-  static fromBytes(bytes: Uint8Array): ScalableBloomFilter {
-    return decodeScalable(bytes);
+  /**
+   * Reads the native format written by {@link ScalableBloomFilter.toBytes}. With
+   * `{ copy: false }` each layer's words view a 4-byte-aligned payload inside `bytes` on a
+   * little-endian host (see `DecodeOptions`).
+   */
+  static fromBytes(bytes: Uint8Array, options?: DecodeOptions): ScalableBloomFilter {
+    return decodeScalable(bytes, options);
   }
 }

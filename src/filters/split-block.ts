@@ -27,6 +27,7 @@
 import { BitArray, type BitStorage, popcount32 } from '../bits/bit-array.js';
 import { SharedBitArray } from '../bits/shared-bit-array.js';
 import { checkPositiveInteger, show } from '../errors.js';
+import type { DecodeOptions } from '../formats/native.js';
 import {
   decodeParquetBloomFilter,
   decodeSplitBlock,
@@ -482,8 +483,11 @@ export class SplitBlockBloomFilter implements MembershipFilter {
     return encodeSplitBlock(this);
   }
 
-  /** Reads bytes written by {@link toBytes}. */
-  static fromBytes(bytes: Uint8Array): SplitBlockBloomFilter {
-    return decodeSplitBlock(bytes);
+  /**
+   * Reads bytes written by {@link toBytes}. With `{ copy: false }` the words view a 4-byte-aligned
+   * payload inside `bytes` on a little-endian host (see `DecodeOptions`).
+   */
+  static fromBytes(bytes: Uint8Array, options?: DecodeOptions): SplitBlockBloomFilter {
+    return decodeSplitBlock(bytes, options);
   }
 }

@@ -12,38 +12,79 @@
  *
  * Payload: 64·z bytes, the filter's 32-bit words little-endian; block b is bytes [64b, 64b + 64)
  * and its bit i is bit i & 7 of byte 64b + (i >>> 3).
+ *
+ * Three ways in and out, as for the classic filter: whole buffers (`encodeBlocked` /
+ * `decodeBlocked`; with `{ copy: false }` the filter's words view a 4-byte-aligned payload on a
+ * little-endian host, always the case for a container at offset 0 of its buffer since the payload
+ * sits at offset 40), and, for the streaming reader and writer of `bloomkit/node`, parts
+ * (`blockedParts`: the payload is a view of the filter's words) and a sink (`blockedSink`: the
+ * filter is allocated after the header and parameters are checked, and the reader fills its words
+ * in place).
  */
 
+import { BitArray } from '../bits/bit-array.js';
 import { FormatError } from '../errors.js';
-import { BlockedBloomFilter, MAX_BLOCKS, MAX_PROBES } from '../filters/blocked.js';
+import {
+  BLOCK_BITS,
+  BlockedBloomFilter,
+  type BlockedBloomFilterShape,
+  MAX_BLOCKS,
+  MAX_PROBES,
+} from '../filters/blocked.js';
 import { FUNNEL_IDS, funnelFromId } from '../hash/keys.js';
+import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import {
   bytesToWords,
+  type ContainerParts,
+  containerParts,
+  type DecodeOptions,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
+  type NativeHeader,
+  type PayloadSink,
   setU64,
   wordsToBytes,
 } from './native.js';
 
-export function encodeBlocked(filter: BlockedBloomFilter): Uint8Array {
+function blockedParams(filter: BlockedBloomFilter): Uint8Array {
   const params = new Uint8Array(16);
   const v = new DataView(params.buffer);
   setU64(v, 0, filter.blocks);
   v.setUint32(8, filter.hashes, true);
+  return params;
+}
+
+export function encodeBlocked(filter: BlockedBloomFilter): Uint8Array {
   return encodeContainer(
     FILTER_TYPES.blocked,
     HASH_SCHEMES.xxh64Blocked,
     FUNNEL_IDS[filter.funnel],
-    params,
+    blockedParams(filter),
     [wordsToBytes(filter.bits.data)],
   );
 }
 
-export function decodeBlocked(bytes: Uint8Array): BlockedBloomFilter {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.blocked);
+/** The container of `filter` as parts; the payload views the filter's words (on LE hosts). */
+export function blockedParts(filter: BlockedBloomFilter): ContainerParts {
+  return containerParts(
+    FILTER_TYPES.blocked,
+    HASH_SCHEMES.xxh64Blocked,
+    FUNNEL_IDS[filter.funnel],
+    blockedParams(filter),
+    [wordsToBytes(filter.bits.data)],
+  );
+}
+
+/** Checks a blocked header and parameters, including that L matches z (nothing is allocated). */
+function checkBlocked(header: NativeHeader, params: DataView): BlockedBloomFilterShape {
+  if (header.type !== FILTER_TYPES.blocked) {
+    throw new FormatError(
+      `expected filter type id ${FILTER_TYPES.blocked}, the bytes hold type id ${header.type}`,
+    );
+  }
   if (header.paramsLength !== 16) {
     throw new FormatError(`blocked filter params must be 16 bytes, got ${header.paramsLength}`);
   }
@@ -65,13 +106,50 @@ export function decodeBlocked(bytes: Uint8Array): BlockedBloomFilter {
   if (params.getUint32(12, true) !== 0) {
     throw new FormatError('reserved blocked-filter parameter bytes are not zero');
   }
-  if (payload.length !== blocks * 64) {
+  if (header.payloadLength !== blocks * 64) {
     throw new FormatError(
-      `payload has ${payload.length} bytes, ${blocks} blocks need ${blocks * 64}`,
+      `payload has ${header.payloadLength} bytes, ${blocks} blocks need ${blocks * 64}`,
     );
   }
-  const filter = new BlockedBloomFilter({ blocks, hashes, funnel });
+  return { blocks, hashes, funnel };
+}
+
+/**
+ * Reads a native blocked container. With `{ copy: false }` the filter's words view the payload
+ * inside `bytes` when it starts at a 4-byte-aligned address on a little-endian host; `bytes` must
+ * then stay untouched for the filter's life (and changes to the filter change `bytes`). Otherwise
+ * the payload is copied.
+ */
+export function decodeBlocked(bytes: Uint8Array, options?: DecodeOptions): BlockedBloomFilter {
+  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.blocked);
+  const shape = checkBlocked(header, params);
+  if (options?.copy === false && LITTLE_ENDIAN && payload.byteOffset % 4 === 0) {
+    const words = new Uint32Array(payload.buffer, payload.byteOffset, payload.length / 4);
+    return new BlockedBloomFilter(shape, new BitArray(shape.blocks * BLOCK_BITS, words));
+  }
+  const filter = new BlockedBloomFilter(shape);
   bytesToWords(payload, filter.bits.data);
   filter.bits.recount();
   return filter;
+}
+
+/**
+ * A streaming sink for a blocked container whose header and parameters were read: allocates the
+ * filter (after every check) and exposes its words as the bytes to fill.
+ */
+export function blockedSink(
+  header: NativeHeader,
+  params: DataView,
+): PayloadSink<BlockedBloomFilter> {
+  const filter = new BlockedBloomFilter(checkBlocked(header, params));
+  const data = filter.bits.data;
+  const target = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return {
+    targets: [target],
+    finish() {
+      if (!LITTLE_ENDIAN) bytesToWords(target.slice(), data);
+      filter.bits.recount();
+      return filter;
+    },
+  };
 }

@@ -13,45 +13,76 @@
  * Hash scheme: 1 (MURMUR128_MITZ_64, the classic filter's positions). Payload: m/2 bytes, two
  * counters per byte: counter i is the low nibble of byte i >>> 1 for an even i and the high
  * nibble for an odd i (the in-memory layout of `bits/counters.ts`).
+ *
+ * The payload is the filter's own `CounterArray` bytes, byte for byte (no words, no endianness),
+ * so every way in and out avoids copies: `countingParts` views the counters for the streaming
+ * writer of `bloomkit/node`, `countingSink` allocates the filter after the header and parameters
+ * are checked and lets the reader fill its counters in place, and `decodeCounting(bytes,
+ * { copy: false })` views the payload inside `bytes` at any alignment.
  */
 
 import { CounterArray, MAX_COUNTERS } from '../bits/counters.js';
 import { FormatError } from '../errors.js';
-import { CountingBloomFilter } from '../filters/counting.js';
+import { CountingBloomFilter, type CountingBloomFilterShape } from '../filters/counting.js';
 import { FUNNEL_IDS } from '../hash/keys.js';
 import {
+  type ContainerParts,
   checkHashCount,
   checkHashScheme,
   checkParamsLength,
+  containerParts,
+  type DecodeOptions,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
   headerFunnel,
+  type NativeHeader,
+  type PayloadSink,
   setU64,
 } from './native.js';
 
 const PARAMS_BYTES = 16;
 const COUNTER_BITS = 4;
 
-export function encodeCounting(filter: CountingBloomFilter): Uint8Array {
+function countingParams(filter: CountingBloomFilter): Uint8Array {
   const params = new Uint8Array(PARAMS_BYTES);
   const v = new DataView(params.buffer);
   setU64(v, 0, filter.counterSize);
   v.setUint32(8, filter.hashes, true);
   v.setUint8(12, COUNTER_BITS);
+  return params;
+}
+
+export function encodeCounting(filter: CountingBloomFilter): Uint8Array {
   return encodeContainer(
     FILTER_TYPES.counting,
     HASH_SCHEMES.murmur128Mitz64,
     FUNNEL_IDS[filter.funnel],
-    params,
+    countingParams(filter),
     [filter.counters.data],
   );
 }
 
-export function decodeCounting(bytes: Uint8Array): CountingBloomFilter {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.counting);
+/** The container of `filter` as parts; the payload views the filter's counters. */
+export function countingParts(filter: CountingBloomFilter): ContainerParts {
+  return containerParts(
+    FILTER_TYPES.counting,
+    HASH_SCHEMES.murmur128Mitz64,
+    FUNNEL_IDS[filter.funnel],
+    countingParams(filter),
+    [filter.counters.data],
+  );
+}
+
+/** Checks a counting header and parameters, including that L matches m (nothing is allocated). */
+function checkCounting(header: NativeHeader, params: DataView): Required<CountingBloomFilterShape> {
+  if (header.type !== FILTER_TYPES.counting) {
+    throw new FormatError(
+      `expected filter type id ${FILTER_TYPES.counting}, the bytes hold type id ${header.type}`,
+    );
+  }
   checkParamsLength(header, PARAMS_BYTES, 'counting filter');
   checkHashScheme(header, HASH_SCHEMES.murmur128Mitz64, 'counting filter', 'MURMUR128_MITZ_64');
   const funnel = headerFunnel(header);
@@ -70,11 +101,32 @@ export function decodeCounting(bytes: Uint8Array): CountingBloomFilter {
   if (params.getUint8(13) !== 0 || params.getUint16(14, true) !== 0) {
     throw new FormatError('reserved counting filter parameter bytes are not zero');
   }
-  if (payload.length !== m / 2) {
-    throw new FormatError(`payload has ${payload.length} bytes, ${m} counters need ${m / 2}`);
+  if (header.payloadLength !== m / 2) {
+    throw new FormatError(`payload has ${header.payloadLength} bytes, ${m} counters need ${m / 2}`);
   }
-  return new CountingBloomFilter(
-    { counters: m, hashes, funnel },
-    new CounterArray(m, payload.slice()),
-  );
+  return { counters: m, hashes, funnel };
+}
+
+/**
+ * Reads a native counting container. With `{ copy: false }` the counters view the payload inside
+ * `bytes` (any alignment: they are single bytes), so `bytes` must then stay untouched for the
+ * filter's life and changes to the filter change `bytes`; otherwise the payload is copied.
+ */
+export function decodeCounting(bytes: Uint8Array, options?: DecodeOptions): CountingBloomFilter {
+  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.counting);
+  const shape = checkCounting(header, params);
+  const data = options?.copy === false ? payload : payload.slice();
+  return new CountingBloomFilter(shape, new CounterArray(shape.counters, data));
+}
+
+/**
+ * A streaming sink for a counting container whose header and parameters were read: allocates the
+ * filter (after every check) and exposes its counter bytes as the bytes to fill.
+ */
+export function countingSink(
+  header: NativeHeader,
+  params: DataView,
+): PayloadSink<CountingBloomFilter> {
+  const filter = new CountingBloomFilter(checkCounting(header, params));
+  return { targets: [filter.counters.data], finish: () => filter };
 }

@@ -17,6 +17,14 @@
  * Hash scheme: 2 (`cuckooMurmur128`, see filters/cuckoo.ts). Payload: the bit-packed table,
  * ⌈4·B·f / 64⌉·8 bytes: slot j of bucket i is s = 4i + j, its fingerprint is bits [s·f, s·f + f)
  * with bit p at bit (p & 7) of byte p >>> 3 (0 = empty). Bits after the last slot are 0.
+ *
+ * For the streaming reader and writer of `bloomkit/node`: `cuckooParts` (the payload is a view of
+ * the filter's table) and `cuckooSink` (the filter is allocated after the header and parameters
+ * are checked, the reader fills its table in place, and the padding and count are checked before
+ * the filter is returned). `decodeCuckoo` always copies (no `{ copy: false }`): the filter owns
+ * its table (its constructor allocates it, there is no storage to pass in), and the decoder reads
+ * every slot anyway to check the padding bits and the stored count, so a view would save the
+ * allocation but not the pass over the table.
  */
 
 import { FormatError } from '../errors.js';
@@ -29,24 +37,29 @@ import {
   CuckooFilter,
   type CuckooVictim,
 } from '../filters/cuckoo.js';
-import { FUNNEL_IDS } from '../hash/keys.js';
+import { FUNNEL_IDS, type Funnel } from '../hash/keys.js';
+import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import {
   bytesToWords,
+  type ContainerParts,
   checkHashScheme,
   checkParamsLength,
+  containerParts,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
   headerFunnel,
+  type NativeHeader,
+  type PayloadSink,
   setU64,
   wordsToBytes,
 } from './native.js';
 
 const PARAMS_BYTES = 32;
 
-export function encodeCuckoo(filter: CuckooFilter): Uint8Array {
+function cuckooParams(filter: CuckooFilter): Uint8Array {
   const params = new Uint8Array(PARAMS_BYTES);
   const v = new DataView(params.buffer);
   setU64(v, 0, filter.bucketCount);
@@ -59,17 +72,47 @@ export function encodeCuckoo(filter: CuckooFilter): Uint8Array {
     setU64(v, 16, victim.bucket);
   }
   setU64(v, 24, filter.size);
+  return params;
+}
+
+export function encodeCuckoo(filter: CuckooFilter): Uint8Array {
   return encodeContainer(
     FILTER_TYPES.cuckoo,
     HASH_SCHEMES.cuckooMurmur128,
     FUNNEL_IDS[filter.funnel],
-    params,
+    cuckooParams(filter),
     [wordsToBytes(filter.table)],
   );
 }
 
-export function decodeCuckoo(bytes: Uint8Array): CuckooFilter {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.cuckoo);
+/** The container of `filter` as parts; the payload views the filter's table (on LE hosts). */
+export function cuckooParts(filter: CuckooFilter): ContainerParts {
+  return containerParts(
+    FILTER_TYPES.cuckoo,
+    HASH_SCHEMES.cuckooMurmur128,
+    FUNNEL_IDS[filter.funnel],
+    cuckooParams(filter),
+    [wordsToBytes(filter.table)],
+  );
+}
+
+interface CuckooShape {
+  buckets: number;
+  fingerprintBits: number;
+  funnel: Funnel;
+  tableBits: number;
+  victim: CuckooVictim | undefined;
+  /** The stored fingerprint count. */
+  stored: number;
+}
+
+/** Checks a cuckoo header and parameters, including that L matches the table (nothing is allocated). */
+function checkCuckoo(header: NativeHeader, params: DataView): CuckooShape {
+  if (header.type !== FILTER_TYPES.cuckoo) {
+    throw new FormatError(
+      `expected filter type id ${FILTER_TYPES.cuckoo}, the bytes hold type id ${header.type}`,
+    );
+  }
   checkParamsLength(header, PARAMS_BYTES, 'cuckoo filter');
   checkHashScheme(header, HASH_SCHEMES.cuckooMurmur128, 'cuckoo filter', 'cuckooMurmur128');
   const funnel = headerFunnel(header);
@@ -112,14 +155,21 @@ export function decodeCuckoo(bytes: Uint8Array): CuckooFilter {
   }
   const stored = getU64(params, 24, 'fingerprint count');
   const expected = Math.ceil(tableBits / 64) * 8;
-  if (payload.length !== expected) {
+  if (header.payloadLength !== expected) {
     throw new FormatError(
-      `payload has ${payload.length} bytes, ${buckets} buckets of ${f}-bit fingerprints need ${expected}`,
+      `payload has ${header.payloadLength} bytes, ${buckets} buckets of ${f}-bit fingerprints need ${expected}`,
     );
   }
-  const filter = new CuckooFilter({ buckets, fingerprintBits: f, funnel });
-  bytesToWords(payload, filter.table);
-  // Bits after the last slot must be 0, and the count must match the table.
+  return { buckets, fingerprintBits: f, funnel, tableBits, victim, stored };
+}
+
+/**
+ * Checks a filled table (bits after the last slot are 0, the count matches the slots used plus
+ * the victim) and sets the filter's count and victim.
+ */
+function finishCuckoo(filter: CuckooFilter, shape: CuckooShape): CuckooFilter {
+  const { tableBits, stored, victim } = shape;
+  const flag = victim === undefined ? 0 : 1;
   const tail = tableBits % 32;
   const last = Math.ceil(tableBits / 32);
   if (tail !== 0 && filter.table[last - 1]! >>> tail !== 0) {
@@ -137,4 +187,31 @@ export function decodeCuckoo(bytes: Uint8Array): CuckooFilter {
   }
   filter.restore(stored, victim);
   return filter;
+}
+
+export function decodeCuckoo(bytes: Uint8Array): CuckooFilter {
+  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.cuckoo);
+  const shape = checkCuckoo(header, params);
+  const filter = new CuckooFilter(shape);
+  bytesToWords(payload, filter.table);
+  return finishCuckoo(filter, shape);
+}
+
+/**
+ * A streaming sink for a cuckoo container whose header and parameters were read: allocates the
+ * filter (after every check) and exposes its table as the bytes to fill; `finish` checks the
+ * padding bits and the count.
+ */
+export function cuckooSink(header: NativeHeader, params: DataView): PayloadSink<CuckooFilter> {
+  const shape = checkCuckoo(header, params);
+  const filter = new CuckooFilter(shape);
+  const table = filter.table;
+  const target = new Uint8Array(table.buffer, table.byteOffset, table.byteLength);
+  return {
+    targets: [target],
+    finish() {
+      if (!LITTLE_ENDIAN) bytesToWords(target.slice(), table);
+      return finishCuckoo(filter, shape);
+    },
+  };
 }

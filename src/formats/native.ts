@@ -309,9 +309,15 @@ export function containerParts(
  * order (their lengths add up to the header's L), then `finish()` returns the filter. A codec
  * builds a sink only after checking the header and parameters, so nothing is allocated for a
  * forged length. `finish()` must be called only after every byte and the CRC were checked.
+ *
+ * `targets` may be lazy (a generator): the reader asks for the next view only once every earlier
+ * view is filled, so a codec whose payload describes itself (the scalable filter's layer headers)
+ * reads what arrived, checks it against the bytes left of L, and only then allocates and yields
+ * the storage for what follows. Such a codec throws a `FormatError` when the views would not add
+ * up to L.
  */
 export interface PayloadSink<F> {
-  readonly targets: readonly Uint8Array[];
+  readonly targets: Iterable<Uint8Array>;
   finish(): F;
 }
 

@@ -25,22 +25,37 @@
  *
  * A layer's capacity c0·s^i and rate P·(1 − r)·r^i follow from the parameters; its m_i and k_i
  * are read, never recomputed.
+ *
+ * Every layer's bits start 8-byte aligned (the payload starts at offset 56, a layer header is 24
+ * bytes and m_i/8 a multiple of 8), so with `{ copy: false }` `decodeScalable` lets each layer's
+ * words view `bytes` on a little-endian host when the container starts 4-byte aligned. For the
+ * streaming reader and writer of `bloomkit/node`: `scalableParts` (each layer's header, freshly
+ * built, then a view of its words) and `scalableSink`, whose targets are lazy: it yields a 24-byte
+ * buffer for a layer header, checks what arrived against the parameters and the bytes left of L,
+ * and only then allocates the layer and yields its words, so the reader fills each layer in place
+ * as its bytes arrive and a forged layer size never allocates past L.
  */
 
 import { FormatError } from '../errors.js';
 import { ScalableBloomFilter } from '../filters/scalable.js';
-import { FUNNEL_IDS } from '../hash/keys.js';
+import { FUNNEL_IDS, type Funnel } from '../hash/keys.js';
+import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import { MAX_BITS } from '../math.js';
 import {
   bytesToWords,
+  type ContainerParts,
   checkHashScheme,
   checkParamsLength,
+  containerParts,
+  type DecodeOptions,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
   headerFunnel,
+  type NativeHeader,
+  type PayloadSink,
   setU64,
   wordsToBytes,
 } from './native.js';
@@ -50,7 +65,7 @@ const LAYER_HEADER_BYTES = 24;
 /** More layers than a safe-integer capacity allows at s = 2 (c0·2^53 overflows). */
 const MAX_LAYERS = 64;
 
-export function encodeScalable(filter: ScalableBloomFilter): Uint8Array {
+function scalableParams(filter: ScalableBloomFilter): Uint8Array {
   const params = new Uint8Array(PARAMS_BYTES);
   const v = new DataView(params.buffer);
   setU64(v, 0, filter.initialCapacity);
@@ -58,6 +73,11 @@ export function encodeScalable(filter: ScalableBloomFilter): Uint8Array {
   v.setFloat64(16, filter.ratio, true);
   v.setUint8(24, filter.growth);
   v.setUint32(28, filter.layerCount, true);
+  return params;
+}
+
+/** The payload as parts: each layer's header (fresh) and a view of its words (on LE hosts). */
+function scalablePayload(filter: ScalableBloomFilter): Uint8Array[] {
   const parts: Uint8Array[] = [];
   for (const [i, info] of filter.layers().entries()) {
     const head = new Uint8Array(LAYER_HEADER_BYTES);
@@ -67,17 +87,52 @@ export function encodeScalable(filter: ScalableBloomFilter): Uint8Array {
     hv.setUint32(16, info.hashes, true);
     parts.push(head, wordsToBytes(filter.layer(i).bits.data));
   }
+  return parts;
+}
+
+export function encodeScalable(filter: ScalableBloomFilter): Uint8Array {
   return encodeContainer(
     FILTER_TYPES.scalable,
     HASH_SCHEMES.murmur128Mitz64,
     FUNNEL_IDS[filter.funnel],
-    params,
-    parts,
+    scalableParams(filter),
+    scalablePayload(filter),
   );
 }
 
-export function decodeScalable(bytes: Uint8Array): ScalableBloomFilter {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.scalable);
+/** The container of `filter` as parts; the layers' words are views, not copies (on LE hosts). */
+export function scalableParts(filter: ScalableBloomFilter): ContainerParts {
+  return containerParts(
+    FILTER_TYPES.scalable,
+    HASH_SCHEMES.murmur128Mitz64,
+    FUNNEL_IDS[filter.funnel],
+    scalableParams(filter),
+    scalablePayload(filter),
+  );
+}
+
+interface ScalableShape {
+  c0: number;
+  fpp: number;
+  ratio: number;
+  growth: 2 | 4;
+  layers: number;
+  funnel: Funnel;
+}
+
+interface LayerShape {
+  bits: number;
+  count: number;
+  hashes: number;
+}
+
+/** Checks a scalable header and parameters (the layers are checked as they are read). */
+function checkScalable(header: NativeHeader, params: DataView): ScalableShape {
+  if (header.type !== FILTER_TYPES.scalable) {
+    throw new FormatError(
+      `expected filter type id ${FILTER_TYPES.scalable}, the bytes hold type id ${header.type}`,
+    );
+  }
   checkParamsLength(header, PARAMS_BYTES, 'scalable filter');
   checkHashScheme(header, HASH_SCHEMES.murmur128Mitz64, 'scalable filter', 'MURMUR128_MITZ_64');
   const funnel = headerFunnel(header);
@@ -99,47 +154,132 @@ export function decodeScalable(bytes: Uint8Array): ScalableBloomFilter {
   if (layers < 1 || layers > MAX_LAYERS) {
     throw new FormatError(`bad layer count ${layers}: must be 1..${MAX_LAYERS}`);
   }
-  const filter = ScalableBloomFilter.restore(c0, fpp, growth, ratio, funnel);
+  return { c0, fpp, ratio, growth, layers, funnel };
+}
+
+/**
+ * Checks the header of layer `i` at `view[p]`, given that `left` payload bytes follow it (its
+ * bits must fit in them).
+ */
+function checkLayer(
+  view: DataView,
+  p: number,
+  i: number,
+  shape: ScalableShape,
+  left: number,
+): LayerShape {
+  const bits = getU64(view, p, `layer ${i} bit size`);
+  const count = getU64(view, p + 8, `layer ${i} key count`);
+  const hashes = view.getUint32(p + 16, true);
+  if (view.getUint32(p + 20, true) !== 0) {
+    throw new FormatError(`reserved bytes of layer ${i} are not zero`);
+  }
+  if (bits === 0 || bits % 64 !== 0 || bits > MAX_BITS) {
+    throw new FormatError(
+      `bad bit size ${bits} in layer ${i}: must be a positive multiple of 64 up to ${MAX_BITS}`,
+    );
+  }
+  if (hashes < 1 || hashes > 255) {
+    throw new FormatError(`bad number of hash functions ${hashes} in layer ${i}: must be 1..255`);
+  }
+  const capacity = shape.c0 * shape.growth ** i;
+  if (!Number.isSafeInteger(capacity)) {
+    throw new FormatError(`layer ${i} would hold ${capacity} keys, past 2^53`);
+  }
+  if (count > capacity || (i < shape.layers - 1 && count !== capacity)) {
+    throw new FormatError(
+      `layer ${i} holds ${count} keys: a layer holds at most ${capacity} and only the last may hold fewer`,
+    );
+  }
+  if (left < bits / 8) {
+    throw new FormatError(`payload ends inside the bits of layer ${i}`);
+  }
+  return { bits, count, hashes };
+}
+
+function restoreScalable(shape: ScalableShape): ScalableBloomFilter {
+  return ScalableBloomFilter.restore(shape.c0, shape.fpp, shape.growth, shape.ratio, shape.funnel);
+}
+
+/**
+ * Reads a native scalable container. With `{ copy: false }` each layer's words view its bits
+ * inside `bytes` when they start 4-byte aligned on a little-endian host (always so for a container
+ * at offset 0 of its buffer); `bytes` must then stay untouched for the filter's life (and changes
+ * to the filter change `bytes`). Otherwise each layer is copied.
+ */
+export function decodeScalable(bytes: Uint8Array, options?: DecodeOptions): ScalableBloomFilter {
+  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.scalable);
+  const shape = checkScalable(header, params);
+  const filter = restoreScalable(shape);
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  const inPlace = options?.copy === false && LITTLE_ENDIAN && payload.byteOffset % 4 === 0;
   let p = 0;
-  for (let i = 0; i < layers; i++) {
+  for (let i = 0; i < shape.layers; i++) {
     if (payload.length - p < LAYER_HEADER_BYTES) {
       throw new FormatError(`payload ends inside the header of layer ${i}`);
     }
-    const bits = getU64(view, p, `layer ${i} bit size`);
-    const count = getU64(view, p + 8, `layer ${i} key count`);
-    const hashes = view.getUint32(p + 16, true);
-    if (view.getUint32(p + 20, true) !== 0) {
-      throw new FormatError(`reserved bytes of layer ${i} are not zero`);
-    }
-    if (bits === 0 || bits % 64 !== 0 || bits > MAX_BITS) {
-      throw new FormatError(
-        `bad bit size ${bits} in layer ${i}: must be a positive multiple of 64 up to ${MAX_BITS}`,
-      );
-    }
-    if (hashes < 1 || hashes > 255) {
-      throw new FormatError(`bad number of hash functions ${hashes} in layer ${i}: must be 1..255`);
-    }
-    const capacity = c0 * growth ** i;
-    if (!Number.isSafeInteger(capacity)) {
-      throw new FormatError(`layer ${i} would hold ${capacity} keys, past 2^53`);
-    }
-    if (count > capacity || (i < layers - 1 && count !== capacity)) {
-      throw new FormatError(
-        `layer ${i} holds ${count} keys: a layer holds at most ${capacity} and only the last may hold fewer`,
-      );
-    }
+    const layer = checkLayer(view, p, i, shape, payload.length - p - LAYER_HEADER_BYTES);
     p += LAYER_HEADER_BYTES;
-    if (payload.length - p < bits / 8) {
-      throw new FormatError(`payload ends inside the bits of layer ${i}`);
+    const bytesOfLayer = payload.subarray(p, p + layer.bits / 8);
+    let words: Uint32Array;
+    if (inPlace) {
+      words = new Uint32Array(payload.buffer, payload.byteOffset + p, layer.bits / 32);
+    } else {
+      words = new Uint32Array(layer.bits / 32);
+      bytesToWords(bytesOfLayer, words);
     }
-    const words = new Uint32Array(bits / 32);
-    bytesToWords(payload.subarray(p, p + bits / 8), words);
-    p += bits / 8;
-    filter.restoreLayer(bits, hashes, words, count);
+    p += layer.bits / 8;
+    filter.restoreLayer(layer.bits, layer.hashes, words, layer.count);
   }
   if (p !== payload.length) {
-    throw new FormatError(`${payload.length - p} bytes follow the last of ${layers} layers`);
+    throw new FormatError(`${payload.length - p} bytes follow the last of ${shape.layers} layers`);
   }
   return filter;
+}
+
+/**
+ * A streaming sink for a scalable container whose header and parameters were read. Its targets
+ * are lazy: a 24-byte buffer for layer i's header, then (once the reader filled it, and its
+ * fields passed every check, its bits within the bytes left of L) the new layer's words; after the
+ * last layer, a `FormatError` if bytes of L are left over. `finish` recounts each layer's bits.
+ */
+export function scalableSink(
+  header: NativeHeader,
+  params: DataView,
+): PayloadSink<ScalableBloomFilter> {
+  const shape = checkScalable(header, params);
+  const filter = restoreScalable(shape);
+  const filled: Uint8Array[] = [];
+  function* targets(): Generator<Uint8Array, void, undefined> {
+    let left = header.payloadLength;
+    for (let i = 0; i < shape.layers; i++) {
+      if (left < LAYER_HEADER_BYTES) {
+        throw new FormatError(`payload ends inside the header of layer ${i}`);
+      }
+      const head = new Uint8Array(LAYER_HEADER_BYTES);
+      yield head;
+      left -= LAYER_HEADER_BYTES;
+      const layer = checkLayer(new DataView(head.buffer), 0, i, shape, left);
+      const words = new Uint32Array(layer.bits / 32);
+      filter.restoreLayer(layer.bits, layer.hashes, words, layer.count);
+      const target = new Uint8Array(words.buffer);
+      filled.push(target);
+      yield target;
+      left -= layer.bits / 8;
+    }
+    if (left !== 0) {
+      throw new FormatError(`${left} bytes follow the last of ${shape.layers} layers`);
+    }
+  }
+  return {
+    targets: targets(),
+    finish() {
+      for (const [i, target] of filled.entries()) {
+        const bits = filter.layer(i).bits;
+        if (!LITTLE_ENDIAN) bytesToWords(target.slice(), bits.data);
+        bits.recount();
+      }
+      return filter;
+    },
+  };
 }

@@ -25,23 +25,39 @@
  *
  * Native payload: the Parquet bitset, 32·z bytes. The header's funnel byte holds the funnel
  * nearest to the type (INT32 → int, INT64 → long, BYTE_ARRAY → string, else bytes).
+ *
+ * Native ways in and out, as for the classic filter: whole buffers (`encodeSplitBlock` /
+ * `decodeSplitBlock`; with `{ copy: false }` the filter's words view a 4-byte-aligned payload on a
+ * little-endian host, always the case for a container at offset 0 of its buffer since the payload
+ * sits at offset 40), and, for the streaming reader and writer of `bloomkit/node`, parts
+ * (`splitBlockParts`: the payload is a view of the filter's words) and a sink (`splitBlockSink`:
+ * the filter is allocated after the header and parameters are checked, and the reader fills its
+ * words in place).
  */
 
+import { BitArray } from '../bits/bit-array.js';
 import { FormatError } from '../errors.js';
 import {
   MAX_SPLIT_BLOCKS,
   PARQUET_TYPE_IDS,
   type ParquetPhysicalType,
+  SPLIT_BLOCK_BITS,
   SplitBlockBloomFilter,
 } from '../filters/split-block.js';
 import { FUNNEL_IDS } from '../hash/keys.js';
+import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import {
   bytesToWords,
+  type ContainerParts,
+  containerParts,
+  type DecodeOptions,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
+  type NativeHeader,
+  type PayloadSink,
   setU64,
   wordsToBytes,
 } from './native.js';
@@ -252,22 +268,48 @@ function typeFromId(id: number): ParquetPhysicalType | undefined {
   return undefined;
 }
 
-export function encodeSplitBlock(filter: SplitBlockBloomFilter): Uint8Array {
+function splitBlockParams(filter: SplitBlockBloomFilter): Uint8Array {
   const params = new Uint8Array(16);
   const v = new DataView(params.buffer);
   setU64(v, 0, filter.blocks);
   v.setUint32(8, PARQUET_TYPE_IDS[filter.type], true);
+  return params;
+}
+
+export function encodeSplitBlock(filter: SplitBlockBloomFilter): Uint8Array {
   return encodeContainer(
     FILTER_TYPES.splitBlock,
     HASH_SCHEMES.xxh64SplitBlock,
     FUNNEL_IDS[filter.funnel],
-    params,
+    splitBlockParams(filter),
     [wordsToBytes(filter.bits.data)],
   );
 }
 
-export function decodeSplitBlock(bytes: Uint8Array): SplitBlockBloomFilter {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.splitBlock);
+/** The container of `filter` as parts; the payload views the filter's words (on LE hosts). */
+export function splitBlockParts(filter: SplitBlockBloomFilter): ContainerParts {
+  return containerParts(
+    FILTER_TYPES.splitBlock,
+    HASH_SCHEMES.xxh64SplitBlock,
+    FUNNEL_IDS[filter.funnel],
+    splitBlockParams(filter),
+    [wordsToBytes(filter.bits.data)],
+  );
+}
+
+/**
+ * Checks a split-block header and parameters, including that L matches z and that the funnel is
+ * the type's (nothing is allocated).
+ */
+function checkSplitBlock(
+  header: NativeHeader,
+  params: DataView,
+): { blocks: number; type: ParquetPhysicalType } {
+  if (header.type !== FILTER_TYPES.splitBlock) {
+    throw new FormatError(
+      `expected filter type id ${FILTER_TYPES.splitBlock}, the bytes hold type id ${header.type}`,
+    );
+  }
   if (header.paramsLength !== 16) {
     throw new FormatError(`split-block filter params must be 16 bytes, got ${header.paramsLength}`);
   }
@@ -286,18 +328,60 @@ export function decodeSplitBlock(bytes: Uint8Array): SplitBlockBloomFilter {
   if (params.getUint32(12, true) !== 0) {
     throw new FormatError('reserved split-block parameter bytes are not zero');
   }
-  if (payload.length !== blocks * 32) {
+  if (header.payloadLength !== blocks * 32) {
     throw new FormatError(
-      `payload has ${payload.length} bytes, ${blocks} blocks need ${blocks * 32}`,
+      `payload has ${header.payloadLength} bytes, ${blocks} blocks need ${blocks * 32}`,
     );
   }
-  const filter = new SplitBlockBloomFilter({ blocks, type });
-  if (header.funnel !== FUNNEL_IDS[filter.funnel]) {
+  // The funnel follows from the type; a one-block filter tells it without allocating the real one.
+  const funnel = new SplitBlockBloomFilter({ blocks: 1, type }).funnel;
+  if (header.funnel !== FUNNEL_IDS[funnel]) {
     throw new FormatError(
-      `funnel id ${header.funnel} does not match a ${type} split-block filter (expected ${FUNNEL_IDS[filter.funnel]})`,
+      `funnel id ${header.funnel} does not match a ${type} split-block filter (expected ${FUNNEL_IDS[funnel]})`,
     );
   }
+  return { blocks, type };
+}
+
+/**
+ * Reads a native split-block container. With `{ copy: false }` the filter's words view the
+ * payload inside `bytes` when it starts at a 4-byte-aligned address on a little-endian host;
+ * `bytes` must then stay untouched for the filter's life (and changes to the filter change
+ * `bytes`). Otherwise the payload is copied.
+ */
+export function decodeSplitBlock(
+  bytes: Uint8Array,
+  options?: DecodeOptions,
+): SplitBlockBloomFilter {
+  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.splitBlock);
+  const shape = checkSplitBlock(header, params);
+  if (options?.copy === false && LITTLE_ENDIAN && payload.byteOffset % 4 === 0) {
+    const words = new Uint32Array(payload.buffer, payload.byteOffset, payload.length / 4);
+    return new SplitBlockBloomFilter(shape, new BitArray(shape.blocks * SPLIT_BLOCK_BITS, words));
+  }
+  const filter = new SplitBlockBloomFilter(shape);
   bytesToWords(payload, filter.bits.data);
   filter.bits.recount();
   return filter;
+}
+
+/**
+ * A streaming sink for a split-block container whose header and parameters were read: allocates
+ * the filter (after every check) and exposes its words as the bytes to fill.
+ */
+export function splitBlockSink(
+  header: NativeHeader,
+  params: DataView,
+): PayloadSink<SplitBlockBloomFilter> {
+  const filter = new SplitBlockBloomFilter(checkSplitBlock(header, params));
+  const data = filter.bits.data;
+  const target = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return {
+    targets: [target],
+    finish() {
+      if (!LITTLE_ENDIAN) bytesToWords(target.slice(), data);
+      filter.bits.recount();
+      return filter;
+    },
+  };
 }

@@ -11,9 +11,12 @@
  * stream chunk for a stream), with the CRC computed incrementally and checked before the filter
  * is returned.
  *
- * Types whose codec offers parts and a sink (the classic `BloomFilter`; see `STREAM_CODECS`)
- * stream as above. Any other native type still works: `save` writes its `toBytes()` (one copy)
- * and `load` reads the container into one buffer and decodes it with `{ copy: false }`.
+ * Every native type streams as above (`STREAM_CODECS`: the classic, counting, scalable, cuckoo,
+ * blocked, split-block and sharded filters). A scalable filter's payload is its layers, each with
+ * a 24-byte layer header: its sink reads each layer header as it arrives, allocates that layer
+ * and has the next bytes read straight into its words. Anything else with a `toBytes()` (a type
+ * added later without a codec here) still works: `save` writes its `toBytes()` (one copy) and
+ * `load` reads the container into one buffer and decodes it with `{ copy: false }`.
  *
  * Saving to a path writes a temporary file next to it, syncs it and renames it over the target,
  * so a failed save never leaves a damaged file behind and never destroys the previous one.
@@ -24,11 +27,19 @@
 import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { FormatError, show } from '../errors.js';
+import { BlockedBloomFilter } from '../filters/blocked.js';
 import { BloomFilter } from '../filters/bloom.js';
+import { CountingBloomFilter } from '../filters/counting.js';
+import { CuckooFilter } from '../filters/cuckoo.js';
 import type { MembershipFilter } from '../filters/filter.js';
+import { ScalableBloomFilter } from '../filters/scalable.js';
+import { SplitBlockBloomFilter } from '../filters/split-block.js';
 import { fromBytes } from '../formats/any.js';
+import { blockedParts, blockedSink } from '../formats/blocked-codec.js';
 import { bloomParts, bloomSink } from '../formats/bloom-codec.js';
+import { countingParts, countingSink } from '../formats/counting-codec.js';
 import { crc32c } from '../formats/crc32c.js';
+import { cuckooParts, cuckooSink } from '../formats/cuckoo-codec.js';
 import {
   type ContainerParts,
   containerSize,
@@ -39,6 +50,10 @@ import {
   type PayloadSink,
   TRAILER_BYTES,
 } from '../formats/native.js';
+import { scalableParts, scalableSink } from '../formats/scalable-codec.js';
+import { splitBlockParts, splitBlockSink } from '../formats/split-block-codec.js';
+import { ShardedBloomFilter } from '../redis/sharded-bloom.js';
+import { shardedParts, shardedSink } from '../redis/sharded-codec.js';
 
 /** Anything bloomkit can save: every filter type has `toBytes()`. */
 export interface Serializable {
@@ -73,6 +88,42 @@ const STREAM_CODECS: ReadonlyArray<{
     owns: (f) => f instanceof BloomFilter,
     parts: bloomParts as (filter: never) => ContainerParts,
     sink: bloomSink,
+  },
+  {
+    type: FILTER_TYPES.counting,
+    owns: (f) => f instanceof CountingBloomFilter,
+    parts: countingParts as (filter: never) => ContainerParts,
+    sink: countingSink,
+  },
+  {
+    type: FILTER_TYPES.scalable,
+    owns: (f) => f instanceof ScalableBloomFilter,
+    parts: scalableParts as (filter: never) => ContainerParts,
+    sink: scalableSink,
+  },
+  {
+    type: FILTER_TYPES.cuckoo,
+    owns: (f) => f instanceof CuckooFilter,
+    parts: cuckooParts as (filter: never) => ContainerParts,
+    sink: cuckooSink,
+  },
+  {
+    type: FILTER_TYPES.blocked,
+    owns: (f) => f instanceof BlockedBloomFilter,
+    parts: blockedParts as (filter: never) => ContainerParts,
+    sink: blockedSink,
+  },
+  {
+    type: FILTER_TYPES.splitBlock,
+    owns: (f) => f instanceof SplitBlockBloomFilter,
+    parts: splitBlockParts as (filter: never) => ContainerParts,
+    sink: splitBlockSink,
+  },
+  {
+    type: FILTER_TYPES.shardedBloom,
+    owns: (f) => f instanceof ShardedBloomFilter,
+    parts: shardedParts as (filter: never) => ContainerParts,
+    sink: shardedSink,
   },
 ];
 
@@ -273,6 +324,15 @@ function checkMaxBytes(maxBytes: unknown, fallback: number): number {
   return maxBytes;
 }
 
+/** The targets cut into slices of at most SLICE bytes, in order; a target is taken when needed. */
+function* slicesOf(targets: Iterable<Uint8Array>): Generator<Uint8Array, void, undefined> {
+  for (const target of targets) {
+    for (let p = 0; p < target.length; p += SLICE) {
+      yield target.subarray(p, Math.min(target.length, p + SLICE));
+    }
+  }
+}
+
 /** Reads one container from `source` (whose size, when known, was checked by the caller). */
 async function readContainer(source: Source, maxBytes: number): Promise<MembershipFilter> {
   const head = new Uint8Array(HEADER_BYTES);
@@ -302,21 +362,27 @@ async function readContainer(source: Source, maxBytes: number): Promise<Membersh
   await source.readInto(paramBytes, 'parameters');
   let crc = crc32c(paramBytes, crc32c(head));
   const sink = codec.sink(header, new DataView(paramBytes.buffer));
-  const slices: Uint8Array[] = [];
-  for (const target of sink.targets) {
-    for (let p = 0; p < target.length; p += SLICE) {
-      slices.push(target.subarray(p, Math.min(target.length, p + SLICE)));
-    }
-  }
-  // From a file, slice i + 1 is read while the CRC of slice i is computed.
-  let pending = slices.length > 0 ? source.readInto(slices[0]!, 'payload') : null;
-  for (let i = 0; i < slices.length; i++) {
+  // The sink's targets may be lazy (see PayloadSink): the next slice is asked for only once every
+  // earlier one is filled. From a file, slice i + 1 is read while the CRC of slice i is computed.
+  const slices = slicesOf(sink.targets);
+  let current = slices.next();
+  let pending = current.done ? null : source.readInto(current.value, 'payload');
+  let filled = 0;
+  while (!current.done) {
     await pending;
-    const next = slices[i + 1];
+    const slice = current.value;
+    filled += slice.length;
+    const next = slices.next();
     pending = null;
-    if (next !== undefined && source.concurrent) pending = source.readInto(next, 'payload');
-    crc = crc32c(slices[i]!, crc);
-    if (next !== undefined && !source.concurrent) pending = source.readInto(next, 'payload');
+    if (!next.done && source.concurrent) pending = source.readInto(next.value, 'payload');
+    crc = crc32c(slice, crc);
+    if (!next.done && !source.concurrent) pending = source.readInto(next.value, 'payload');
+    current = next;
+  }
+  if (filled !== header.payloadLength) {
+    throw new FormatError(
+      `the payload holds ${filled} bytes of filter, the header announces ${header.payloadLength}`,
+    );
   }
   const trailer = new Uint8Array(TRAILER_BYTES);
   await source.readInto(trailer, 'checksum');

@@ -21,7 +21,7 @@
 import { show } from '../errors.js';
 import { BloomFilter } from '../filters/bloom.js';
 import type { MembershipFilter } from '../filters/filter.js';
-import { bytesToWords, wordsToBytes } from '../formats/native.js';
+import { bytesToWords, type DecodeOptions, wordsToBytes } from '../formats/native.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { estimateCount, expectedFpp } from '../math.js';
 import {
@@ -279,7 +279,7 @@ export class ShardedBloomFilter implements MembershipFilter {
   }
 
   /** Reads the bytes written by {@link ShardedBloomFilter.toBytes} or `RedisBloomFilter.toBytes`. */
-  static fromBytes(bytes: Uint8Array): ShardedBloomFilter {
-    return decodeSharded(bytes);
+  static fromBytes(bytes: Uint8Array, options?: DecodeOptions): ShardedBloomFilter {
+    return decodeSharded(bytes, options);
   }
 }

@@ -19,18 +19,28 @@
  * `GET` returns for the shard's key, zero-padded to b/8 bytes.
  *
  * Readers take S, b and k from the parameters and never recompute them from n and p.
+ *
+ * The payload is the filter's own `bytes`, byte for byte, so nothing needs a copy: `shardedParts`
+ * views them for the streaming writer of `bloomkit/node`, `shardedSink` allocates the filter after
+ * the header and parameters are checked and lets the reader fill its bytes in place, and
+ * `decodeSharded(bytes, { copy: false })` views the payload inside `bytes` at any alignment.
  */
 
 import { FormatError } from '../errors.js';
 import {
+  type ContainerParts,
   checkHashCount,
   checkParamsLength,
+  containerParts,
+  type DecodeOptions,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
   headerFunnel,
+  type NativeHeader,
+  type PayloadSink,
   setU64,
 } from '../formats/native.js';
 import { FUNNEL_IDS } from '../hash/keys.js';
@@ -71,12 +81,25 @@ export function encodeSharded(filter: ShardedBloomFilter): Uint8Array {
   return encodeShardedParts(filter.shape, [filter.bytes]);
 }
 
-/** Checks the container and its parameters; returns the shape and a view of the payload. */
-export function decodeShardedParts(bytes: Uint8Array): {
-  shape: ShardedBloomShape;
-  payload: Uint8Array;
-} {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.shardedBloom);
+/** The container of `filter` as parts; the payload views the filter's bytes. */
+export function shardedParts(filter: ShardedBloomFilter): ContainerParts {
+  const shape = filter.shape;
+  return containerParts(
+    FILTER_TYPES.shardedBloom,
+    HASH_SCHEMES.murmur128Mitz64,
+    FUNNEL_IDS[shape.funnel],
+    encodeShardedParams(shape),
+    [filter.bytes],
+  );
+}
+
+/** Checks a sharded header and parameters, including that L matches S·b/8 (nothing is allocated). */
+function checkSharded(header: NativeHeader, params: DataView): ShardedBloomShape {
+  if (header.type !== FILTER_TYPES.shardedBloom) {
+    throw new FormatError(
+      `expected filter type id ${FILTER_TYPES.shardedBloom}, the bytes hold type id ${header.type}`,
+    );
+  }
   checkParamsLength(header, PARAMS_BYTES, 'sharded bloom filter');
   if (header.hash !== HASH_SCHEMES.murmur128Mitz64) {
     throw new FormatError(`unknown hash scheme id ${header.hash} for a sharded bloom filter`);
@@ -107,18 +130,41 @@ export function decodeShardedParts(bytes: Uint8Array): {
   }
   checkHashCount(hashes);
   const size = (shards * shardBits) / 8;
-  if (payload.length !== size) {
+  if (header.payloadLength !== size) {
     throw new FormatError(
-      `payload has ${payload.length} bytes, ${shards} shards of ${shardBits} bits need ${size}`,
+      `payload has ${header.payloadLength} bytes, ${shards} shards of ${shardBits} bits need ${size}`,
     );
   }
-  return {
-    shape: { capacity, fpp, maxShardBits, shardBits, shards, hashes, funnel },
-    payload,
-  };
+  return { capacity, fpp, maxShardBits, shardBits, shards, hashes, funnel };
 }
 
-export function decodeSharded(bytes: Uint8Array): ShardedBloomFilter {
+/** Checks the container and its parameters; returns the shape and a view of the payload. */
+export function decodeShardedParts(bytes: Uint8Array): {
+  shape: ShardedBloomShape;
+  payload: Uint8Array;
+} {
+  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.shardedBloom);
+  return { shape: checkSharded(header, params), payload };
+}
+
+/**
+ * Reads a native sharded container. With `{ copy: false }` the filter's bytes are the payload
+ * inside `bytes` (any alignment), which must then stay untouched for the filter's life (and
+ * changes to the filter change `bytes`); otherwise the payload is copied.
+ */
+export function decodeSharded(bytes: Uint8Array, options?: DecodeOptions): ShardedBloomFilter {
   const { shape, payload } = decodeShardedParts(bytes);
-  return new ShardedBloomFilter(shape, payload.slice());
+  return new ShardedBloomFilter(shape, options?.copy === false ? payload : payload.slice());
+}
+
+/**
+ * A streaming sink for a sharded container whose header and parameters were read: allocates the
+ * filter (after every check) and exposes its bytes as the bytes to fill.
+ */
+export function shardedSink(
+  header: NativeHeader,
+  params: DataView,
+): PayloadSink<ShardedBloomFilter> {
+  const filter = new ShardedBloomFilter(checkSharded(header, params));
+  return { targets: [filter.bytes], finish: () => filter };
 }
