@@ -32,20 +32,21 @@ import {
   MAX_PROBES,
 } from '../filters/blocked.js';
 import { FUNNEL_IDS, funnelFromId } from '../hash/keys.js';
-import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import {
-  bytesToWords,
   type ContainerParts,
   containerParts,
   type DecodeOptions,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
+  fillWords,
   getU64,
   HASH_SCHEMES,
   type NativeHeader,
   type PayloadSink,
+  payloadWordsView,
   setU64,
+  wordsSink,
   wordsToBytes,
 } from './native.js';
 
@@ -123,13 +124,12 @@ function checkBlocked(header: NativeHeader, params: DataView): BlockedBloomFilte
 export function decodeBlocked(bytes: Uint8Array, options?: DecodeOptions): BlockedBloomFilter {
   const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.blocked);
   const shape = checkBlocked(header, params);
-  if (options?.copy === false && LITTLE_ENDIAN && payload.byteOffset % 4 === 0) {
-    const words = new Uint32Array(payload.buffer, payload.byteOffset, payload.length / 4);
-    return new BlockedBloomFilter(shape, new BitArray(shape.blocks * BLOCK_BITS, words));
+  const view = payloadWordsView(payload, options);
+  if (view !== null) {
+    return new BlockedBloomFilter(shape, new BitArray(shape.blocks * BLOCK_BITS, view));
   }
   const filter = new BlockedBloomFilter(shape);
-  bytesToWords(payload, filter.bits.data);
-  filter.bits.recount();
+  fillWords(filter.bits, payload);
   return filter;
 }
 
@@ -142,14 +142,5 @@ export function blockedSink(
   params: DataView,
 ): PayloadSink<BlockedBloomFilter> {
   const filter = new BlockedBloomFilter(checkBlocked(header, params));
-  const data = filter.bits.data;
-  const target = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return {
-    targets: [target],
-    finish() {
-      if (!LITTLE_ENDIAN) bytesToWords(target.slice(), data);
-      filter.bits.recount();
-      return filter;
-    },
-  };
+  return wordsSink(filter.bits, filter);
 }

@@ -22,11 +22,9 @@ import { BitArray } from '../bits/bit-array.js';
 import { FormatError } from '../errors.js';
 import { BloomFilter } from '../filters/bloom.js';
 import { FUNNEL_IDS, type Funnel } from '../hash/keys.js';
-import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import { STRATEGY_ORDINALS, type StrategyName, strategyFromOrdinal } from '../hash/strategies.js';
 import { MAX_BITS } from '../math.js';
 import {
-  bytesToWords,
   type ContainerParts,
   checkHashCount,
   checkParamsLength,
@@ -35,11 +33,14 @@ import {
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
+  fillWords,
   getU64,
   headerFunnel,
   type NativeHeader,
   type PayloadSink,
+  payloadWordsView,
   setU64,
+  wordsSink,
   wordsToBytes,
 } from './native.js';
 
@@ -119,13 +120,10 @@ function checkBloom(header: NativeHeader, params: DataView): BloomShape {
 export function decodeBloom(bytes: Uint8Array, options?: DecodeOptions): BloomFilter {
   const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.bloom);
   const shape = checkBloom(header, params);
-  if (options?.copy === false && LITTLE_ENDIAN && payload.byteOffset % 4 === 0) {
-    const words = new Uint32Array(payload.buffer, payload.byteOffset, payload.length / 4);
-    return new BloomFilter(shape, new BitArray(shape.bits, words));
-  }
+  const view = payloadWordsView(payload, options);
+  if (view !== null) return new BloomFilter(shape, new BitArray(shape.bits, view));
   const filter = new BloomFilter(shape);
-  bytesToWords(payload, filter.bits.data);
-  filter.bits.recount();
+  fillWords(filter.bits, payload);
   return filter;
 }
 
@@ -134,16 +132,6 @@ export function decodeBloom(bytes: Uint8Array, options?: DecodeOptions): BloomFi
  * filter (after every check) and exposes its words as the bytes to fill.
  */
 export function bloomSink(header: NativeHeader, params: DataView): PayloadSink<BloomFilter> {
-  const shape = checkBloom(header, params);
-  const filter = new BloomFilter(shape);
-  const data = filter.bits.data;
-  const target = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return {
-    targets: [target],
-    finish() {
-      if (!LITTLE_ENDIAN) bytesToWords(target.slice(), data);
-      filter.bits.recount();
-      return filter;
-    },
-  };
+  const filter = new BloomFilter(checkBloom(header, params));
+  return wordsSink(filter.bits, filter);
 }

@@ -367,3 +367,41 @@ export function bytesToWords(bytes: Uint8Array, into: Uint32Array): void {
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let i = 0; i < into.length; i++) into[i] = v.getUint32(4 * i, true);
 }
+
+/**
+ * For `{ copy: false }`: the payload's 32-bit words viewed in place, when it is 4-byte aligned on
+ * a little-endian host; otherwise null (the caller copies).
+ */
+export function payloadWordsView(payload: Uint8Array, options?: DecodeOptions): Uint32Array | null {
+  if (options?.copy !== false || !LITTLE_ENDIAN || payload.byteOffset % 4 !== 0) return null;
+  return new Uint32Array(payload.buffer, payload.byteOffset, payload.length / 4);
+}
+
+/** Bits a decoder fills: the words, and the recount after they were written. */
+interface WordStorage {
+  readonly data: Uint32Array;
+  recount(): void;
+}
+
+/** Copies a little-endian word payload into `bits` and recounts. */
+export function fillWords(bits: WordStorage, payload: Uint8Array): void {
+  bytesToWords(payload, bits.data);
+  bits.recount();
+}
+
+/**
+ * A streaming sink whose single target is `bits`' own words (no intermediate buffer): `finish`
+ * byte-swaps on big-endian hosts, recounts, and returns `result`.
+ */
+export function wordsSink<F>(bits: WordStorage, result: F): PayloadSink<F> {
+  const data = bits.data;
+  const target = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return {
+    targets: [target],
+    finish() {
+      if (!LITTLE_ENDIAN) bytesToWords(target.slice(), data);
+      bits.recount();
+      return result;
+    },
+  };
+}

@@ -45,20 +45,21 @@ import {
   SplitBlockBloomFilter,
 } from '../filters/split-block.js';
 import { FUNNEL_IDS } from '../hash/keys.js';
-import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import {
-  bytesToWords,
   type ContainerParts,
   containerParts,
   type DecodeOptions,
   decodeContainer,
   encodeContainer,
   FILTER_TYPES,
+  fillWords,
   getU64,
   HASH_SCHEMES,
   type NativeHeader,
   type PayloadSink,
+  payloadWordsView,
   setU64,
+  wordsSink,
   wordsToBytes,
 } from './native.js';
 
@@ -355,13 +356,12 @@ export function decodeSplitBlock(
 ): SplitBlockBloomFilter {
   const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.splitBlock);
   const shape = checkSplitBlock(header, params);
-  if (options?.copy === false && LITTLE_ENDIAN && payload.byteOffset % 4 === 0) {
-    const words = new Uint32Array(payload.buffer, payload.byteOffset, payload.length / 4);
-    return new SplitBlockBloomFilter(shape, new BitArray(shape.blocks * SPLIT_BLOCK_BITS, words));
+  const view = payloadWordsView(payload, options);
+  if (view !== null) {
+    return new SplitBlockBloomFilter(shape, new BitArray(shape.blocks * SPLIT_BLOCK_BITS, view));
   }
   const filter = new SplitBlockBloomFilter(shape);
-  bytesToWords(payload, filter.bits.data);
-  filter.bits.recount();
+  fillWords(filter.bits, payload);
   return filter;
 }
 
@@ -374,14 +374,5 @@ export function splitBlockSink(
   params: DataView,
 ): PayloadSink<SplitBlockBloomFilter> {
   const filter = new SplitBlockBloomFilter(checkSplitBlock(header, params));
-  const data = filter.bits.data;
-  const target = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return {
-    targets: [target],
-    finish() {
-      if (!LITTLE_ENDIAN) bytesToWords(target.slice(), data);
-      filter.bits.recount();
-      return filter;
-    },
-  };
+  return wordsSink(filter.bits, filter);
 }
