@@ -37,11 +37,11 @@ import {
   containerParts,
   type DecodeOptions,
   decodeContainer,
-  encodeContainer,
   FILTER_TYPES,
   fillWords,
   getU64,
   HASH_SCHEMES,
+  joinContainer,
   type NativeHeader,
   type PayloadSink,
   payloadWordsView,
@@ -59,13 +59,7 @@ function blockedParams(filter: BlockedBloomFilter): Uint8Array {
 }
 
 export function encodeBlocked(filter: BlockedBloomFilter): Uint8Array {
-  return encodeContainer(
-    FILTER_TYPES.blocked,
-    HASH_SCHEMES.xxh64Blocked,
-    FUNNEL_IDS[filter.funnel],
-    blockedParams(filter),
-    [wordsToBytes(filter.bits.data)],
-  );
+  return joinContainer(blockedParts(filter));
 }
 
 /** The container of `filter` as parts; the payload views the filter's words (on LE hosts). */

@@ -31,11 +31,11 @@ import {
   containerParts,
   type DecodeOptions,
   decodeContainer,
-  encodeContainer,
   FILTER_TYPES,
   fillWords,
   getU64,
   headerFunnel,
+  joinContainer,
   type NativeHeader,
   type PayloadSink,
   payloadWordsView,
@@ -55,13 +55,7 @@ function bloomParams(filter: BloomFilter): Uint8Array {
 }
 
 export function encodeBloom(filter: BloomFilter): Uint8Array {
-  return encodeContainer(
-    FILTER_TYPES.bloom,
-    STRATEGY_ORDINALS[filter.strategy],
-    FUNNEL_IDS[filter.funnel],
-    bloomParams(filter),
-    [wordsToBytes(filter.bits.data)],
-  );
+  return joinContainer(bloomParts(filter));
 }
 
 /** The container of `filter` as parts; the payload views the filter's words (on LE hosts). */

@@ -33,11 +33,11 @@ import {
   containerParts,
   type DecodeOptions,
   decodeContainer,
-  encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
   headerFunnel,
+  joinContainer,
   type NativeHeader,
   type PayloadSink,
   setU64,
@@ -56,13 +56,7 @@ function countingParams(filter: CountingBloomFilter): Uint8Array {
 }
 
 export function encodeCounting(filter: CountingBloomFilter): Uint8Array {
-  return encodeContainer(
-    FILTER_TYPES.counting,
-    HASH_SCHEMES.murmur128Mitz64,
-    FUNNEL_IDS[filter.funnel],
-    countingParams(filter),
-    [filter.counters.data],
-  );
+  return joinContainer(countingParts(filter));
 }
 
 /** The container of `filter` as parts; the payload views the filter's counters. */

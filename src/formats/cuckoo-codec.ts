@@ -46,11 +46,11 @@ import {
   checkParamsLength,
   containerParts,
   decodeContainer,
-  encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
   headerFunnel,
+  joinContainer,
   type NativeHeader,
   type PayloadSink,
   setU64,
@@ -76,13 +76,7 @@ function cuckooParams(filter: CuckooFilter): Uint8Array {
 }
 
 export function encodeCuckoo(filter: CuckooFilter): Uint8Array {
-  return encodeContainer(
-    FILTER_TYPES.cuckoo,
-    HASH_SCHEMES.cuckooMurmur128,
-    FUNNEL_IDS[filter.funnel],
-    cuckooParams(filter),
-    [wordsToBytes(filter.table)],
-  );
+  return joinContainer(cuckooParts(filter));
 }
 
 /** The container of `filter` as parts; the payload views the filter's table (on LE hosts). */

@@ -258,14 +258,15 @@ export function encodeContainer(
   params: Uint8Array,
   payload: readonly Uint8Array[],
 ): Uint8Array {
-  let payloadLength = 0;
-  for (const part of payload) payloadLength += part.length;
-  const head = encodeHeader(type, hash, funnel, params.length, payloadLength);
-  const out = new Uint8Array(HEADER_BYTES + params.length + payloadLength + TRAILER_BYTES);
-  out.set(head, 0);
-  out.set(params, HEADER_BYTES);
-  let p = HEADER_BYTES + params.length;
-  for (const part of payload) {
+  return joinContainer(containerParts(type, hash, funnel, params, payload));
+}
+
+/** The whole container of `parts` in one buffer, with its CRC-32C trailer (what `save` streams). */
+export function joinContainer(parts: ContainerParts): Uint8Array {
+  const out = new Uint8Array(parts.size);
+  out.set(parts.head, 0);
+  let p = parts.head.length;
+  for (const part of parts.payload) {
     out.set(part, p);
     p += part.length;
   }

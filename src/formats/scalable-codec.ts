@@ -49,11 +49,11 @@ import {
   containerParts,
   type DecodeOptions,
   decodeContainer,
-  encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
   headerFunnel,
+  joinContainer,
   type NativeHeader,
   type PayloadSink,
   setU64,
@@ -91,13 +91,7 @@ function scalablePayload(filter: ScalableBloomFilter): Uint8Array[] {
 }
 
 export function encodeScalable(filter: ScalableBloomFilter): Uint8Array {
-  return encodeContainer(
-    FILTER_TYPES.scalable,
-    HASH_SCHEMES.murmur128Mitz64,
-    FUNNEL_IDS[filter.funnel],
-    scalableParams(filter),
-    scalablePayload(filter),
-  );
+  return joinContainer(scalableParts(filter));
 }
 
 /** The container of `filter` as parts; the layers' words are views, not copies (on LE hosts). */

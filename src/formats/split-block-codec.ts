@@ -50,11 +50,11 @@ import {
   containerParts,
   type DecodeOptions,
   decodeContainer,
-  encodeContainer,
   FILTER_TYPES,
   fillWords,
   getU64,
   HASH_SCHEMES,
+  joinContainer,
   type NativeHeader,
   type PayloadSink,
   payloadWordsView,
@@ -278,13 +278,7 @@ function splitBlockParams(filter: SplitBlockBloomFilter): Uint8Array {
 }
 
 export function encodeSplitBlock(filter: SplitBlockBloomFilter): Uint8Array {
-  return encodeContainer(
-    FILTER_TYPES.splitBlock,
-    HASH_SCHEMES.xxh64SplitBlock,
-    FUNNEL_IDS[filter.funnel],
-    splitBlockParams(filter),
-    [wordsToBytes(filter.bits.data)],
-  );
+  return joinContainer(splitBlockParts(filter));
 }
 
 /** The container of `filter` as parts; the payload views the filter's words (on LE hosts). */

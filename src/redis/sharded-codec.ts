@@ -34,11 +34,11 @@ import {
   containerParts,
   type DecodeOptions,
   decodeContainer,
-  encodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
   headerFunnel,
+  joinContainer,
   type NativeHeader,
   type PayloadSink,
   setU64,
@@ -68,7 +68,14 @@ export function encodeShardedParts(
   shape: ShardedBloomShape,
   shards: readonly Uint8Array[],
 ): Uint8Array {
-  return encodeContainer(
+  return joinContainer(shardedContainerParts(shape, shards));
+}
+
+function shardedContainerParts(
+  shape: ShardedBloomShape,
+  shards: readonly Uint8Array[],
+): ContainerParts {
+  return containerParts(
     FILTER_TYPES.shardedBloom,
     HASH_SCHEMES.murmur128Mitz64,
     FUNNEL_IDS[shape.funnel],
@@ -78,19 +85,12 @@ export function encodeShardedParts(
 }
 
 export function encodeSharded(filter: ShardedBloomFilter): Uint8Array {
-  return encodeShardedParts(filter.shape, [filter.bytes]);
+  return joinContainer(shardedParts(filter));
 }
 
 /** The container of `filter` as parts; the payload views the filter's bytes. */
 export function shardedParts(filter: ShardedBloomFilter): ContainerParts {
-  const shape = filter.shape;
-  return containerParts(
-    FILTER_TYPES.shardedBloom,
-    HASH_SCHEMES.murmur128Mitz64,
-    FUNNEL_IDS[shape.funnel],
-    encodeShardedParams(shape),
-    [filter.bytes],
-  );
+  return shardedContainerParts(filter.shape, [filter.bytes]);
 }
 
 /** Checks a sharded header and parameters, including that L matches S·b/8 (nothing is allocated). */
