@@ -25,7 +25,7 @@ import {
   ScalableBloomFilter,
   SplitBlockBloomFilter,
 } from '../src/node.js';
-import { ShardedBloomFilter } from '../src/redis/sharded-bloom.js';
+import { ShardedBloomFilter } from '../src/sharded/sharded-bloom.js';
 
 /** A frozen output. */
 export interface GoldenCase {

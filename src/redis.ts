@@ -24,7 +24,7 @@ export {
   MAX_SHARD_BITS,
   type ShardLayout,
   shardLayout,
-} from './redis/layout.js';
+} from './sharded/layout.js';
 export {
   RedisScalableBloomFilter,
   type RedisScalableBloomFilterOptions,
@@ -33,12 +33,12 @@ export {
   type RedisLayerInfo,
   type RedisLayerSpec,
   scalableLayerSpec,
-} from './redis/scalable-layers.js';
+} from './sharded/scalable-layers.js';
 export {
   ShardedBloomFilter,
   type ShardedBloomOptions,
   type ShardedBloomShape,
-} from './redis/sharded-bloom.js';
+} from './sharded/sharded-bloom.js';
 export type {
   RedisClientLike,
   RedisClusterLike,

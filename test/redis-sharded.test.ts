@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BloomFilter, FormatError, falsePositiveRate, fromBytes, keyBytes } from '../src/index.js';
-import { multiplyShift } from '../src/redis/layout.js';
+import { multiplyShift } from '../src/sharded/layout.js';
 import { ShardedBloomFilter, shardLayout } from '../src/redis.js';
 import { runConformance } from './conformance/suite.js';
 import { guavaRead, requireJava } from './support/guava.js';

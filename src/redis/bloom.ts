@@ -28,8 +28,8 @@ import { estimateCount, expectedFpp } from '../math.js';
 import { checkName, metaKey } from './keys.js';
 import { BLOOM_ADD_EXPIRING, OR_SHARD } from './scripts.js';
 import { paramFields, shapeFields } from './shape.js';
-import { ShardedBloomFilter, type ShardedBloomOptions, shardedShape } from './sharded-bloom.js';
-import { decodeShardedParts, encodeSharded } from './sharded-codec.js';
+import { ShardedBloomFilter, type ShardedBloomOptions, shardedShape } from '../sharded/sharded-bloom.js';
+import { decodeShardedParts, encodeSharded } from '../sharded/sharded-codec.js';
 import {
   allSet,
   createFilterMeta,

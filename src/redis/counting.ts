@@ -31,9 +31,9 @@
 
 import { show } from '../errors.js';
 import { checkFunnel, type Key } from '../hash/keys.js';
-import { checkShardBits, DEFAULT_SHARD_BITS, shardLayout } from './layout.js';
+import { checkShardBits, DEFAULT_SHARD_BITS, shardLayout } from '../sharded/layout.js';
 import { COUNTING_ADD_EXPIRING, COUNTING_REMOVE } from './scripts.js';
-import type { ShardedBloomOptions, ShardedBloomShape } from './sharded-bloom.js';
+import type { ShardedBloomOptions, ShardedBloomShape } from '../sharded/sharded-bloom.js';
 import {
   createSharded,
   openSharded,

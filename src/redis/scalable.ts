@@ -45,14 +45,14 @@ import { hashKeyInto } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { RedisFilterNotFoundError } from './errors.js';
 import { checkName, layerShardKey, layerStateKey, metaKey, ShardKeys } from './keys.js';
-import { checkShardBits, DEFAULT_SHARD_BITS, Locator } from './layout.js';
+import { checkShardBits, DEFAULT_SHARD_BITS, Locator } from '../sharded/layout.js';
 import {
   parseSpec,
   type RedisLayerInfo,
   type RedisLayerSpec,
   scalableLayerSpec,
   specText,
-} from './scalable-layers.js';
+} from '../sharded/scalable-layers.js';
 import { SCALABLE_ADD, SCALABLE_GROW, SCALABLE_RESET, SCALABLE_SEAL } from './scripts.js';
 import { metaFpp, metaFunnel, readExpiry } from './shape.js';
 import {

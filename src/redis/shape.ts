@@ -5,8 +5,8 @@
 
 import { FormatError, show } from '../errors.js';
 import { checkFunnel, type Funnel } from '../hash/keys.js';
-import { checkLayout } from './layout.js';
-import type { ShardedBloomShape } from './sharded-bloom.js';
+import { checkLayout } from '../sharded/layout.js';
+import type { ShardedBloomShape } from '../sharded/sharded-bloom.js';
 import { type Meta, type MetaFields, metaInt } from './store.js';
 
 /** The metadata fields that describe `shape` for a filter of `kind`. */

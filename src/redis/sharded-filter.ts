@@ -13,9 +13,9 @@ import { show } from '../errors.js';
 import type { Key } from '../hash/keys.js';
 import { RedisFilterNotFoundError } from './errors.js';
 import { checkName, metaKey, ShardKeys, type ShardKind, shardKey } from './keys.js';
-import { Locator, placeAll } from './layout.js';
+import { Locator, placeAll } from '../sharded/layout.js';
 import { paramFields, readExpiry, readShape, shapeFields } from './shape.js';
-import type { ShardedBloomShape } from './sharded-bloom.js';
+import type { ShardedBloomShape } from '../sharded/sharded-bloom.js';
 import {
   checkKind,
   checkMeta,

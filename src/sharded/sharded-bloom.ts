@@ -19,8 +19,8 @@
  */
 
 import { show } from '../errors.js';
-import { BloomFilter } from '../filters/bloom.js';
-import type { MembershipFilter } from '../filters/filter.js';
+import { BloomFilter } from '../filters/bloom/filter.js';
+import type { KeyOf, MembershipFilter, PackedKeys } from '../filters/filter.js';
 import { bytesToWords, type DecodeOptions, wordsToBytes } from '../formats/native.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { estimateCount, expectedFpp } from '../math.js';
@@ -70,7 +70,7 @@ for (let i = 0; i < 256; i++) {
   REVERSED[i] = r;
 }
 
-export class ShardedBloomFilter implements MembershipFilter {
+export class ShardedBloomFilter<K extends Key = Key> implements MembershipFilter<K> {
   readonly shape: ShardedBloomShape;
   /** All shards, back to back (see the module comment for the bit order). */
   readonly bytes: Uint8Array;
@@ -92,8 +92,10 @@ export class ShardedBloomFilter implements MembershipFilter {
   }
 
   /** An empty filter sized as `RedisBloomFilter.create` sizes it (see layout.ts). */
-  static create(options: ShardedBloomOptions): ShardedBloomFilter {
-    return new ShardedBloomFilter(shardedShape(options));
+  static create<F extends Funnel = 'string'>(
+    options: ShardedBloomOptions & { funnel?: F },
+  ): ShardedBloomFilter<KeyOf<F>> {
+    return new ShardedBloomFilter<KeyOf<F>>(shardedShape(options));
   }
 
   get funnel(): Funnel {
@@ -133,8 +135,13 @@ export class ShardedBloomFilter implements MembershipFilter {
   }
 
   /** Adds `key`; true iff a bit changed (the key was certainly new). */
-  add(key: Key): boolean {
-    const base = this.locator.locate(key) * this.shardBytes;
+  add(key: K): boolean {
+    return this.setAt(this.locator.locate(key));
+  }
+
+  /** Sets the bits of the key just placed in `shard` (offsets in the locator); true if any changed. */
+  private setAt(shard: number): boolean {
+    const base = shard * this.shardBytes;
     const offsets = this.locator.offsets;
     const bytes = this.bytes;
     let changed = false;
@@ -152,8 +159,12 @@ export class ShardedBloomFilter implements MembershipFilter {
   }
 
   /** False if `key` was certainly never added; true if it probably was. */
-  has(key: Key): boolean {
-    const base = this.locator.locate(key) * this.shardBytes;
+  has(key: K): boolean {
+    return this.testAt(this.locator.locate(key));
+  }
+
+  private testAt(shard: number): boolean {
+    const base = shard * this.shardBytes;
     const offsets = this.locator.offsets;
     const bytes = this.bytes;
     for (let i = 0; i < offsets.length; i++) {
@@ -164,10 +175,51 @@ export class ShardedBloomFilter implements MembershipFilter {
   }
 
   /** Adds every key; true if any of them changed the filter. */
-  addAll(keys: Iterable<Key>): boolean {
-    let changed = false;
-    for (const key of keys) if (this.add(key)) changed = true;
-    return changed;
+  addAll(keys: Iterable<K>): boolean {
+    return this.addMany(keys) > 0;
+  }
+
+  /** Adds every key; returns how many were new (changed the filter). */
+  addMany(keys: Iterable<K>): number {
+    let added = 0;
+    for (const key of keys) if (this.add(key)) added++;
+    return added;
+  }
+
+  /** `has` of each key, in order. */
+  hasMany(keys: Iterable<K>): boolean[] {
+    const out: boolean[] = [];
+    for (const key of keys) out.push(this.has(key));
+    return out;
+  }
+
+  /**
+   * Adds every packed key (its funnel bytes, hashed where they lie: the same hash as the key,
+   * since every funnel hashes exactly its bytes); returns how many were new.
+   */
+  addBatch(batch: PackedKeys): number {
+    const { bytes, offsets } = batch;
+    let added = 0;
+    for (let i = 0; i + 1 < offsets.length; i++) {
+      const shard = this.locator.locateBytes(bytes.subarray(offsets[i]!, offsets[i + 1]!));
+      if (this.setAt(shard)) added++;
+    }
+    return added;
+  }
+
+  /** `has` of each packed key: `out[i]` is 1 or 0. */
+  hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
+    const { bytes, offsets } = batch;
+    const n = Math.max(0, offsets.length - 1);
+    if (out !== undefined && out.length < n) {
+      throw new RangeError(`out has room for ${out.length} answers, the batch has ${n} keys`);
+    }
+    const result = out ?? new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const shard = this.locator.locateBytes(bytes.subarray(offsets[i]!, offsets[i + 1]!));
+      result[i] = this.testAt(shard) ? 1 : 0;
+    }
+    return result;
   }
 
   /** Forgets every key. */

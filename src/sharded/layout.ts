@@ -121,6 +121,12 @@ export class Locator {
     return this.place(views.hash);
   }
 
+  /** Places a key given as its funnel bytes (every funnel hashes exactly its key's bytes). */
+  locateBytes(bytes: Uint8Array): number {
+    hashKey('bytes', bytes);
+    return this.place(views.hash);
+  }
+
   /** Places a key whose hash is `h` = [h1 lo, h1 hi, h2 lo, h2 hi] (layers share one hash). */
   place(h: Int32Array): number {
     mitz64Indexes(h, this.layout.hashes, this.mod, this.offsets);
