@@ -109,11 +109,37 @@ function encode(funnel: Funnel, key: Key): number {
   return len;
 }
 
+/**
+ * Scratch memory kept between calls. A longer key grows the scratch for its own call, and
+ * {@link shrinkScratch} then hands the memory back (a wasm memory cannot shrink, so a fresh
+ * instance replaces it), so one huge key does not pin its size for the life of the process.
+ */
+const KEPT_SCRATCH_BYTES = 1 << 20;
+
+/** After an oversized key: a scratch of the initial size again, keeping the results at [0, KEY). */
+function shrinkScratch(): void {
+  const results = bytes.slice(0, KEY);
+  if (wasm !== null) {
+    wasm = instantiate();
+    buffer = wasm === null ? new ArrayBuffer(INITIAL_BYTES) : wasm.memory.buffer;
+  } else {
+    buffer = new ArrayBuffer(INITIAL_BYTES);
+  }
+  remap();
+  bytes.set(results);
+}
+
+/** Test hook: bytes of scratch memory held now. */
+export function scratchBytes(): number {
+  return buffer.byteLength;
+}
+
 /** Hashes `key` with MurmurHash3 x64 128 (seed 0); the result is in `views.hash`. */
 export function hashKey(funnel: Funnel, key: Key): void {
   const len = encode(funnel, key);
   if (wasm !== null) wasm.murmur3(len, 0);
   else murmur3Core(bytes, words32, KEY, len, views.hash, 0);
+  if (buffer.byteLength > KEPT_SCRATCH_BYTES) shrinkScratch();
 }
 
 /** Copies the MurmurHash3 of `key` into `out` = [h1 lo, h1 hi, h2 lo, h2 hi]. */
@@ -131,10 +157,11 @@ export function mitz64Probes(funnel: Funnel, key: Key, k: number, mod: Modulus):
   const len = encode(funnel, key);
   if (wasm !== null) {
     wasm.mitz64(len, k, mod.m, mod.p63, mod.inv);
-    return;
+  } else {
+    murmur3Core(bytes, words32, KEY, len, views.hash, 0);
+    mitz64Fallback(views.hash, k, mod, views.words, views.masks);
   }
-  murmur3Core(bytes, words32, KEY, len, views.hash, 0);
-  mitz64Fallback(views.hash, k, mod, views.words, views.masks);
+  if (buffer.byteLength > KEPT_SCRATCH_BYTES) shrinkScratch();
 }
 
 const WALK = new Mitz64Walk();
