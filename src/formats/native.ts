@@ -36,7 +36,7 @@ import { type Funnel, funnelFromId } from '../hash/keys.js';
 import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import { crc32c } from './crc32c.js';
 
-/** Filter type ids. Never reuse or reorder; the next free id is 9. */
+/** Filter type ids. Never reuse or reorder; the next free id is 11. */
 export const FILTER_TYPES = {
   bloom: 1,
   counting: 2,
@@ -49,9 +49,13 @@ export const FILTER_TYPES = {
   /** A sharded Bloom filter (`ShardedBloomFilter`, `RedisBloomFilter`'s layout); see
    * src/redis/sharded-codec.ts. */
   shardedBloom: 8,
+  /** A filter cascade (`FilterCascade`); its payload is an MLBF file, see filters/cascade/format.ts. */
+  cascade: 9,
+  /** A binary fuse filter (`BinaryFuseFilter`); see filters/binary-fuse/format.ts. */
+  binaryFuse: 10,
 } as const;
 
-/** Hash scheme ids: how a key's hash becomes positions. Never reuse or reorder; next free id is 5. */
+/** Hash scheme ids: how a key's hash becomes positions. Never reuse or reorder; next free id is 7. */
 export const HASH_SCHEMES = {
   /** Guava MURMUR128_MITZ_32 (ordinal 0). */
   murmur128Mitz32: 0,
@@ -73,6 +77,10 @@ export const HASH_SCHEMES = {
    * ⌊hi32·z/2^32⌋, bit (lo32·salt[i]) >>> 27 of word i. See filters/split-block.ts.
    */
   xxh64SplitBlock: 4,
+  /** Mozilla MLBF: each layer of the payload names its algorithm (filters/cascade/hashing.ts). */
+  mlbf: 5,
+  /** Binary fuse: MurmurHash3 x64 128 h1, mixed with the seed (filters/binary-fuse/filter.ts). */
+  binaryFuseMurmur128: 6,
 } as const;
 
 export const MAGIC = 0x4b4d4c42; // "BLMK" read as a little-endian u32
