@@ -1,38 +1,41 @@
 /**
  * The hot path shared by every MurmurHash3-based filter: encode a key, hash it, derive probes.
  *
- * Where WebAssembly runs (every current browser and Node.js), keys are encoded straight into the
- * memory of a tiny wasm module (wasm/murmur3.wat, under 1 KiB) that computes MurmurHash3 x64 128
- * with native 64-bit multiplies and, for Guava's MURMUR128_MITZ_64, the k probe positions with two
- * 64-bit divisions per key. Without WebAssembly (a CSP that forbids it), the same layout lives in
- * a plain buffer and the JavaScript core computes the same values. Nothing is allocated per key.
+ * Keys are encoded straight into the shared scratch memory (hash/scratch.ts), where the hashing
+ * WebAssembly module computes MurmurHash3 x64 128 with native 64-bit multiplies and, for Guava's
+ * MURMUR128_MITZ_64, the k probe positions with two reductions per key. Without WebAssembly (a
+ * CSP that forbids it), the same layout lives in a plain buffer and the JavaScript core computes
+ * the same values. Nothing is allocated per key.
  *
- * Memory layout (bytes), the same in both modes:
- *   [0, 16)       h1, h2 (little-endian u64 each), also readable as `hash` = [h1 lo, h1 hi, h2 lo, h2 hi]
- *   [64, 1088)    `probes.words`: the 32-bit word index of each MITZ_64 probe (k ≤ 255)
- *   [1088, 2112)  `probes.masks`: the bit mask within that word
- *   [2112, ...)   the encoded key
+ * Results (read them right after the call; the views are replaced when the scratch grows):
+ *   `views.hash`   [h1 lo, h1 hi, h2 lo, h2 hi] of the last key hashed
+ *   `views.words`  the 32-bit word index of each MITZ_64 probe (k ≤ 255)
+ *   `views.masks`  the bit mask within that word
  */
 
 import { encodeKeyInto, type Funnel, type Key } from './keys.js';
 import { LITTLE_ENDIAN } from './murmur3.js';
 import { murmur3Core } from './murmur3-core.js';
-import { WASM_BASE64 } from './murmur3-wasm.js';
+import {
+  CHUNK_KEYS,
+  HASH_AT,
+  HASHES_AT,
+  type HashExports,
+  KEY_AT,
+  newHashInstance,
+  OFFSETS_AT,
+  PROBE_MASKS_AT,
+  PROBE_WORDS_AT,
+  RESULTS_AT,
+  SCRATCH_KEEP_BYTES,
+  type Scratch,
+  scratch,
+  scratchBytes,
+  scratchUsesWasm,
+  setScratchWasm,
+  shrinkScratch,
+} from './scratch.js';
 import { Mitz64Walk, type Modulus } from './strategies.js';
-import { compileWasm } from './wasm-loader.js';
-
-const WORDS = 64;
-const MASKS = 1088;
-const KEY = 2112;
-const INITIAL_BYTES = 65536;
-
-interface WasmExports {
-  memory: { buffer: ArrayBuffer; grow(pages: number): number };
-  murmur3: (len: number, seed: number) => void;
-  mitz64: (len: number, k: number, m: number, p63: number, inv: number) => void;
-  bloom_has: (len: number, k: number, m: number, p63: number, inv: number, base: number) => number;
-  bloom_add: (len: number, k: number, m: number, p63: number, inv: number, base: number) => number;
-}
 
 /** Views over the shared memory, replaced when it grows. */
 export interface HasherViews {
@@ -44,102 +47,74 @@ export interface HasherViews {
   masks: Int32Array;
 }
 
-const MODULE = compileWasm<WasmExports>(WASM_BASE64);
-
-function instantiate(): WasmExports | null {
-  return MODULE === null ? null : MODULE.instantiate();
-}
-
-let wasm: WasmExports | null = instantiate();
-let buffer: ArrayBuffer = wasm === null ? new ArrayBuffer(INITIAL_BYTES) : wasm.memory.buffer;
-let bytes = new Uint8Array(buffer);
-let words32: Int32Array | null = wasm === null && LITTLE_ENDIAN ? new Int32Array(buffer) : null;
+const EMPTY = new Int32Array(0);
 
 /** Live views; read the fields after each call (growing the memory replaces them). */
-export const views: HasherViews = {
-  hash: new Int32Array(buffer, 0, 4),
-  words: new Int32Array(buffer, WORDS, 256),
-  masks: new Int32Array(buffer, MASKS, 256),
-};
+export const views: HasherViews = { hash: EMPTY, words: EMPTY, masks: EMPTY };
 
-function remap(): void {
-  bytes = new Uint8Array(buffer);
-  words32 = wasm === null && LITTLE_ENDIAN ? new Int32Array(buffer) : null;
-  views.hash = new Int32Array(buffer, 0, 4);
-  views.words = new Int32Array(buffer, WORDS, 256);
-  views.masks = new Int32Array(buffer, MASKS, 256);
+/** The scratch and growth generation the views were made for. */
+let viewsOf: Scratch | null = null;
+let viewsGeneration = -1;
+let words32: Int32Array | null = null;
+
+/** The scratch, with {@link views} pointing into its current memory. */
+function current(): Scratch {
+  const s = scratch();
+  if (s !== viewsOf || s.generation !== viewsGeneration) {
+    viewsOf = s;
+    viewsGeneration = s.generation;
+    views.hash = new Int32Array(s.buffer, HASH_AT, 4);
+    views.words = new Int32Array(s.buffer, PROBE_WORDS_AT, 256);
+    views.masks = new Int32Array(s.buffer, PROBE_MASKS_AT, 256);
+    words32 = s.wasm === null && LITTLE_ENDIAN ? s.i32 : null;
+  }
+  return s;
 }
 
 /**
- * Encodes `key` into `area` at KEY and returns the length, or a negative number when it does not
- * fit (see `encodeKeyInto`). ASCII strings take a fast path that copies char codes straight in.
+ * Encodes `key` into `area` at KEY_AT and returns the length, or a negative number when it does
+ * not fit (see `encodeKeyInto`). ASCII strings take a fast path that copies char codes straight in.
  */
 function encodeIn(funnel: Funnel, key: Key, area: Uint8Array): number {
   if (typeof key === 'string' && funnel === 'string') {
     const n = key.length;
-    if (n + KEY + 16 <= area.length) {
+    if (n + KEY_AT + 16 <= area.length) {
       let i = 0;
       for (; i < n; i++) {
         const c = key.charCodeAt(i);
         if (c >= 0x80) break;
-        area[KEY + i] = c;
+        area[KEY_AT + i] = c;
       }
       if (i === n) return n;
     }
   }
-  return encodeKeyInto(funnel, key, area, KEY);
+  return encodeKeyInto(funnel, key, area, KEY_AT);
 }
 
-/** Encodes `key` at KEY in the shared scratch memory, growing it when needed; returns the length. */
-function encode(funnel: Funnel, key: Key): number {
-  let len = encodeIn(funnel, key, bytes);
+/** Encodes `key` at KEY_AT in the scratch, growing it when needed; returns the length. */
+function encode(s: Scratch, funnel: Funnel, key: Key): number {
+  let len = encodeIn(funnel, key, s.bytes);
   if (len < 0) {
-    const need = KEY - len + 32;
-    if (wasm !== null) {
-      wasm.memory.grow(Math.ceil((need - buffer.byteLength) / 65536));
-      buffer = wasm.memory.buffer;
-    } else {
-      const next = new ArrayBuffer(Math.max(need, buffer.byteLength * 2));
-      new Uint8Array(next).set(bytes.subarray(0, KEY));
-      buffer = next;
-    }
-    remap();
-    len = encodeKeyInto(funnel, key, bytes, KEY);
+    s.grow(KEY_AT - len + 32, KEY_AT);
+    current();
+    len = encodeKeyInto(funnel, key, s.bytes, KEY_AT);
   }
   return len;
 }
 
-/**
- * Scratch memory kept between calls. A longer key grows the scratch for its own call, and
- * {@link shrinkScratch} then hands the memory back (a wasm memory cannot shrink, so a fresh
- * instance replaces it), so one huge key does not pin its size for the life of the process.
- */
-const KEPT_SCRATCH_BYTES = 1 << 20;
-
-/** After an oversized key: a scratch of the initial size again, keeping the results at [0, KEY). */
-function shrinkScratch(): void {
-  const results = bytes.slice(0, KEY);
-  if (wasm !== null) {
-    wasm = instantiate();
-    buffer = wasm === null ? new ArrayBuffer(INITIAL_BYTES) : wasm.memory.buffer;
-  } else {
-    buffer = new ArrayBuffer(INITIAL_BYTES);
-  }
-  remap();
-  bytes.set(results);
-}
-
-/** Test hook: bytes of scratch memory held now. */
-export function scratchBytes(): number {
-  return buffer.byteLength;
-}
-
 /** Hashes `key` with MurmurHash3 x64 128 (seed 0); the result is in `views.hash`. */
 export function hashKey(funnel: Funnel, key: Key): void {
-  const len = encode(funnel, key);
-  if (wasm !== null) wasm.murmur3(len, 0);
-  else murmur3Core(bytes, words32, KEY, len, views.hash, 0);
-  if (buffer.byteLength > KEPT_SCRATCH_BYTES) shrinkScratch();
+  const s = current();
+  const len = encode(s, funnel, key);
+  if (s.wasm !== null) s.wasm.murmur3(len, 0);
+  else murmur3Core(s.bytes, words32, KEY_AT, len, views.hash, 0);
+  if (s.capacity > SCRATCH_KEEP_BYTES) afterOversized();
+}
+
+/** Drops the memory an oversized key grew (hash/scratch.ts) and points the views at the new one. */
+function afterOversized(): void {
+  shrinkScratch();
+  current();
 }
 
 /** Copies the MurmurHash3 of `key` into `out` = [h1 lo, h1 hi, h2 lo, h2 hi]. */
@@ -154,14 +129,14 @@ export function hashKeyInto(funnel: Funnel, key: Key, out: Int32Array): void {
  * `words[i]`.
  */
 export function mitz64Probes(funnel: Funnel, key: Key, k: number, mod: Modulus): void {
-  const len = encode(funnel, key);
-  if (wasm !== null) {
-    wasm.mitz64(len, k, mod.m, mod.p63, mod.inv);
-  } else {
-    murmur3Core(bytes, words32, KEY, len, views.hash, 0);
+  const s = current();
+  const len = encode(s, funnel, key);
+  if (s.wasm !== null) s.wasm.mitz64(len, k, mod.m, mod.p63, mod.inv);
+  else {
+    murmur3Core(s.bytes, words32, KEY_AT, len, views.hash, 0);
     mitz64Fallback(views.hash, k, mod, views.words, views.masks);
   }
-  if (buffer.byteLength > KEPT_SCRATCH_BYTES) shrinkScratch();
+  if (s.capacity > SCRATCH_KEEP_BYTES) afterOversized();
 }
 
 const WALK = new Mitz64Walk();
@@ -182,24 +157,29 @@ function mitz64Fallback(
   }
 }
 
-/** Test hook: use the JavaScript core (false) or WebAssembly (true, where available). */
+export { scratchBytes };
+
+/** Test hook: hash with WebAssembly (true, where available) or the JavaScript cores (false). */
 export function useWasm(enabled: boolean): void {
-  wasm = enabled ? instantiate() : null;
-  buffer = wasm === null ? new ArrayBuffer(INITIAL_BYTES) : wasm.memory.buffer;
-  remap();
+  setScratchWasm(enabled);
 }
 
 /** True when keys are hashed by WebAssembly. */
 export function usingWasm(): boolean {
-  return wasm !== null;
+  return scratchUsesWasm();
 }
 
-/** Where a kernel's bit array starts: after the scratch area and the largest key it encodes. */
-const KERNEL_BASE = 65536;
+/**
+ * Where a kernel's bit array starts: after the scratch layout and a key area of 96 KiB, which
+ * holds the largest single key a kernel hashes and each chunk of a batch.
+ */
+const KERNEL_BASE = 131072;
+/** Key bytes a kernel chunk may hold (16 spare bytes stay free for MurmurHash3's tail loads). */
+const KERNEL_KEY_ROOM = KERNEL_BASE - KEY_AT - 16;
 /** Largest bit array placed in a kernel (1 GiB); larger filters use the general path. */
 const KERNEL_MAX_BYTES = 2 ** 30;
 /**
- * Smallest bit array placed in a kernel (4 KiB). Each kernel costs a 64 KiB page plus the
+ * Smallest bit array placed in a kernel (4 KiB). Each kernel costs two 64 KiB pages plus the
  * virtual address space an engine reserves per wasm memory (about 8 GiB in V8, so some ten
  * thousand memories exhaust a 47-bit address space); small filters, which sit in cache anyway,
  * stay on the general path.
@@ -215,6 +195,36 @@ const kernelRegistry =
       })
     : null;
 
+/** Keys packed in one buffer (see `PackedKeys` in filters/filter.ts). */
+export interface KeyBatch {
+  readonly bytes: Uint8Array;
+  readonly offsets: Uint32Array;
+}
+
+/**
+ * How many keys from `start` (at most `max`, at least one if any remain before `end`) fit in
+ * `room` bytes; 0 when key `start` alone is longer than `room`.
+ */
+export function chunkEnd(
+  offsets: Uint32Array,
+  start: number,
+  end: number,
+  max: number,
+  room: number,
+): number {
+  let stop = Math.min(end, start + max);
+  const limit = offsets[start]! + room;
+  if (offsets[stop]! <= limit) return stop;
+  // Binary search for the last key boundary within the room.
+  let lo = start;
+  while (lo < stop) {
+    const mid = (lo + stop + 1) >>> 1;
+    if (offsets[mid]! <= limit) lo = mid;
+    else stop = mid - 1;
+  }
+  return lo;
+}
+
 /**
  * A classic filter's bits living inside a wasm instance of their own, so that `has` and `add`
  * (hash, probe walk and bit tests) run in one call with no per-probe JavaScript. The instance's
@@ -223,12 +233,14 @@ const kernelRegistry =
 export class BloomKernel {
   /** The filter's 64-bit words as little-endian u32 pairs, inside the kernel's memory. */
   readonly data: Uint32Array;
-  private readonly ex: WasmExports;
+  private readonly ex: HashExports;
   private readonly keyArea: Uint8Array;
+  private readonly offsets: Uint32Array;
 
-  private constructor(ex: WasmExports, bitSize: number) {
+  private constructor(ex: HashExports, bitSize: number) {
     this.ex = ex;
     this.keyArea = new Uint8Array(ex.memory.buffer, 0, KERNEL_BASE);
+    this.offsets = new Uint32Array(ex.memory.buffer, OFFSETS_AT, CHUNK_KEYS + 1);
     this.data = new Uint32Array(ex.memory.buffer, KERNEL_BASE, bitSize / 32);
   }
 
@@ -239,9 +251,9 @@ export class BloomKernel {
    */
   static create(bitSize: number): BloomKernel | null {
     const bytes = bitSize / 8;
-    if (wasm === null || bytes > KERNEL_MAX_BYTES || bytes < KERNEL_MIN_BYTES) return null;
+    if (!usingWasm() || bytes > KERNEL_MAX_BYTES || bytes < KERNEL_MIN_BYTES) return null;
     if (kernelRegistry === null || liveKernels >= KERNEL_MAX_LIVE) return null;
-    const ex = instantiate();
+    const ex = newHashInstance();
     if (ex === null) return null;
     const pages = Math.ceil((KERNEL_BASE + bitSize / 8) / 65536);
     const have = ex.memory.buffer.byteLength / 65536;
@@ -268,5 +280,46 @@ export class BloomKernel {
     const len = encodeIn(funnel, key, this.keyArea);
     if (len < 0) return -1;
     return this.ex.bloom_add(len, k, mod.m, mod.p63, mod.inv, KERNEL_BASE);
+  }
+
+  /**
+   * One chunk of a batch: copies the packed keys from `start` on (as many whole keys as fit the
+   * kernel's key area, at most {@link CHUNK_KEYS}, none past `end`) into the kernel, hashes them
+   * all, then walks their probes: tests them (`add` false) or sets them (`add` true). Key i's
+   * answer goes to `out[i]`: 1/0 for a test, the number of bits it set for an add (so nonzero
+   * means new). Returns the index after the last key done; `start` itself when key `start` is
+   * longer than the key area (the caller takes the per-key path for it).
+   */
+  batch(
+    keys: KeyBatch,
+    start: number,
+    end: number,
+    k: number,
+    mod: Modulus,
+    add: boolean,
+    out: Uint8Array,
+  ): number {
+    const offsets = keys.offsets;
+    const stop = chunkEnd(offsets, start, end, CHUNK_KEYS, KERNEL_KEY_ROOM);
+    const count = stop - start;
+    if (count === 0) return start;
+    const first = offsets[start]!;
+    this.offsets.set(offsets.subarray(start, stop + 1));
+    this.keyArea.set(keys.bytes.subarray(first, offsets[stop]), KEY_AT);
+    const ex = this.ex;
+    ex.murmur3_batch((KEY_AT - first) | 0, OFFSETS_AT, count, HASHES_AT);
+    ex.bloom_batch(
+      HASHES_AT,
+      count,
+      k,
+      mod.m,
+      mod.p63,
+      mod.inv,
+      KERNEL_BASE,
+      add ? 2 : 1,
+      RESULTS_AT,
+    );
+    out.set(this.keyArea.subarray(RESULTS_AT, RESULTS_AT + count), start);
+    return stop;
   }
 }

@@ -3,101 +3,67 @@
  * behind the blocked filter and Parquet's split-block filter (seed 0 over the value's PLAIN
  * encoding, as parquet-java, Arrow and DuckDB compute it).
  *
- * Two implementations give the same result: WebAssembly with native 64-bit multiplies
- * (wasm/xxhash64.wat, 847 bytes, instantiated synchronously from base64 like the MurmurHash3
- * module), used wherever WebAssembly runs, and a JavaScript core on 32-bit halves for hosts
- * without it (a CSP that forbids wasm). Measured on 30-byte URL keys (Node 20, x64, encoding
- * included): 43 ns per key in WebAssembly, 216 ns in the JavaScript core, so WebAssembly is the
- * default. About 33 of those 43 ns are reading the key's characters (`charCodeAt`), a floor
- * every JavaScript hash of a string pays.
+ * Two implementations give the same result: WebAssembly with native 64-bit multiplies (the
+ * hashing module of hash/scratch.ts, shared with MurmurHash3 and compiled on first use), used
+ * wherever WebAssembly runs, and a JavaScript core on 32-bit halves for hosts without it (a CSP
+ * that forbids wasm). Measured on 30-byte URL keys (Node 20, x64, encoding included): 43 ns per
+ * key in WebAssembly, 216 ns in the JavaScript core, so WebAssembly is the default. About 33 of
+ * those 43 ns are reading the key's characters (`charCodeAt`), a floor every JavaScript hash of
+ * a string pays; the batch paths (hash/batch.ts) avoid it by hashing packed bytes.
  *
- * Hot path: {@link xxh64Key} encodes a key with its funnel straight into the module's memory and
+ * Hot path: {@link xxh64Key} encodes a key with its funnel straight into the scratch memory and
  * leaves the hash in {@link xxViews}`.hash` = [low 32 bits, high 32 bits] (int32 each). Nothing is
  * allocated per key and no BigInt is involved. {@link xxhash64} is the allocating convenience
  * form (returns a `bigint`) for tests and tools.
- *
- * Memory layout (bytes), the same in both modes: [0, 8) the hash; [16, 4096) batch lengths;
- * [4096, 12256) batch hashes; [12288, ...) key bytes.
  */
 
 import { encodeKeyInto, type Funnel, type Key } from './keys.js';
 import { LITTLE_ENDIAN } from './murmur3.js';
-import { compileWasm } from './wasm-loader.js';
-import { WASM_BASE64 } from './xxhash64-wasm.js';
+import {
+  HASH_AT,
+  HASHES_AT,
+  KEY_AT,
+  OFFSETS_AT,
+  SCRATCH_KEEP_BYTES,
+  type Scratch,
+  scratch,
+  scratchUsesWasm,
+  setScratchWasm,
+  shrinkScratch,
+} from './scratch.js';
 
-const LENGTHS = 16;
-const HASHES = 4096;
-const KEY = 12288;
-const INITIAL_BYTES = 65536;
 /** Most keys {@link xxh64Many} hashes in one call. */
 export const MAX_BATCH = 1020;
 
-interface WasmExports {
-  memory: { buffer: ArrayBuffer; grow(pages: number): number };
-  xxh64: (p: number, len: number, seedLo: number, seedHi: number) => void;
-  xxh64Many: (count: number) => void;
-}
-
-/** Views over the hasher's memory, replaced when it grows: read them after each call. */
+/** Views over the scratch memory, replaced when it grows: read them after each call. */
 export interface XxViews {
   /** [low 32 bits, high 32 bits] of the last hash, as int32. */
   hash: Int32Array;
   /** After {@link xxh64Many}: [lo, hi] of key i at 2i, 2i + 1. */
   many: Int32Array;
-  /** After {@link xxh64Many}: the key lengths (internal). */
-  lengths: Int32Array;
 }
 
-function instantiate(): WasmExports | null {
-  return compileWasm<WasmExports>(WASM_BASE64)?.instantiate() ?? null;
-}
-
-/** The module, instantiated once; null where WebAssembly is unavailable. */
-const WASM: WasmExports | null = instantiate();
-/**
- * Its entry points as module constants: the optimizing compiler inlines a JS-to-wasm call only
- * when the callee is a known constant (a call through `exports.xxh64` loaded at run time costs
- * about 30% of `has` on a 30-byte key).
- */
-const wasmXxh64 = WASM === null ? null : WASM.xxh64;
-const wasmXxh64Many = WASM === null ? null : WASM.xxh64Many;
-
-/** True while hashing runs in WebAssembly (false: the JavaScript core, see useWasmXxh64). */
-let active = WASM !== null;
-let buffer: ArrayBuffer = WASM === null ? new ArrayBuffer(INITIAL_BYTES) : WASM.memory.buffer;
-let capacity = buffer.byteLength;
-let bytes = new Uint8Array(buffer);
-/** The memory as int32 words, for writing four ASCII bytes at once (little-endian hosts only). */
-let words: Int32Array | null = LITTLE_ENDIAN ? new Int32Array(buffer) : null;
+const EMPTY = new Int32Array(0);
 
 /** Live views; read the fields after each call (growing the memory replaces them). */
-export const xxViews: XxViews = {
-  hash: new Int32Array(buffer, 0, 2),
-  many: new Int32Array(buffer, HASHES, 2 * MAX_BATCH),
-  lengths: new Int32Array(buffer, LENGTHS, MAX_BATCH),
-};
+export const xxViews: XxViews = { hash: EMPTY, many: EMPTY };
 
-function remap(): void {
-  capacity = buffer.byteLength;
-  bytes = new Uint8Array(buffer);
-  words = LITTLE_ENDIAN ? new Int32Array(buffer) : null;
-  xxViews.hash = new Int32Array(buffer, 0, 2);
-  xxViews.many = new Int32Array(buffer, HASHES, 2 * MAX_BATCH);
-  xxViews.lengths = new Int32Array(buffer, LENGTHS, MAX_BATCH);
-}
+let viewsOf: Scratch | null = null;
+let viewsGeneration = -1;
+/** The memory as int32 words, for writing four ASCII bytes at once (little-endian hosts only). */
+let words: Int32Array | null = null;
 
-/** Makes room for `need` bytes of memory in total (keeping the first `keep` bytes). */
-function grow(need: number, keep: number): void {
-  if (need <= capacity) return;
-  if (active && WASM !== null) {
-    WASM.memory.grow(Math.ceil((need - capacity) / 65536));
-    buffer = WASM.memory.buffer;
-  } else {
-    const next = new ArrayBuffer(Math.max(need, capacity * 2));
-    new Uint8Array(next).set(bytes.subarray(0, keep));
-    buffer = next;
+/** The scratch, with {@link xxViews} pointing into its current memory. */
+function current(): Scratch {
+  const s = scratch();
+  if (s !== viewsOf || s.generation !== viewsGeneration) {
+    viewsOf = s;
+    viewsGeneration = s.generation;
+    xxViews.hash = new Int32Array(s.buffer, HASH_AT, 2);
+    xxViews.many = new Int32Array(s.buffer, HASHES_AT, 2 * MAX_BATCH);
+    words = LITTLE_ENDIAN ? s.i32 : null;
   }
-  remap();
+  return s;
 }
 
 /**
@@ -106,7 +72,7 @@ function grow(need: number, keep: number): void {
  * about the bytes written, and the caller encodes it again with `encodeKeyInto`). For ASCII the
  * UTF-8 bytes are the character codes, so the result is the same as `encodeKeyInto`'s.
  */
-function encodeAscii(s: string, at: number): number {
+function encodeAscii(s: string, at: number, capacity: number): number {
   const w = words;
   const n = s.length;
   if (w === null || at + n + 16 > capacity) return -1;
@@ -133,24 +99,25 @@ function encodeAscii(s: string, at: number): number {
   return seen < 0x80 ? n : -1;
 }
 
-/** Encodes `key` at `at` (a multiple of 4), growing the memory when needed; returns the length. */
-function encodeAt(funnel: Funnel, key: Key, at: number): number {
-  if (funnel === 'string' && typeof key === 'string') {
-    const n = encodeAscii(key, at);
+/** Encodes `key` at `at`, growing the memory when needed; returns the length. */
+function encodeAt(sc: Scratch, funnel: Funnel, key: Key, at: number, aligned: boolean): number {
+  if (aligned && funnel === 'string' && typeof key === 'string') {
+    const n = encodeAscii(key, at, sc.capacity);
     if (n >= 0) return n;
   }
-  let len = encodeKeyInto(funnel, key, bytes, at);
+  let len = encodeKeyInto(funnel, key, sc.bytes, at);
   if (len < 0) {
-    grow(at - len + 32, at);
-    len = encodeKeyInto(funnel, key, bytes, at);
+    sc.grow(at - len + 32, at);
+    current();
+    len = encodeKeyInto(funnel, key, sc.bytes, at);
   }
   return len;
 }
 
 /** Hashes the `len` bytes at `p` in the memory (seed 0) into `xxViews.hash`. */
-function hashAt(p: number, len: number): void {
-  if (active) wasmXxh64!(p, len, 0, 0);
-  else xxh64Core(bytes, p, len, 0, 0, xxViews.hash);
+function hashAt(sc: Scratch, p: number, len: number): void {
+  if (sc.wasm !== null) sc.wasm.xxh64(p, len, 0, 0);
+  else xxh64Core(sc.bytes, p, len, 0, 0, xxViews.hash);
 }
 
 /**
@@ -158,7 +125,12 @@ function hashAt(p: number, len: number): void {
  * [lo, hi]. ASCII strings take a fast path that writes four bytes per store.
  */
 export function xxh64Key(funnel: Funnel, key: Key): void {
-  hashAt(KEY, encodeAt(funnel, key, KEY));
+  const sc = current();
+  hashAt(sc, KEY_AT, encodeAt(sc, funnel, key, KEY_AT, true));
+  if (sc.capacity > SCRATCH_KEEP_BYTES) {
+    shrinkScratch();
+    current();
+  }
 }
 
 const f64 = new Float64Array(1);
@@ -171,16 +143,19 @@ const f32Bytes = new Uint8Array(f32.buffer);
  * FLOAT and DOUBLE); the result is in `xxViews.hash`.
  */
 export function xxh64Float(value: number, width: 4 | 8): void {
+  const sc = current();
   const src = width === 8 ? f64Bytes : f32Bytes;
   if (width === 8) f64[0] = value;
   else f32[0] = value;
-  for (let i = 0; i < width; i++) bytes[KEY + i] = src[LITTLE_ENDIAN ? i : width - 1 - i]!;
-  hashAt(KEY, width);
+  const bytes = sc.bytes;
+  for (let i = 0; i < width; i++) bytes[KEY_AT + i] = src[LITTLE_ENDIAN ? i : width - 1 - i]!;
+  hashAt(sc, KEY_AT, width);
 }
 
 /**
  * Hashes `count` keys (count ≤ {@link MAX_BATCH}) from `keys[start]` on in one WebAssembly call;
- * hash i is at `xxViews.many[2i]` (lo) and `[2i + 1]` (hi).
+ * hash i is at `xxViews.many[2i]` (lo) and `[2i + 1]` (hi). The keys are encoded back to back
+ * in the scratch, as a packed batch.
  */
 export function xxh64Many(
   funnel: Funnel,
@@ -188,25 +163,36 @@ export function xxh64Many(
   start: number,
   count: number,
 ): void {
-  let p = KEY;
+  let sc = current();
+  let p = KEY_AT;
   for (let i = 0; i < count; i++) {
-    const len = encodeAt(funnel, keys[start + i]!, p);
-    xxViews.lengths[i] = len;
-    p = (p + len + 3) & ~3;
+    sc.u32[(OFFSETS_AT >> 2) + i] = p - KEY_AT;
+    p += encodeAt(sc, funnel, keys[start + i]!, p, false);
+    sc = current();
   }
-  if (active) {
-    wasmXxh64Many!(count);
+  sc.u32[(OFFSETS_AT >> 2) + count] = p - KEY_AT;
+  xxh64Offsets(sc, KEY_AT, count);
+}
+
+/**
+ * XXH64 (seed 0) of `count` packed keys at `keys` in the scratch, whose offsets (relative to
+ * `keys`, i32 arithmetic) are at OFFSETS_AT; the hashes go to HASHES_AT as [lo, hi] pairs.
+ */
+export function xxh64Offsets(sc: Scratch, keys: number, count: number): void {
+  if (sc.wasm !== null) {
+    sc.wasm.xxh64_batch(keys, OFFSETS_AT, count, HASHES_AT);
     return;
   }
   const out = xxViews.hash;
-  const many = xxViews.many;
-  p = KEY;
+  const many = sc.i32;
+  const offsets = sc.u32;
+  let a = offsets[OFFSETS_AT >> 2]!;
   for (let i = 0; i < count; i++) {
-    const len = xxViews.lengths[i]!;
-    xxh64Core(bytes, p, len, 0, 0, out);
-    many[2 * i] = out[0]!;
-    many[2 * i + 1] = out[1]!;
-    p = (p + len + 3) & ~3;
+    const b = offsets[(OFFSETS_AT >> 2) + i + 1]!;
+    xxh64Core(sc.bytes, (keys + a) | 0, b - a, 0, 0, out);
+    many[(HASHES_AT >> 2) + 2 * i] = out[0]!;
+    many[(HASHES_AT >> 2) + 2 * i + 1] = out[1]!;
+    a = b;
   }
 }
 
@@ -222,16 +208,14 @@ export function xxhash64(data: Uint8Array, seed: bigint | number = 0): bigint {
   return (BigInt(out[1]! >>> 0) << 32n) | BigInt(out[0]! >>> 0);
 }
 
-/** Test hook: use the JavaScript core (false) or WebAssembly (true, where available). */
+/** Test hook: hash with WebAssembly (true, where available) or the JavaScript cores (false). */
 export function useWasmXxh64(enabled: boolean): void {
-  active = enabled && WASM !== null;
-  buffer = WASM !== null && active ? WASM.memory.buffer : new ArrayBuffer(INITIAL_BYTES);
-  remap();
+  setScratchWasm(enabled);
 }
 
 /** True when XXH64 runs in WebAssembly. */
 export function xxh64UsesWasm(): boolean {
-  return active;
+  return scratchUsesWasm();
 }
 
 // ------------------------------------------------------------------------------------------------

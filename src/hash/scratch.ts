@@ -1,0 +1,177 @@
+/**
+ * The one scratch memory behind every hash in bloomkit: the memory of the hashing WebAssembly
+ * module (wasm/hash.wat: MurmurHash3 x64 128 with Guava's MITZ_64 walk, and XXH64, per key and
+ * over packed batches), shared by the MurmurHash3 and XXH64 paths, so a process holds one key
+ * scratch rather than one per hash.
+ *
+ * Nothing is compiled or instantiated when bloomkit is imported: the module is compiled on the
+ * first hash (so a bundle that never hashes can drop it, and importing costs nothing), then
+ * instantiated once for the scratch and once per classic filter kernel (hash/hasher.ts). The
+ * module is 2.6 KiB, under the 4 KiB that browsers allow to compile synchronously on the main
+ * thread. Where WebAssembly is missing or forbidden (a CSP without 'wasm-unsafe-eval'), the
+ * scratch is a plain `ArrayBuffer` with the same layout and the JavaScript cores compute the
+ * same values.
+ *
+ * Layout (bytes; the .wat file repeats it):
+ *   [0, 16)          the last per-key hash (MurmurHash3 h1, h2; XXH64 in [0, 8))
+ *   [64, 1088)       MITZ_64 probe word indexes; [1088, 2112) their masks
+ *   [4096, 8196)     a batch chunk's key offsets (u32, up to {@link CHUNK_KEYS} + 1)
+ *   [8448, 9472)     a chunk's per-key result bytes
+ *   [12288, 28672)   a chunk's hashes (16 bytes per key for MurmurHash3, 8 for XXH64)
+ *   [32768, ...)     key bytes: one key, or a chunk of packed keys (then any probe lists)
+ */
+
+import { WASM_BASE64 } from './hash-wasm.js';
+import { compileWasm, type WasmModule } from './wasm-loader.js';
+
+/** Where the last per-key hash is written. */
+export const HASH_AT = 0;
+/** Where `mitz64` writes probe word indexes; the masks follow at {@link PROBE_MASKS_AT}. */
+export const PROBE_WORDS_AT = 64;
+export const PROBE_MASKS_AT = 1088;
+/** A chunk's key offsets. */
+export const OFFSETS_AT = 4096;
+/** A chunk's result bytes. */
+export const RESULTS_AT = 8448;
+/** A chunk's hashes. */
+export const HASHES_AT = 12288;
+/** Key bytes. */
+export const KEY_AT = 32768;
+/** Most keys in one batch chunk (the offsets, results and hashes areas are sized for it). */
+export const CHUNK_KEYS = 1024;
+/**
+ * Key bytes per chunk that the batch paths aim for: 64 KiB with the hashes and the probe state
+ * stays in L2 while a chunk is hashed, touched and probed.
+ */
+export const CHUNK_BYTES = 65536;
+
+/** The module's exports (see wasm/hash.wat for each function's contract). */
+export interface HashExports {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  murmur3(len: number, seed: number): void;
+  murmur3_batch(keys: number, offsets: number, count: number, out: number): void;
+  mitz64(len: number, k: number, m: number, p63: number, inv: number): void;
+  bloom_has(len: number, k: number, m: number, p63: number, inv: number, base: number): number;
+  bloom_add(len: number, k: number, m: number, p63: number, inv: number, base: number): number;
+  mitz64_batch(
+    hashes: number,
+    count: number,
+    k: number,
+    m: number,
+    p63: number,
+    inv: number,
+    out: number,
+  ): void;
+  bloom_batch(
+    hashes: number,
+    count: number,
+    k: number,
+    m: number,
+    p63: number,
+    inv: number,
+    base: number,
+    mode: number,
+    out: number,
+  ): number;
+  xxh64(p: number, len: number, seedLo: number, seedHi: number): void;
+  xxh64_batch(keys: number, offsets: number, count: number, out: number): void;
+}
+
+/** undefined: not compiled yet; null: WebAssembly is unavailable here. */
+let compiled: WasmModule<HashExports> | null | undefined;
+
+/**
+ * A new instance of the hashing module with its own memory, or null where WebAssembly is
+ * unavailable. The module is compiled on the first call.
+ */
+export function newHashInstance(): HashExports | null {
+  if (compiled === undefined) compiled = compileWasm<HashExports>(WASM_BASE64);
+  return compiled === null ? null : compiled.instantiate();
+}
+
+/** The scratch memory and its views; the views are replaced when the memory grows. */
+export class Scratch {
+  /** The module instance, or null when the JavaScript cores run over a plain buffer. */
+  readonly wasm: HashExports | null;
+  buffer: ArrayBuffer;
+  bytes: Uint8Array;
+  /** The memory as int32 (for 4-byte stores and hashes as [lo, hi] pairs). */
+  i32: Int32Array;
+  /** The memory as uint32 (offsets). */
+  u32: Uint32Array;
+  /** Byte length of the memory. */
+  capacity: number;
+  /** Bumped on every growth, so that callers holding views can tell them stale. */
+  generation = 0;
+
+  constructor(wasm: HashExports | null) {
+    this.wasm = wasm;
+    this.buffer = wasm === null ? new ArrayBuffer(2 * 65536) : wasm.memory.buffer;
+    this.bytes = new Uint8Array(this.buffer);
+    this.i32 = new Int32Array(this.buffer);
+    this.u32 = new Uint32Array(this.buffer);
+    this.capacity = this.buffer.byteLength;
+  }
+
+  /** Makes the memory hold at least `need` bytes, keeping the first `keep`. */
+  grow(need: number, keep: number): void {
+    if (need <= this.capacity) return;
+    if (this.wasm !== null) {
+      this.wasm.memory.grow(Math.ceil((need - this.capacity) / 65536));
+      this.buffer = this.wasm.memory.buffer;
+    } else {
+      const next = new ArrayBuffer(Math.max(need, this.capacity * 2));
+      new Uint8Array(next).set(this.bytes.subarray(0, keep));
+      this.buffer = next;
+    }
+    this.bytes = new Uint8Array(this.buffer);
+    this.i32 = new Int32Array(this.buffer);
+    this.u32 = new Uint32Array(this.buffer);
+    this.capacity = this.buffer.byteLength;
+    this.generation++;
+  }
+}
+
+let current: Scratch | null = null;
+let preferWasm = true;
+
+/** The process-wide scratch, made on first use (which compiles the module). */
+export function scratch(): Scratch {
+  if (current === null) current = new Scratch(preferWasm ? newHashInstance() : null);
+  return current;
+}
+
+/** Test hook: hash with WebAssembly (true, where available) or the JavaScript cores (false). */
+export function setScratchWasm(enabled: boolean): void {
+  preferWasm = enabled;
+  current = null;
+}
+
+/** True when WebAssembly hashes keys here. */
+export function scratchUsesWasm(): boolean {
+  return scratch().wasm !== null;
+}
+
+/**
+ * Scratch bytes kept between calls. One oversized key (50 M characters is 150 MB of worst-case
+ * UTF-8) grows the scratch for its own call only; {@link shrinkScratch} then drops it.
+ */
+export const SCRATCH_KEEP_BYTES = 1 << 20;
+
+/**
+ * After a call that grew the scratch past {@link SCRATCH_KEEP_BYTES}: replaces it with a fresh
+ * small one holding the same results area (everything below the key bytes), so the last hash and
+ * probes stay readable. Callers re-read their views afterwards.
+ */
+export function shrinkScratch(): void {
+  const s = current;
+  if (s === null || s.capacity <= SCRATCH_KEEP_BYTES) return;
+  const fresh = new Scratch(s.wasm === null ? null : newHashInstance());
+  fresh.bytes.set(s.bytes.subarray(0, KEY_AT));
+  current = fresh;
+}
+
+/** Bytes the scratch memory holds now. */
+export function scratchBytes(): number {
+  return scratch().capacity;
+}

@@ -1,0 +1,424 @@
+;; bloomkit's hashing kernels in one WebAssembly module with one scratch memory: MurmurHash3 x64 128
+;; (Austin Appleby, public domain) with Guava's MURMUR128_MITZ_64 probe walk, and XXH64 (Yann
+;; Collet, BSD-2-Clause; doc/xxhash_spec.md). Both per key and over a packed batch of keys.
+;;
+;; Scratch layout (byte offsets; the JavaScript side in hash/scratch.ts names the same numbers):
+;;   [0, 16)          the last per-key hash: MurmurHash3 h1 then h2 (u64 LE each); XXH64 at [0, 8)
+;;   [64, 1088)       mitz64: the 32-bit word index of each of the k probes (k <= 255)
+;;   [1088, 2112)     mitz64: the bit mask of each probe
+;;   [4096, 8196)     a batch chunk's key offsets (u32, at most 1024 keys + 1), written by JS
+;;   [8448, 9472)     bloom_batch: one result byte per key of the chunk
+;;   [12288, 28672)   a chunk's hashes: 16 bytes per key (MurmurHash3) or 8 (XXH64)
+;;   [32768, ...)     key bytes written by JavaScript: one key, or a chunk of packed keys; the
+;;                    caller keeps 16 spare bytes after the last key because MurmurHash3 reads its
+;;                    tail with whole 8-byte loads and masks
+;;   [$base, ...)     bloom_has / bloom_add / bloom_batch: a classic filter's bit array (32-bit LE
+;;                    words), in a per-filter instance whose memory holds nothing else there
+;; Batch keys: key i of a chunk is the bytes [$keys + off[i], $keys + off[i + 1]), off[] being the
+;; u32s at $offs; $keys may be "negative" (it is i32 arithmetic) so that JavaScript can copy the
+;; packed offsets as they are and pass $keys = 32768 - off[first].
+;; Build: npm run build:wasm (compiles this file with wabt into hash-wasm.ts).
+(module
+  (memory (export "memory") 2)
+  ;; MurmurHash3 x64 128 of the `len` bytes at `p` with a 32-bit seed; h1, h2 stored at `out`.
+  (func $murmur (param $p i32) (param $len i32) (param $seed i32) (param $out i32)
+    (local $h1 i64) (local $h2 i64) (local $k1 i64) (local $k2 i64)
+    (local $end i32) (local $rem i32)
+    (local.set $h1 (i64.extend_i32_u (local.get $seed)))
+    (local.set $h2 (local.get $h1))
+    (local.set $end (i32.add (local.get $p) (i32.and (local.get $len) (i32.const -16))))
+    (block $done
+      (loop $blocks
+        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $k1 (i64.load (local.get $p)))
+        (local.set $k2 (i64.load offset=8 (local.get $p)))
+        (local.set $k1 (i64.mul (local.get $k1) (i64.const 0x87c37b91114253d5)))
+        (local.set $k1 (i64.rotl (local.get $k1) (i64.const 31)))
+        (local.set $k1 (i64.mul (local.get $k1) (i64.const 0x4cf5ad432745937f)))
+        (local.set $h1 (i64.xor (local.get $h1) (local.get $k1)))
+        (local.set $h1 (i64.rotl (local.get $h1) (i64.const 27)))
+        (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
+        (local.set $h1 (i64.add (i64.mul (local.get $h1) (i64.const 5)) (i64.const 0x52dce729)))
+        (local.set $k2 (i64.mul (local.get $k2) (i64.const 0x4cf5ad432745937f)))
+        (local.set $k2 (i64.rotl (local.get $k2) (i64.const 33)))
+        (local.set $k2 (i64.mul (local.get $k2) (i64.const 0x87c37b91114253d5)))
+        (local.set $h2 (i64.xor (local.get $h2) (local.get $k2)))
+        (local.set $h2 (i64.rotl (local.get $h2) (i64.const 31)))
+        (local.set $h2 (i64.add (local.get $h2) (local.get $h1)))
+        (local.set $h2 (i64.add (i64.mul (local.get $h2) (i64.const 5)) (i64.const 0x38495ab5)))
+        (local.set $p (i32.add (local.get $p) (i32.const 16)))
+        (br $blocks)))
+    (local.set $rem (i32.and (local.get $len) (i32.const 15)))
+    (if (i32.gt_u (local.get $rem) (i32.const 8))
+      (then
+        (local.set $k2
+          (i64.and (i64.load offset=8 (local.get $p))
+            (i64.shr_u (i64.const -1)
+              (i64.extend_i32_u (i32.sub (i32.const 128) (i32.shl (local.get $rem) (i32.const 3)))))))
+        (local.set $k2 (i64.mul (local.get $k2) (i64.const 0x4cf5ad432745937f)))
+        (local.set $k2 (i64.rotl (local.get $k2) (i64.const 33)))
+        (local.set $k2 (i64.mul (local.get $k2) (i64.const 0x87c37b91114253d5)))
+        (local.set $h2 (i64.xor (local.get $h2) (local.get $k2)))))
+    (if (i32.gt_u (local.get $rem) (i32.const 0))
+      (then
+        (if (i32.gt_u (local.get $rem) (i32.const 8)) (then (local.set $rem (i32.const 8))))
+        (local.set $k1
+          (i64.and (i64.load (local.get $p))
+            (i64.shr_u (i64.const -1)
+              (i64.extend_i32_u (i32.sub (i32.const 64) (i32.shl (local.get $rem) (i32.const 3)))))))
+        (local.set $k1 (i64.mul (local.get $k1) (i64.const 0x87c37b91114253d5)))
+        (local.set $k1 (i64.rotl (local.get $k1) (i64.const 31)))
+        (local.set $k1 (i64.mul (local.get $k1) (i64.const 0x4cf5ad432745937f)))
+        (local.set $h1 (i64.xor (local.get $h1) (local.get $k1)))))
+    (local.set $h1 (i64.xor (local.get $h1) (i64.extend_i32_u (local.get $len))))
+    (local.set $h2 (i64.xor (local.get $h2) (i64.extend_i32_u (local.get $len))))
+    (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
+    (local.set $h2 (i64.add (local.get $h2) (local.get $h1)))
+    (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 33))))
+    (local.set $h1 (i64.mul (local.get $h1) (i64.const 0xff51afd7ed558ccd)))
+    (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 33))))
+    (local.set $h1 (i64.mul (local.get $h1) (i64.const 0xc4ceb9fe1a85ec53)))
+    (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 33))))
+    (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 33))))
+    (local.set $h2 (i64.mul (local.get $h2) (i64.const 0xff51afd7ed558ccd)))
+    (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 33))))
+    (local.set $h2 (i64.mul (local.get $h2) (i64.const 0xc4ceb9fe1a85ec53)))
+    (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 33))))
+    (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
+    (local.set $h2 (i64.add (local.get $h2) (local.get $h1)))
+    (i64.store (local.get $out) (local.get $h1))
+    (i64.store offset=8 (local.get $out) (local.get $h2)))
+  ;; MurmurHash3 of the key at 32768 (seed `seed`) into [0, 16).
+  (func (export "murmur3") (param $len i32) (param $seed i32)
+    (call $murmur (i32.const 32768) (local.get $len) (local.get $seed) (i32.const 0)))
+  ;; MurmurHash3 (seed 0) of the `count` keys of a chunk; key i's h1, h2 go to `out` + 16i.
+  (func (export "murmur3_batch") (param $keys i32) (param $offs i32) (param $count i32) (param $out i32)
+    (local $i i32) (local $a i32) (local $b i32)
+    (local.set $a (i32.load (local.get $offs)))
+    (block $done
+      (loop $keys_loop
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+        (local.set $offs (i32.add (local.get $offs) (i32.const 4)))
+        (local.set $b (i32.load (local.get $offs)))
+        (call $murmur (i32.add (local.get $keys) (local.get $a)) (i32.sub (local.get $b) (local.get $a))
+          (i32.const 0) (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 4))))
+        (local.set $a (local.get $b))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $keys_loop))))
+  ;; Guava MURMUR128_MITZ_64 over a bit array of m bits (m < 2^36, passed as f64 so that JavaScript
+  ;; needs no BigInt), from the h1, h2 at `hp`. The probe walk behind every MITZ_64 export.
+  ;; mode 0: write probe i's word index (idx >> 5) to `o` + 4i and its mask (1 << (idx & 31)) to
+  ;; `o` + `mo` + 4i; mode 1: test the bits of the bit array at byte offset `base` and return 0 at
+  ;; the first clear one, else 1; mode 2: set them and return how many were clear.
+  ;;
+  ;; Probe i is idx_i = x_i mod m with x_i = (h1 + i*h2) mod 2^63. With d = h2 mod 2^63:
+  ;; x_(i+1) = x_i + d, less 2^63 when that wraps, so idx_(i+1) = idx_i + (d mod m) + (m - 2^63 mod m)
+  ;; on a wrap, reduced by at most two subtractions of m; only two divisions-by-multiply per key.
+  ;; Even and odd probes are walked as two interleaved chains (step 2d) so that the CPU overlaps
+  ;; them; every update is branch-free, since wraps and reductions are coin flips for random keys.
+  (func $walk (param $hp i32) (param $k i32) (param $mf f64) (param $p63f f64) (param $inv f64)
+    (param $mode i32) (param $base i32) (param $o i32) (param $mo i32) (result i32)
+    (local $m i64) (local $p63 i64) (local $wrapadd i64)
+    (local $x i64) (local $d i64) (local $d2 i64) (local $step i64) (local $step2 i64)
+    (local $xa i64) (local $ia i64) (local $xb i64) (local $ib i64)
+    (local $i i32)
+    (local $mask i32) (local $addr i32) (local $old i32) (local $added i32)
+    (local.set $m (i64.trunc_sat_f64_s (local.get $mf)))
+    (local.set $p63 (i64.trunc_sat_f64_s (local.get $p63f)))
+    (local.set $wrapadd (i64.sub (local.get $m) (local.get $p63)))
+    (local.set $x (i64.and (i64.load (local.get $hp)) (i64.const 0x7fffffffffffffff)))
+    (local.set $d (i64.and (i64.load offset=8 (local.get $hp)) (i64.const 0x7fffffffffffffff)))
+    ;; x mod m without a 64-bit division (slow on many CPUs): q = trunc(x · (1/m)) in f64 is off
+    ;; by at most a few units (m >= 64, x < 2^63), corrected by adding or subtracting m.
+    (local.set $ia
+      (i64.sub (local.get $x)
+        (i64.mul (i64.trunc_sat_f64_s (f64.mul (f64.convert_i64_s (local.get $x)) (local.get $inv)))
+          (local.get $m))))
+    (block $done_ia
+      (loop $fix_ia
+        (br_if $done_ia
+          (i32.and (i64.ge_s (local.get $ia) (i64.const 0)) (i64.lt_s (local.get $ia) (local.get $m))))
+        (local.set $ia
+          (select (i64.add (local.get $ia) (local.get $m)) (i64.sub (local.get $ia) (local.get $m))
+            (i64.lt_s (local.get $ia) (i64.const 0))))
+        (br $fix_ia)))
+    (local.set $step
+      (i64.sub (local.get $d)
+        (i64.mul (i64.trunc_sat_f64_s (f64.mul (f64.convert_i64_s (local.get $d)) (local.get $inv)))
+          (local.get $m))))
+    (block $done_step
+      (loop $fix_step
+        (br_if $done_step
+          (i32.and (i64.ge_s (local.get $step) (i64.const 0)) (i64.lt_s (local.get $step) (local.get $m))))
+        (local.set $step
+          (select (i64.add (local.get $step) (local.get $m)) (i64.sub (local.get $step) (local.get $m))
+            (i64.lt_s (local.get $step) (i64.const 0))))
+        (br $fix_step)))
+    ;; chain A starts at probe 0, chain B at probe 1; both advance by d2 = 2d mod 2^63, whose
+    ;; residue is 2·step, plus (m - 2^63 mod m) when 2d itself wrapped (d >= 2^62).
+    (local.set $xa (local.get $x))
+    (local.set $xb (i64.add (local.get $x) (local.get $d)))
+    (local.set $ib
+      (i64.add (i64.add (local.get $ia) (local.get $step))
+        (select (local.get $wrapadd) (i64.const 0) (i64.lt_s (local.get $xb) (i64.const 0)))))
+    (local.set $xb (i64.and (local.get $xb) (i64.const 0x7fffffffffffffff)))
+    (local.set $ib
+      (select (i64.sub (local.get $ib) (local.get $m)) (local.get $ib)
+        (i64.ge_u (local.get $ib) (local.get $m))))
+    (local.set $ib
+      (select (i64.sub (local.get $ib) (local.get $m)) (local.get $ib)
+        (i64.ge_u (local.get $ib) (local.get $m))))
+    (local.set $d2 (i64.and (i64.shl (local.get $d) (i64.const 1)) (i64.const 0x7fffffffffffffff)))
+    (local.set $step2
+      (i64.add (i64.shl (local.get $step) (i64.const 1))
+        (select (local.get $wrapadd) (i64.const 0)
+          (i64.ne (i64.shr_u (local.get $d) (i64.const 62)) (i64.const 0)))))
+    (local.set $step2
+      (select (i64.sub (local.get $step2) (local.get $m)) (local.get $step2)
+        (i64.ge_u (local.get $step2) (local.get $m))))
+    (local.set $step2
+      (select (i64.sub (local.get $step2) (local.get $m)) (local.get $step2)
+        (i64.ge_u (local.get $step2) (local.get $m))))
+    (block $done
+      (loop $probes
+        (br_if $done (i32.ge_u (local.get $i) (local.get $k)))
+        (local.set $mask (i32.shl (i32.const 1) (i32.wrap_i64 (local.get $ia))))
+        (if (i32.eqz (local.get $mode))
+          (then
+            (i32.store (local.get $o) (i32.wrap_i64 (i64.shr_u (local.get $ia) (i64.const 5))))
+            (i32.store (i32.add (local.get $o) (local.get $mo)) (local.get $mask)))
+          (else
+            (local.set $addr
+              (i32.add (local.get $base)
+                (i32.shl (i32.wrap_i64 (i64.shr_u (local.get $ia) (i64.const 5))) (i32.const 2))))
+            (local.set $old (i32.load (local.get $addr)))
+            (if (i32.eq (local.get $mode) (i32.const 1))
+              (then
+                (if (i32.eqz (i32.and (local.get $old) (local.get $mask)))
+                  (then (return (i32.const 0)))))
+              (else
+                (i32.store (local.get $addr) (i32.or (local.get $old) (local.get $mask)))
+                (local.set $added
+                  (i32.add (local.get $added)
+                    (i32.eqz (i32.and (local.get $old) (local.get $mask)))))))))
+        (br_if $done (i32.ge_u (i32.add (local.get $i) (i32.const 1)) (local.get $k)))
+        (local.set $mask (i32.shl (i32.const 1) (i32.wrap_i64 (local.get $ib))))
+        (if (i32.eqz (local.get $mode))
+          (then
+            (i32.store offset=4 (local.get $o) (i32.wrap_i64 (i64.shr_u (local.get $ib) (i64.const 5))))
+            (i32.store offset=4 (i32.add (local.get $o) (local.get $mo)) (local.get $mask)))
+          (else
+            (local.set $addr
+              (i32.add (local.get $base)
+                (i32.shl (i32.wrap_i64 (i64.shr_u (local.get $ib) (i64.const 5))) (i32.const 2))))
+            (local.set $old (i32.load (local.get $addr)))
+            (if (i32.eq (local.get $mode) (i32.const 1))
+              (then
+                (if (i32.eqz (i32.and (local.get $old) (local.get $mask)))
+                  (then (return (i32.const 0)))))
+              (else
+                (i32.store (local.get $addr) (i32.or (local.get $old) (local.get $mask)))
+                (local.set $added
+                  (i32.add (local.get $added)
+                    (i32.eqz (i32.and (local.get $old) (local.get $mask)))))))))
+        (local.set $xa (i64.add (local.get $xa) (local.get $d2)))
+        (local.set $ia
+          (i64.add (i64.add (local.get $ia) (local.get $step2))
+            (select (local.get $wrapadd) (i64.const 0) (i64.lt_s (local.get $xa) (i64.const 0)))))
+        (local.set $xa (i64.and (local.get $xa) (i64.const 0x7fffffffffffffff)))
+        (local.set $ia
+          (select (i64.sub (local.get $ia) (local.get $m)) (local.get $ia)
+            (i64.ge_u (local.get $ia) (local.get $m))))
+        (local.set $ia
+          (select (i64.sub (local.get $ia) (local.get $m)) (local.get $ia)
+            (i64.ge_u (local.get $ia) (local.get $m))))
+        (local.set $xb (i64.add (local.get $xb) (local.get $d2)))
+        (local.set $ib
+          (i64.add (i64.add (local.get $ib) (local.get $step2))
+            (select (local.get $wrapadd) (i64.const 0) (i64.lt_s (local.get $xb) (i64.const 0)))))
+        (local.set $xb (i64.and (local.get $xb) (i64.const 0x7fffffffffffffff)))
+        (local.set $ib
+          (select (i64.sub (local.get $ib) (local.get $m)) (local.get $ib)
+            (i64.ge_u (local.get $ib) (local.get $m))))
+        (local.set $ib
+          (select (i64.sub (local.get $ib) (local.get $m)) (local.get $ib)
+            (i64.ge_u (local.get $ib) (local.get $m))))
+        (local.set $o (i32.add (local.get $o) (i32.const 8)))
+        (local.set $i (i32.add (local.get $i) (i32.const 2)))
+        (br $probes)))
+    (if (result i32) (i32.eq (local.get $mode) (i32.const 2))
+      (then (local.get $added))
+      (else (i32.const 1))))
+  ;; Guava MURMUR128_MITZ_64 probes of the key at 32768 for m bits, written to [64, 2112).
+  (func (export "mitz64") (param $len i32) (param $k i32) (param $mf f64) (param $p63f f64)
+    (param $inv f64)
+    (call $murmur (i32.const 32768) (local.get $len) (i32.const 0) (i32.const 0))
+    (drop (call $walk (i32.const 0) (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv)
+      (i32.const 0) (i32.const 0) (i32.const 64) (i32.const 1024))))
+  ;; 1 if all k MITZ_64 bits of the key at 32768 are set in the bit array at $base, else 0.
+  (func (export "bloom_has") (param $len i32) (param $k i32) (param $mf f64) (param $p63f f64) (param $inv f64)
+    (param $base i32) (result i32)
+    (call $murmur (i32.const 32768) (local.get $len) (i32.const 0) (i32.const 0))
+    (call $walk (i32.const 0) (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv)
+      (i32.const 1) (local.get $base) (i32.const 0) (i32.const 0)))
+  ;; Sets the k MITZ_64 bits of the key at 32768 in the bit array at $base; returns how many were clear.
+  (func (export "bloom_add") (param $len i32) (param $k i32) (param $mf f64) (param $p63f f64) (param $inv f64)
+    (param $base i32) (result i32)
+    (call $murmur (i32.const 32768) (local.get $len) (i32.const 0) (i32.const 0))
+    (call $walk (i32.const 0) (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv)
+      (i32.const 2) (local.get $base) (i32.const 0) (i32.const 0)))
+  ;; The MITZ_64 probes of `count` hashes (16 bytes each, at `hashes`): key i's k word indexes go
+  ;; to `out` + 8ki and its k masks to `out` + 8ki + 4k.
+  (func (export "mitz64_batch") (param $hashes i32) (param $count i32) (param $k i32) (param $mf f64)
+    (param $p63f f64) (param $inv f64) (param $out i32)
+    (local $i i32) (local $stride i32)
+    (local.set $stride (i32.shl (local.get $k) (i32.const 3)))
+    (block $done
+      (loop $keys_loop
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+        (drop (call $walk (i32.add (local.get $hashes) (i32.shl (local.get $i) (i32.const 4)))
+          (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv) (i32.const 0) (i32.const 0)
+          (local.get $out) (i32.shl (local.get $k) (i32.const 2))))
+        (local.set $out (i32.add (local.get $out) (local.get $stride)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $keys_loop))))
+  ;; Tests (mode 1) or sets (mode 2) the MITZ_64 bits of `count` hashes (16 bytes each, at
+  ;; `hashes`) in the bit array at `base`; key i's answer (1/0, or the bits it set) is the byte
+  ;; at `out` + i. Returns the keys found (mode 1) or the bits set (mode 2).
+  (func (export "bloom_batch") (param $hashes i32) (param $count i32) (param $k i32) (param $mf f64)
+    (param $p63f f64) (param $inv f64) (param $base i32) (param $mode i32) (param $out i32) (result i32)
+    (local $i i32) (local $r i32) (local $sum i32)
+    (block $done
+      (loop $keys_loop
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+        (local.set $r (call $walk (i32.add (local.get $hashes) (i32.shl (local.get $i) (i32.const 4)))
+          (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv) (local.get $mode)
+          (local.get $base) (i32.const 0) (i32.const 0)))
+        (i32.store8 (i32.add (local.get $out) (local.get $i)) (local.get $r))
+        (local.set $sum (i32.add (local.get $sum) (local.get $r)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $keys_loop)))
+    (local.get $sum))
+  ;; XXH64 of the `len` bytes at `p` with the 64-bit seed (seedHi:seedLo).
+  (func $xxh64 (param $p i32) (param $len i32) (param $seedLo i32) (param $seedHi i32) (result i64)
+    (local $seed i64) (local $h i64) (local $v1 i64) (local $v2 i64) (local $v3 i64) (local $v4 i64)
+    (local $end i32) (local $limit i32)
+    (local.set $seed
+      (i64.or
+        (i64.extend_i32_u (local.get $seedLo))
+        (i64.shl (i64.extend_i32_u (local.get $seedHi)) (i64.const 32))))
+    (local.set $end (i32.add (local.get $p) (local.get $len)))
+    (if (i32.ge_u (local.get $len) (i32.const 32))
+      (then
+        (local.set $v1 (i64.add (local.get $seed) (i64.const 0x60EA27EEADC0B5D6)))
+        (local.set $v2 (i64.add (local.get $seed) (i64.const 0xC2B2AE3D27D4EB4F)))
+        (local.set $v3 (local.get $seed))
+        (local.set $v4 (i64.sub (local.get $seed) (i64.const 0x9E3779B185EBCA87)))
+        (local.set $limit (i32.sub (local.get $end) (i32.const 32)))
+        (loop $stripes
+          (local.set $v1
+            (i64.mul
+            (i64.rotl
+              (i64.add (local.get $v1) (i64.mul (i64.load (local.get $p)) (i64.const 0xC2B2AE3D27D4EB4F)))
+              (i64.const 31))
+            (i64.const 0x9E3779B185EBCA87)))
+          (local.set $v2
+            (i64.mul
+            (i64.rotl
+              (i64.add (local.get $v2) (i64.mul (i64.load offset=8 (local.get $p)) (i64.const 0xC2B2AE3D27D4EB4F)))
+              (i64.const 31))
+            (i64.const 0x9E3779B185EBCA87)))
+          (local.set $v3
+            (i64.mul
+            (i64.rotl
+              (i64.add (local.get $v3) (i64.mul (i64.load offset=16 (local.get $p)) (i64.const 0xC2B2AE3D27D4EB4F)))
+              (i64.const 31))
+            (i64.const 0x9E3779B185EBCA87)))
+          (local.set $v4
+            (i64.mul
+            (i64.rotl
+              (i64.add (local.get $v4) (i64.mul (i64.load offset=24 (local.get $p)) (i64.const 0xC2B2AE3D27D4EB4F)))
+              (i64.const 31))
+            (i64.const 0x9E3779B185EBCA87)))
+          (local.set $p (i32.add (local.get $p) (i32.const 32)))
+          (br_if $stripes (i32.le_u (local.get $p) (local.get $limit))))
+        (local.set $h
+          (i64.add
+            (i64.add (i64.rotl (local.get $v1) (i64.const 1)) (i64.rotl (local.get $v2) (i64.const 7)))
+            (i64.add (i64.rotl (local.get $v3) (i64.const 12)) (i64.rotl (local.get $v4) (i64.const 18)))))
+        (local.set $h (call $merge (local.get $h) (local.get $v1)))
+        (local.set $h (call $merge (local.get $h) (local.get $v2)))
+        (local.set $h (call $merge (local.get $h) (local.get $v3)))
+        (local.set $h (call $merge (local.get $h) (local.get $v4))))
+      (else
+        (local.set $h (i64.add (local.get $seed) (i64.const 0x27D4EB2F165667C5)))))
+    (local.set $h (i64.add (local.get $h) (i64.extend_i32_u (local.get $len))))
+    (block $done8
+      (loop $lanes
+        (br_if $done8 (i32.gt_u (i32.add (local.get $p) (i32.const 8)) (local.get $end)))
+        ;; round(0, lane) inlined: V8 does not inline wasm-to-wasm calls, and a call per 8 bytes
+        ;; costs more than the round itself.
+        (local.set $h
+          (i64.xor (local.get $h)
+            (i64.mul
+              (i64.rotl (i64.mul (i64.load (local.get $p)) (i64.const 0xC2B2AE3D27D4EB4F)) (i64.const 31))
+              (i64.const 0x9E3779B185EBCA87))))
+        (local.set $h
+          (i64.add
+            (i64.mul (i64.rotl (local.get $h) (i64.const 27)) (i64.const 0x9E3779B185EBCA87))
+            (i64.const 0x85EBCA77C2B2AE63)))
+        (local.set $p (i32.add (local.get $p) (i32.const 8)))
+        (br $lanes)))
+    (if (i32.le_u (i32.add (local.get $p) (i32.const 4)) (local.get $end))
+      (then
+        (local.set $h
+          (i64.xor (local.get $h)
+            (i64.mul (i64.load32_u (local.get $p)) (i64.const 0x9E3779B185EBCA87))))
+        (local.set $h
+          (i64.add
+            (i64.mul (i64.rotl (local.get $h) (i64.const 23)) (i64.const 0xC2B2AE3D27D4EB4F))
+            (i64.const 0x165667B19E3779F9)))
+        (local.set $p (i32.add (local.get $p) (i32.const 4)))))
+    (block $done1
+      (loop $bytes
+        (br_if $done1 (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $h
+          (i64.xor (local.get $h)
+            (i64.mul (i64.load8_u (local.get $p)) (i64.const 0x27D4EB2F165667C5))))
+        (local.set $h
+          (i64.mul (i64.rotl (local.get $h) (i64.const 11)) (i64.const 0x9E3779B185EBCA87)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $bytes)))
+    (local.set $h (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 33))))
+    (local.set $h (i64.mul (local.get $h) (i64.const 0xC2B2AE3D27D4EB4F)))
+    (local.set $h (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 29))))
+    (local.set $h (i64.mul (local.get $h) (i64.const 0x165667B19E3779F9)))
+    (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 32))))
+  (func $merge (param $acc i64) (param $v i64) (result i64)
+    (i64.add
+      (i64.mul
+        (i64.xor (local.get $acc)
+          (i64.mul
+            (i64.rotl (i64.mul (local.get $v) (i64.const 0xC2B2AE3D27D4EB4F)) (i64.const 31))
+            (i64.const 0x9E3779B185EBCA87)))
+        (i64.const 0x9E3779B185EBCA87))
+      (i64.const 0x85EBCA77C2B2AE63)))
+  ;; XXH64 of the `len` bytes at `p` with the 64-bit seed (seedHi:seedLo) into [0, 8).
+  (func (export "xxh64") (param $p i32) (param $len i32) (param $seedLo i32) (param $seedHi i32)
+    (i64.store (i32.const 0)
+      (call $xxh64 (local.get $p) (local.get $len) (local.get $seedLo) (local.get $seedHi))))
+  ;; XXH64 (seed 0) of the `count` keys of a chunk; key i's hash goes to `out` + 8i.
+  (func (export "xxh64_batch") (param $keys i32) (param $offs i32) (param $count i32) (param $out i32)
+    (local $i i32) (local $a i32) (local $b i32)
+    (local.set $a (i32.load (local.get $offs)))
+    (block $done
+      (loop $keys_loop
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+        (local.set $offs (i32.add (local.get $offs) (i32.const 4)))
+        (local.set $b (i32.load (local.get $offs)))
+        (i64.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3)))
+          (call $xxh64 (i32.add (local.get $keys) (local.get $a)) (i32.sub (local.get $b) (local.get $a))
+            (i32.const 0) (i32.const 0)))
+        (local.set $a (local.get $b))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $keys_loop)))))
