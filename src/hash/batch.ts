@@ -1,0 +1,174 @@
+/**
+ * Hashing a packed batch of keys in chunks, for the filters' `addBatch` / `hasBatch`: each call
+ * copies one chunk of keys (at most {@link CHUNK_KEYS} keys and about {@link CHUNK_BYTES} bytes,
+ * so that keys, hashes and probe state stay in L2) into the scratch memory (hash/scratch.ts) with
+ * two `set` calls, and hashes every key of it in one WebAssembly call. The filter then touches
+ * the chunk's blocks (so the cache misses of many keys overlap) and probes them.
+ *
+ * Results stay in the scratch until the next hash: read them through `sc.i32` at the indexes
+ * {@link hashIndex} gives (XXH64: [lo, hi] of key j at `hashIndex + 2j`; MurmurHash3:
+ * [h1 lo, h1 hi, h2 lo, h2 hi] at `hashIndex + 4j`; MITZ_64 probes: key j's k word indexes at
+ * `probeIndex + 2kj`, its masks at `probeIndex + 2kj + k`).
+ */
+
+import type { KeyBatch } from './hasher.js';
+import { chunkEnd } from './hasher.js';
+import { murmur3Core } from './murmur3-core.js';
+import {
+  CHUNK_BYTES,
+  CHUNK_KEYS,
+  HASHES_AT,
+  KEY_AT,
+  OFFSETS_AT,
+  SCRATCH_KEEP_BYTES,
+  type Scratch,
+  scratch,
+  shrinkScratch,
+} from './scratch.js';
+import { Mitz64Walk, type Modulus } from './strategies.js';
+import { xxh64Offsets } from './xxhash64.js';
+
+/** Int32 index of the first hash of a chunk in `Scratch.i32`. */
+export const hashIndex = HASHES_AT >> 2;
+
+/** Int32 index of the first probe of a chunk after {@link mitz64Batch}. */
+export let probeIndex = 0;
+
+/** The scratch of the last chunk: read `sc.i32` right after a batch call. */
+export let batchScratch: Scratch | null = null;
+
+/**
+ * Throws a `TypeError` unless `batch` is a `{ bytes: Uint8Array, offsets: Uint32Array }` with
+ * non-decreasing offsets inside `bytes`, and returns the number of keys. O(n): run once per batch.
+ */
+export function checkBatch(batch: KeyBatch): number {
+  if (batch === null || typeof batch !== 'object') {
+    throw new TypeError(`batch must be { bytes, offsets } (see packKeys), got ${String(batch)}`);
+  }
+  const { bytes, offsets } = batch;
+  if (!(bytes instanceof Uint8Array)) throw new TypeError('batch.bytes must be a Uint8Array');
+  if (!(offsets instanceof Uint32Array) || offsets.length === 0) {
+    throw new TypeError(
+      'batch.offsets must be a non-empty Uint32Array (one entry per key, plus one)',
+    );
+  }
+  let prev = offsets[0]!;
+  for (let i = 1; i < offsets.length; i++) {
+    const o = offsets[i]!;
+    if (o < prev) {
+      throw new RangeError(`batch.offsets must not decrease: offsets[${i}] = ${o} < ${prev}`);
+    }
+    prev = o;
+  }
+  if (prev > bytes.length) {
+    throw new RangeError(`batch.offsets ends at ${prev}, past batch.bytes (${bytes.length} bytes)`);
+  }
+  return offsets.length - 1;
+}
+
+/** Copies keys [start, stop) of `batch` into the scratch (growing it for one huge key). */
+function load(batch: KeyBatch, start: number, end: number, maxKeys: number): number {
+  const offsets = batch.offsets;
+  const sc = scratch();
+  let stop = chunkEnd(offsets, start, end, maxKeys, CHUNK_BYTES);
+  if (stop === start) {
+    stop = start + 1;
+    sc.grow(KEY_AT + offsets[stop]! - offsets[start]! + 32, KEY_AT);
+  }
+  const first = offsets[start]!;
+  sc.u32.set(offsets.subarray(start, stop + 1), OFFSETS_AT >> 2);
+  sc.bytes.set(batch.bytes.subarray(first, offsets[stop]), KEY_AT);
+  batchScratch = sc;
+  return stop;
+}
+
+/** Drops memory a huge key grew, after its chunk is done (see `shrinkScratch`). */
+export function releaseBatch(): void {
+  if (batchScratch !== null && batchScratch.capacity > SCRATCH_KEEP_BYTES) shrinkScratch();
+  batchScratch = null;
+}
+
+/**
+ * XXH64 (seed 0) of one chunk of keys from `start` (none past `end`); returns the index after
+ * the chunk's last key. Key j of the chunk (key start + j) has its hash at
+ * `batchScratch.i32[hashIndex + 2j]` (lo) and `[hashIndex + 2j + 1]` (hi).
+ */
+export function xxh64Batch(batch: KeyBatch, start: number, end: number): number {
+  const stop = load(batch, start, end, CHUNK_KEYS);
+  xxh64Offsets(batchScratch!, (KEY_AT - batch.offsets[start]!) | 0, stop - start);
+  return stop;
+}
+
+/**
+ * MurmurHash3 x64 128 (seed 0) of one chunk of keys from `start`; returns the index after the
+ * chunk's last key. Key j's [h1 lo, h1 hi, h2 lo, h2 hi] is at `batchScratch.i32[hashIndex + 4j]`.
+ */
+export function murmur3Batch(batch: KeyBatch, start: number, end: number): number {
+  const stop = load(batch, start, end, CHUNK_KEYS);
+  murmurLoaded(batchScratch!, (KEY_AT - batch.offsets[start]!) | 0, stop - start);
+  return stop;
+}
+
+const hashView = new Int32Array(4);
+
+function murmurLoaded(sc: Scratch, keys: number, count: number): void {
+  if (sc.wasm !== null) {
+    sc.wasm.murmur3_batch(keys, OFFSETS_AT, count, HASHES_AT);
+    return;
+  }
+  const offsets = sc.u32;
+  const i32 = sc.i32;
+  let a = offsets[OFFSETS_AT >> 2]!;
+  for (let j = 0; j < count; j++) {
+    const b = offsets[(OFFSETS_AT >> 2) + j + 1]!;
+    murmur3Core(sc.bytes, null, (keys + a) | 0, b - a, hashView, 0);
+    i32.set(hashView, hashIndex + 4 * j);
+    a = b;
+  }
+}
+
+const WALK = new Mitz64Walk();
+const hashOne = new Int32Array(4);
+
+/**
+ * MurmurHash3 and Guava's MITZ_64 probes (k of them, for `mod.m` bits) of one chunk of keys from
+ * `start`; returns the index after the chunk's last key. Key j's k word indexes are at
+ * `batchScratch.i32[probeIndex + 2kj + i]` and its masks at `[probeIndex + 2kj + k + i]`.
+ */
+export function mitz64Batch(
+  batch: KeyBatch,
+  start: number,
+  end: number,
+  k: number,
+  mod: Modulus,
+): number {
+  const stop = load(batch, start, end, Math.max(1, Math.min(CHUNK_KEYS, (16384 / k) | 0)));
+  const count = stop - start;
+  let sc = batchScratch!;
+  const keys = (KEY_AT - batch.offsets[start]!) | 0;
+  murmurLoaded(sc, keys, count);
+  const at = (KEY_AT + batch.offsets[stop]! - batch.offsets[start]! + 64) & ~7;
+  const need = at + 8 * k * count;
+  if (need > sc.capacity) {
+    sc.grow(need, at);
+    sc = scratch();
+    batchScratch = sc;
+  }
+  probeIndex = at >> 2;
+  if (sc.wasm !== null) {
+    sc.wasm.mitz64_batch(HASHES_AT, count, k, mod.m, mod.p63, mod.inv, at);
+    return stop;
+  }
+  const i32 = sc.i32;
+  for (let j = 0; j < count; j++) {
+    hashOne.set(i32.subarray(hashIndex + 4 * j, hashIndex + 4 * j + 4));
+    WALK.start(hashOne, mod);
+    const w = probeIndex + 2 * k * j;
+    for (let i = 0; i < k; i++) {
+      const idx = WALK.next();
+      i32[w + i] = (idx / 32) | 0;
+      i32[w + k + i] = 1 << (idx & 31);
+    }
+  }
+  return stop;
+}

@@ -1,0 +1,202 @@
+/**
+ * The packed-batch hashing layer (hash/pack.ts, hash/batch.ts, BloomKernel.batch) against the
+ * per-key paths, in WebAssembly and in the JavaScript cores: the same bytes for every funnel
+ * (non-ASCII, lone surrogates, empty keys, keys longer than a chunk), the same hashes and probes.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  batchScratch,
+  hashIndex,
+  mitz64Batch,
+  murmur3Batch,
+  probeIndex,
+  releaseBatch,
+  xxh64Batch,
+} from '../src/hash/batch.js';
+import { BloomKernel, hashKey, mitz64Probes, useWasm, views } from '../src/hash/hasher.js';
+import { type Funnel, type Key, keyBytes } from '../src/hash/keys.js';
+import { packAll } from '../src/hash/pack.js';
+import { scratchBytes } from '../src/hash/scratch.js';
+import { Modulus } from '../src/hash/strategies.js';
+import { xxh64Key, xxViews } from '../src/hash/xxhash64.js';
+import { mulberry32 } from './support/random.js';
+
+afterEach(() => useWasm(true));
+
+/** Strings that exercise every encoding path: ASCII runs, non-ASCII, surrogates, long keys. */
+function mixedStrings(n: number, seed: number): string[] {
+  const rnd = mulberry32(seed);
+  const pieces = ['a', 'Z', '/', 'é', '日', '😀', '\ud800', '\udc00', '\u07ff', '\uffff', '?'];
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const kind = rnd() * 10;
+    if (kind < 5) {
+      out.push(`https://example.com/item/${i}`);
+      continue;
+    }
+    const len = kind < 9 ? Math.floor(rnd() * 200) : Math.floor(rnd() * 5000);
+    let s = '';
+    for (let j = 0; j < len; j++) s += pieces[Math.floor(rnd() * pieces.length)];
+    out.push(s);
+  }
+  out.push('', 'x', 'ab\ud800', '\udc00cd', '\ud83d', '\ude00');
+  return out;
+}
+
+function keysFor(funnel: Funnel): Key[] {
+  switch (funnel) {
+    case 'string':
+    case 'utf16':
+      return mixedStrings(3000, 7);
+    case 'int':
+      return Array.from({ length: 3000 }, (_, i) => (i * 2654435761) | 0);
+    case 'long':
+      return Array.from({ length: 3000 }, (_, i) =>
+        i % 2 === 0 ? BigInt(i) * -99991234567n : i * 12345,
+      );
+    case 'bytes':
+      return Array.from({ length: 3000 }, (_, i) => new Uint8Array(i % 301).fill(i & 255));
+  }
+}
+
+const FUNNELS: Funnel[] = ['string', 'utf16', 'int', 'long', 'bytes'];
+
+describe('packAll', () => {
+  for (const funnel of FUNNELS) {
+    it(`gives each key's funnel bytes (${funnel})`, () => {
+      const keys = keysFor(funnel);
+      const { bytes, offsets } = packAll(funnel, keys);
+      expect(offsets.length).toBe(keys.length + 1);
+      const expected = keys.map((key) => Array.from(keyBytes(funnel, key)));
+      const got = keys.map((_, i) => Array.from(bytes.subarray(offsets[i]!, offsets[i + 1]!)));
+      expect(got).toEqual(expected);
+    });
+  }
+
+  it('writes Java ? for lone surrogates where TextEncoder would write U+FFFD', () => {
+    const keys = Array.from({ length: 40 }, (_, i) => (i === 20 ? 'a\ud800b' : `k${i}`));
+    const { bytes, offsets } = packAll('string', keys);
+    expect(Array.from(bytes.subarray(offsets[20]!, offsets[21]!))).toEqual([0x61, 0x3f, 0x62]);
+    // A high surrogate at the end of one key and a low one at the start of the next stay two '?'.
+    const split = packAll('string', [
+      ...Array.from({ length: 30 }, () => 'aaaa'),
+      'x\ud83d',
+      '\ude00y',
+    ]);
+    const o = split.offsets;
+    expect(Array.from(split.bytes.subarray(o[30]!, o[32]!))).toEqual([0x78, 0x3f, 0x3f, 0x79]);
+  });
+
+  it('throws the per-key TypeError for a key of the wrong kind', () => {
+    expect(() => packAll('string', ['a', 5 as unknown as string])).toThrow(TypeError);
+    expect(() => packAll('int', [1.5])).toThrow(RangeError);
+  });
+});
+
+describe('batch hashes equal per-key hashes', () => {
+  for (const wasm of [true, false]) {
+    const mode = wasm ? 'WebAssembly' : 'JavaScript';
+    for (const funnel of FUNNELS) {
+      it(`XXH64, MurmurHash3 and MITZ_64 probes, ${funnel} (${mode})`, () => {
+        useWasm(wasm);
+        const keys = keysFor(funnel);
+        const batch = packAll(funnel, keys);
+        const n = keys.length;
+        const xx = new Int32Array(2 * n);
+        const mm = new Int32Array(4 * n);
+        for (let s = 0; s < n; ) {
+          const stop = xxh64Batch(batch, s, n);
+          expect(stop).toBeGreaterThan(s);
+          xx.set(batchScratch!.i32.subarray(hashIndex, hashIndex + 2 * (stop - s)), 2 * s);
+          s = stop;
+        }
+        for (let s = 0; s < n; ) {
+          const stop = murmur3Batch(batch, s, n);
+          mm.set(batchScratch!.i32.subarray(hashIndex, hashIndex + 4 * (stop - s)), 4 * s);
+          s = stop;
+        }
+        releaseBatch();
+        const xxKey = new Int32Array(2 * n);
+        const mmKey = new Int32Array(4 * n);
+        for (let i = 0; i < n; i++) {
+          xxh64Key(funnel, keys[i]!);
+          xxKey.set(xxViews.hash, 2 * i);
+          hashKey(funnel, keys[i]!);
+          mmKey.set(views.hash, 4 * i);
+        }
+        expect(xx).toEqual(xxKey);
+        expect(mm).toEqual(mmKey);
+        const k = 7;
+        const mod = new Modulus(1_000_064);
+        const probes: number[][] = [];
+        for (let s = 0; s < n; ) {
+          const stop = mitz64Batch(batch, s, n, k, mod);
+          const i32 = batchScratch!.i32;
+          for (let j = 0; j < stop - s; j++) {
+            probes.push(
+              Array.from(i32.subarray(probeIndex + 2 * k * j, probeIndex + 2 * k * (j + 1))),
+            );
+          }
+          s = stop;
+        }
+        releaseBatch();
+        const perKey: number[][] = [];
+        for (let i = 0; i < n; i++) {
+          mitz64Probes(funnel, keys[i]!, k, mod);
+          perKey.push([...views.words.subarray(0, k), ...views.masks.subarray(0, k)]);
+        }
+        expect(probes).toEqual(perKey);
+        expect(scratchBytes()).toBeLessThanOrEqual(1 << 20);
+      });
+    }
+  }
+});
+
+describe('BloomKernel.batch', () => {
+  it('answers and sets exactly as the per-key kernel calls, across chunks and an oversized key', () => {
+    const keys = mixedStrings(5000, 11);
+    keys.push('é'.repeat(60_000)); // longer than a kernel's key area: the caller's per-key path
+    keys.push('after');
+    const batch = packAll('string', keys);
+    const bits = 1 << 20;
+    const mod = new Modulus(bits);
+    const k = 5;
+    const a = BloomKernel.create(bits)!;
+    const b = BloomKernel.create(bits)!;
+    const n = keys.length;
+    const half = n >> 1;
+    // Add the first half: batch into a, per key into b.
+    const added = new Uint8Array(n);
+    let s = 0;
+    const skipped: number[] = [];
+    while (s < half) {
+      const stop = a.batch(batch, s, half, k, mod, true, added);
+      if (stop === s) {
+        skipped.push(s);
+        s++;
+      } else s = stop;
+    }
+    expect(skipped).toEqual([]);
+    const addedPerKey = new Uint8Array(n);
+    for (let i = 0; i < half; i++) addedPerKey[i] = b.add('string', keys[i]!, k, mod);
+    expect(added).toEqual(addedPerKey);
+    expect(a.data).toEqual(b.data);
+    // Query everything.
+    const found = new Uint8Array(n);
+    s = 0;
+    while (s < n) {
+      const stop = a.batch(batch, s, n, k, mod, false, found);
+      if (stop === s) {
+        skipped.push(s);
+        found[s] = a.has('string', keys[s]!, k, mod) === -1 ? 2 : 0;
+        s++;
+      } else s = stop;
+    }
+    expect(skipped).toEqual([n - 2]);
+    const foundPerKey = new Uint8Array(n);
+    for (let i = 0; i < n; i++)
+      foundPerKey[i] = i === n - 2 ? 2 : b.has('string', keys[i]!, k, mod);
+    expect(found).toEqual(foundPerKey);
+    expect(found.subarray(half, n - 2).some((v) => v === 0)).toBe(true);
+  });
+});
