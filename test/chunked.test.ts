@@ -398,6 +398,10 @@ describe('bad options and damaged files', () => {
     const forgedChunks = good.slice();
     new DataView(forgedChunks.buffer).setUint32(24 + 12, 2 ** 31, true); // C = 2^31
     await expect(attempt(fixTrailer(forgedChunks, indexAt))).rejects.toThrow(
+      /bad\.blmk: chunk count 2147483648 is more than the limit 4194304/,
+    );
+    new DataView(forgedChunks.buffer).setUint32(24 + 12, 30, true); // C = 30
+    await expect(attempt(fixTrailer(forgedChunks, indexAt))).rejects.toThrow(
       /length mismatch: index offset/,
     );
     const forgedCount = good.slice();
@@ -432,5 +436,119 @@ describe('bad options and damaged files', () => {
     } finally {
       await g.close();
     }
+  });
+});
+
+describe('absurd sizes', () => {
+  it('a capacity that needs too many chunks is a RangeError before any file is touched', async () => {
+    const folder = join(dir, 'absurd');
+    const { mkdir, readdir } = await import('node:fs/promises');
+    await mkdir(folder);
+    const path = join(folder, 'huge.blmk');
+    await expect(ChunkedBloomFilter.build(path, [], { capacity: 1e15, fpp: 0.5 })).rejects.toThrow(
+      /capacity 1000000000000000 at fpp 0.5 needs 1375861207 chunks of 131072 bytes \(a \d+-byte file with a \d+-byte index\), more than the limit of 4194304 chunks; use larger chunkBytes/,
+    );
+    await expect(
+      ChunkedBloomFilter.build(path, [], { capacity: 1e15, fpp: 0.5, routing: 'range' }),
+    ).rejects.toThrow(RangeError);
+    expect(await readdir(folder)).toEqual([]);
+  });
+
+  it('a build sized for 2e8 keys that gets none writes kilobytes, not 229 MiB', async () => {
+    const { stat } = await import('node:fs/promises');
+    const path = join(dir, 'sparse.blmk');
+    const progress: number[] = [];
+    const info = await ChunkedBloomFilter.build(path, ['only-key'], {
+      capacity: 2e8,
+      fpp: 0.01,
+      onProgress: (done) => progress.push(done),
+    });
+    expect(progress).toEqual([1]);
+    expect(info.fileBytes).toBeGreaterThan(228 * MIB);
+    const st = await stat(path);
+    expect(st.size).toBe(info.fileBytes);
+    // One chunk with a key, the head and the index take blocks; the empty chunks are holes.
+    expect(st.blocks * 512).toBeLessThan(info.chunkBytes + 64 * 1024 + 8 * info.chunks);
+    const f = await ChunkedBloomFilter.open(path);
+    try {
+      expect(await f.has('only-key')).toBe(true);
+      expect(await f.hasMany(['only-key', 'other', 'x'])).toEqual([true, false, false]);
+      const empty = [...Array(info.chunks).keys()].find((c) => f.chunkKeys(c) === 0)!;
+      expect((await f.readChunk(empty)).estimatedCount()).toBe(0);
+      await f.verify();
+      expect(f.cacheStats().reads).toBeLessThanOrEqual(3); // only the chunk with a key was read
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('an aborted build leaves no file and keeps the one it would replace', async () => {
+    const path = join(dir, 'aborted.blmk');
+    await writeFile(path, 'previous');
+    const controller = new AbortController();
+    const seen: number[] = [];
+    function* keys() {
+      for (let i = 0; i < 1_000_000; i++) yield `k${i}`;
+    }
+    const build = ChunkedBloomFilter.build(path, keys(), {
+      capacity: 1_000_000,
+      fpp: 0.01,
+      chunkBytes: 4096,
+      memoryBytes: 1 << 20, // spilled: temporary bucket files too
+      signal: controller.signal,
+      onProgress: (done) => {
+        seen.push(done);
+        if (done >= 131072) controller.abort(new Error('stop here'));
+      },
+    });
+    await expect(build).rejects.toThrow('stop here');
+    expect(seen).toEqual([65536, 131072]);
+    expect(await readFile(path, 'utf8')).toBe('previous');
+    expect(
+      readdirSync(dir).filter((n) => n.startsWith('aborted') || n.startsWith('.bloomkit')),
+    ).toEqual(['aborted.blmk']);
+    const before = new AbortController();
+    before.abort(new Error('never started'));
+    await expect(
+      ChunkedBloomFilter.build(join(dir, 'never.blmk'), ['a'], {
+        capacity: 10,
+        fpp: 0.1,
+        signal: before.signal,
+      }),
+    ).rejects.toThrow('never started');
+    expect(existsSync(join(dir, 'never.blmk'))).toBe(false);
+  });
+
+  it('a sparse file claiming 10 GiB is refused before its index is read', async () => {
+    const { open: openFile } = await import('node:fs/promises');
+    const path = join(dir, 'claims-10-gib.blmk');
+    // A real small file's head, forged to 64-byte chunks and enough of them for 10 GiB.
+    const small = join(dir, 'small.blmk');
+    await ChunkedBloomFilter.build(small, ['a'], { capacity: 10, fpp: 0.1, chunkBytes: 64 });
+    const head = new Uint8Array(await readFile(small)).slice(0, 88);
+    const chunks = Math.floor((10 * 2 ** 30) / 80);
+    const v = new DataView(head.buffer);
+    v.setUint32(24 + 12, chunks, true);
+    v.setUint32(24 + 16, 0, true); // no keys
+    v.setUint32(24 + 20, 0, true);
+    const indexAt = 88 + chunks * 72;
+    const indexLength = 8 * chunks;
+    v.setUint32(24 + 48, indexAt % 2 ** 32, true);
+    v.setUint32(24 + 52, Math.floor(indexAt / 2 ** 32), true);
+    v.setUint32(24 + 56, indexLength % 2 ** 32, true);
+    v.setUint32(24 + 60, Math.floor(indexLength / 2 ** 32), true);
+    const payload = chunks * 72 + indexLength;
+    v.setUint32(16, payload % 2 ** 32, true);
+    v.setUint32(20, Math.floor(payload / 2 ** 32), true);
+    const fh = await openFile(path, 'w');
+    await fh.write(head, 0, head.length, 0);
+    await fh.truncate(indexAt + indexLength + 4); // a hole: 8 KiB on disk at most
+    await fh.close();
+    const { growth } = await peakGrowth(async () => {
+      await expect(ChunkedBloomFilter.open(path)).rejects.toThrow(
+        new RegExp(`claims-10-gib\\.blmk: chunk count ${chunks} is more than the limit 4194304`),
+      );
+    });
+    expect(growth).toBeLessThan(16 * MIB);
   });
 });

@@ -8,8 +8,9 @@ import { appendFile, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeSidecarPrefix } from '../src/node/sidecar.js';
 import {
-  type BloomFilter,
+  BloomFilter,
   buildSidecar,
   buildSidecars,
   compositeKey,
@@ -288,5 +289,121 @@ describe('ROW and ROWCOL keys', () => {
       qualifiers: ['phone'],
     });
     expect(only.keys).toBe(1);
+  });
+});
+
+describe('keys as written, and one bad sidecar is its file alone', () => {
+  it('NDJSON keys are the JSON text exactly as written in the file', async () => {
+    const path = join(dir, 'numbers.ndjson');
+    await writeFile(
+      path,
+      [
+        '{"id":12345678901234567890}',
+        '{"id":1.0}',
+        '{"id":1e2}',
+        '{"id":-0}',
+        '{"id": { "b" : 1,"a":[1, 2] } , "x":"}"}',
+        '{"id":"x\\u0041\\"}"}',
+        '{"n":{"id":"nested-shadow"},"id":7,"id":8}',
+        '{"id":true}',
+        '{"id":null}',
+      ].join('\n'),
+    );
+    const info = await buildSidecar(path, { format: 'ndjson', field: 'id', fpp: 1e-6 });
+    expect(info.keys).toBe(8);
+    const set = await SidecarSet.open([path]);
+    for (const written of [
+      '12345678901234567890',
+      '1.0',
+      '1e2',
+      '-0',
+      '{ "b" : 1,"a":[1, 2] }',
+      'xA"}',
+      '8',
+      'true',
+    ]) {
+      expect(set.filesFor(written), written).toEqual([path]);
+    }
+    // What re-serializing would have stored instead.
+    for (const rewritten of ['12345678901234567000', '1', '100', '0', '{"b":1,"a":[1,2]}', '7']) {
+      expect(set.filesFor(rewritten), rewritten).toEqual([]);
+    }
+    const nested = join(dir, 'nested.ndjson');
+    await writeFile(nested, '{"user":{"id":1.50}}\n{"user":[1]}\n{"user":{"id":{"deep":0e0}}}\n');
+    await buildSidecar(nested, { format: 'ndjson', field: 'user.id', fpp: 1e-6 });
+    const n = await SidecarSet.open([nested]);
+    expect(n.filesFor('1.50')).toEqual([nested]);
+    expect(n.filesFor('{"deep":0e0}')).toEqual([nested]);
+    expect(n.filesFor('1.5')).toEqual([]);
+  });
+
+  it('a sidecar with a foreign filter or metadata is unchecked; the other files still answer', async () => {
+    const good = join(dir, 'good.csv');
+    const foreign = join(dir, 'foreign.csv');
+    const junk = join(dir, 'junk.csv');
+    for (const p of [good, foreign, junk]) {
+      await writeFile(p, 'id\nshared\n');
+      await buildSidecar(p, { format: 'csv', field: 'id' });
+    }
+    // A valid filter, but of 64-bit integers: it cannot answer string keys.
+    const { info } = await readSidecar(foreign);
+    const longs = BloomFilter.create({ capacity: 10, fpp: 0.01, funnel: 'long' });
+    longs.add(1n);
+    await writeFile(
+      sidecarPath(foreign),
+      Buffer.concat([encodeSidecarPrefix(info), longs.toBytes()]),
+    );
+    // Valid checksum, metadata of the wrong shape.
+    await writeFile(
+      sidecarPath(junk),
+      Buffer.concat([
+        encodeSidecarPrefix({ ...info, source: 'junk.csv', keys: 'many' as never }),
+        (await readFile(sidecarPath(good))).subarray(
+          16 + Math.ceil(JSON.stringify({ ...info, source: 'good.csv' }).length / 8) * 8,
+        ),
+      ]),
+    );
+    const set = await SidecarSet.open([good, foreign, junk]);
+    expect(set.unchecked.map((u) => [u.path, u.reason])).toEqual([
+      [foreign, 'damaged'],
+      [junk, 'damaged'],
+    ]);
+    expect(set.unchecked[0]!.detail).toMatch(
+      /foreign\.csv\.bloom: a ROW sidecar needs a filter of funnel "string", this one has "long"/,
+    );
+    expect(set.unchecked[1]!.detail).toMatch(/junk\.csv\.bloom: .*field keys is invalid: "many"/);
+    expect(set.filesFor('shared')).toEqual([good, foreign, junk]);
+    expect(set.filesFor('absent-key')).toEqual([foreign, junk]);
+  });
+
+  it('reports progress in bytes over both passes; an aborted build writes nothing', async () => {
+    const path = join(dir, 'progress.csv');
+    const rows = Array.from({ length: 20_000 }, (_, i) => `k${i},${i}`);
+    await writeFile(path, `id,n\n${rows.join('\n')}\n`);
+    const size = (await readFile(path)).length;
+    const seen: [number, number | undefined][] = [];
+    await buildSidecar(path, {
+      format: 'csv',
+      field: 'id',
+      onProgress: (done, total) => seen.push([done, total]),
+    });
+    expect(seen.every(([, total]) => total === 2 * size)).toBe(true);
+    expect(seen.at(-1)).toEqual([2 * size, 2 * size]);
+    expect(seen.map(([d]) => d)).toEqual([...seen.map(([d]) => d)].sort((a, b) => a - b));
+
+    const fresh = join(dir, 'aborted.csv');
+    await writeFile(fresh, `id,n\n${rows.join('\n')}\n`);
+    const controller = new AbortController();
+    await expect(
+      buildSidecar(fresh, {
+        format: 'csv',
+        field: 'id',
+        signal: controller.signal,
+        onProgress: (done) => {
+          if (done > size) controller.abort(new Error('enough'));
+        },
+      }),
+    ).rejects.toThrow('enough');
+    expect(readdirSync(dir).filter((n) => n.startsWith('aborted.csv.'))).toEqual([]);
   });
 });

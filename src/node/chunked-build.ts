@@ -16,12 +16,25 @@
  * iterable and are read exactly once.
  *
  * The output is written to a temporary file next to `path`, synced and renamed over it, so a
- * failed build never leaves a partial file and never destroys an existing one.
+ * failed or aborted build never leaves a partial file and never destroys an existing one.
+ *
+ * Disk use follows the keys, not the capacity: a chunk that received no key is not written (a hole
+ * in a sparse file, see `chunked-format.ts`), so a build sized for 2·10^8 keys that receives none
+ * writes its 88-byte head and its index, not 229 MiB of zero chunks. The file's length is still
+ * the full layout; copying it with a tool that does not keep holes (`cp --sparse=never`) fills
+ * them with zeros. Sizes are checked before any I/O: a hash-routed build whose capacity needs
+ * more than 2^22 chunks (an index over 32 MiB) is a `RangeError` that names the chunks and bytes
+ * it would need.
+ *
+ * Progress: `onProgress(keysRead)` every 65,536 keys and once at the end of the input (the total
+ * is not known: keys may be a stream); `signal` is checked at the same points and between the
+ * groups of chunks written, and an aborted build throws `signal.reason` after removing its files.
  */
 
 import { type FileHandle, mkdtemp, open, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { checkPositiveInteger, checkProbability, show } from '../errors.js';
+import type { ProgressOptions } from '../filters/filter.js';
 import { crc32c } from '../formats/crc32c.js';
 import { hashKey, mitz64Probes, views } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key, keyBytes } from '../hash/keys.js';
@@ -42,10 +55,12 @@ import {
   indexOffset,
   MAX_CHUNK_BYTES,
   MAX_CHUNKS,
+  MAX_INDEX_BYTES,
   MIN_CHUNK_BYTES,
 } from './chunked-format.js';
+import { checkProgress, throwIfAborted } from './progress.js';
 
-export interface ChunkedBuildOptions {
+export interface ChunkedBuildOptions extends ProgressOptions {
   /** Expected number of distinct keys (n). */
   capacity: number;
   /** Target false positive rate at `capacity` keys, in (0, 1). */
@@ -83,6 +98,8 @@ export interface ChunkedPlan {
 const LN2_SQUARED = Math.LN2 * Math.LN2;
 const MAX_BUCKETS = 128;
 const READ_BYTES = 1 << 20;
+/** Keys between two progress reports and abort checks. */
+const PROGRESS_EVERY = 65536;
 
 /**
  * Sizing. Hash routing: m = Guava's ⌊−n·ln p / ln²2⌋ bits for the whole filter, C = ⌈m / 8B⌉
@@ -117,14 +134,15 @@ export function planChunked(options: ChunkedBuildOptions): ChunkedPlan {
   if (routing === 'hash') {
     const bits = Math.max(1, optimalNumOfBits(capacity, fpp));
     chunks = Math.ceil(bits / chunkBits);
-    if (chunks > MAX_CHUNKS) {
-      throw new RangeError(
-        `capacity ${capacity} at fpp ${fpp} needs ${chunks} chunks of ${chunkBytes} bytes, more than ${MAX_CHUNKS}; use larger chunks`,
-      );
-    }
+    checkChunkCount(chunks, `capacity ${capacity} at fpp ${fpp}`, chunkBytes);
     hashes = optimalNumOfHashFunctions(capacity, bits);
   } else {
     keysPerChunk = Math.max(1, Math.floor((chunkBits * LN2_SQUARED) / -Math.log(fpp)));
+    checkChunkCount(
+      Math.ceil(capacity / keysPerChunk),
+      `capacity ${capacity} at fpp ${fpp} (${keysPerChunk} keys a chunk)`,
+      chunkBytes,
+    );
     hashes = optimalNumOfHashFunctions(keysPerChunk, chunkBits);
   }
   if (hashes > 255) {
@@ -133,16 +151,37 @@ export function planChunked(options: ChunkedBuildOptions): ChunkedPlan {
   return { routing, funnel, hashes, chunkBytes, chunks, keysPerChunk, capacity, fpp };
 }
 
-/** Iterates a sync or async iterable, awaiting `each` only when it returns a promise. */
+/** Throws a `RangeError` naming what `what` needs when `chunks` is over {@link MAX_CHUNKS}. */
+function checkChunkCount(chunks: number, what: string, chunkBytes: number): void {
+  if (chunks <= MAX_CHUNKS) return;
+  const fileBytes = chunks * chunkStride(chunkBytes) + 8 * chunks;
+  throw new RangeError(
+    `${what} needs ${chunks} chunks of ${chunkBytes} bytes (a ${fileBytes}-byte file with a ${8 * chunks}-byte index), more than the limit of ${MAX_CHUNKS} chunks; use larger chunkBytes (up to ${MAX_CHUNK_BYTES}) or a smaller capacity`,
+  );
+}
+
+/**
+ * Iterates a sync or async iterable, awaiting `each` only when it returns a promise; every
+ * {@link PROGRESS_EVERY} keys (and at the end) reports progress and checks the signal.
+ */
 async function forEachKey(
   keys: Iterable<Key> | AsyncIterable<Key>,
+  progress: ProgressOptions,
   each: (key: Key) => void | Promise<void>,
 ): Promise<void> {
+  const { signal, onProgress } = progress;
+  let seen = 0;
+  const step = (): void => {
+    throwIfAborted(signal);
+    onProgress?.(seen);
+  };
   if (keys !== null && typeof keys === 'object' && Symbol.asyncIterator in keys) {
     for await (const key of keys as AsyncIterable<Key>) {
       const r = each(key);
       if (r !== undefined) await r;
+      if (++seen % PROGRESS_EVERY === 0) step();
     }
+    step();
     return;
   }
   if (keys === null || typeof keys !== 'object' || !(Symbol.iterator in keys)) {
@@ -151,7 +190,9 @@ async function forEachKey(
   for (const key of keys as Iterable<Key>) {
     const r = each(key);
     if (r !== undefined) await r;
+    if (++seen % PROGRESS_EVERY === 0) step();
   }
+  step();
 }
 
 async function writeAt(fh: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
@@ -211,14 +252,18 @@ class ChunkGroup {
     this.counts[local]!++;
   }
 
-  /** Finishes the records (count, CRC) and writes them at their place in the file. */
+  /**
+   * Finishes the records (count, CRC) and writes them at their place in the file: each run of
+   * chunks that hold keys in one positional write; empty chunks are left as holes.
+   */
   async write(fh: FileHandle, layout: ChunkedLayout, allCounts: Uint32Array | null): Promise<void> {
     const b = layout.chunkBytes;
     const stride = chunkStride(b);
-    const used = this.bytes.subarray(0, this.size * stride);
-    if (!LITTLE_ENDIAN) swap32(used);
+    if (!LITTLE_ENDIAN) swap32(this.bytes.subarray(0, this.size * stride));
     const v = new DataView(this.bytes.buffer);
     for (let j = 0; j < this.size; j++) {
+      if (allCounts !== null) allCounts[this.first + j] = this.counts[j]!;
+      if (this.counts[j] === 0) continue; // not written
       const start = j * stride;
       v.setUint32(start + b, this.counts[j]!, true);
       v.setUint32(
@@ -226,9 +271,21 @@ class ChunkGroup {
         chunkCrc(this.bytes.subarray(start, start + b + 4), this.first + j),
         true,
       );
-      if (allCounts !== null) allCounts[this.first + j] = this.counts[j]!;
     }
-    await writeAt(fh, used, chunkOffset(layout, this.first));
+    for (let j = 0; j < this.size; ) {
+      if (this.counts[j] === 0) {
+        j++;
+        continue;
+      }
+      let end = j + 1;
+      while (end < this.size && this.counts[end] !== 0) end++;
+      await writeAt(
+        fh,
+        this.bytes.subarray(j * stride, end * stride),
+        chunkOffset(layout, this.first + j),
+      );
+      j = end;
+    }
   }
 }
 
@@ -241,24 +298,31 @@ export async function buildChunked(
   if (typeof path !== 'string') throw new TypeError(`path must be a string, got ${show(path)}`);
   const plan = planChunked(options);
   const memoryBytes = checkPositiveInteger('memoryBytes', options.memoryBytes ?? 64 * 2 ** 20);
+  checkProgress(options);
   const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
   const fh = await open(temp, 'wx');
   let spillDir: string | null = null;
   try {
     let result: { layout: ChunkedLayout; counts: Uint32Array; firstKeys: Uint8Array[] };
     if (plan.routing === 'range') {
-      result = await buildRange(fh, plan, keys);
+      result = await buildRange(fh, plan, keys, options);
     } else {
       const stride = chunkStride(plan.chunkBytes);
       if (plan.chunks * stride <= memoryBytes) {
-        result = await buildHashInMemory(fh, plan, keys);
+        result = await buildHashInMemory(fh, plan, keys, options);
       } else {
         spillDir = await mkdtemp(join(options.tmpDir ?? dirname(path), '.bloomkit-spill-'));
-        result = await buildHashSpilled(fh, plan, keys, memoryBytes, spillDir);
+        result = await buildHashSpilled(fh, plan, keys, memoryBytes, spillDir, options);
       }
     }
     const { layout, counts, firstKeys } = result;
     const index = encodeIndex(counts, firstKeys);
+    if (index.length > MAX_INDEX_BYTES) {
+      throw new RangeError(
+        `the index would take ${index.length} bytes (${firstKeys.length} first keys), more than the limit of ${MAX_INDEX_BYTES}; use larger chunkBytes`,
+      );
+    }
+    throwIfAborted(options.signal);
     const head = encodeHead({ ...layout, indexLength: index.length });
     const full: ChunkedLayout = { ...layout, indexLength: index.length };
     const trailer = new Uint8Array(4);
@@ -287,6 +351,7 @@ async function buildHashInMemory(
   fh: FileHandle,
   plan: ChunkedPlan,
   keys: Iterable<Key> | AsyncIterable<Key>,
+  progress: ProgressOptions,
 ): Promise<{ layout: ChunkedLayout; counts: Uint32Array; firstKeys: Uint8Array[] }> {
   const group = new ChunkGroup(plan, plan.chunks);
   group.reset(0, plan.chunks);
@@ -295,7 +360,7 @@ async function buildHashInMemory(
   const words = group.words;
   const strideWords = group.strideWords;
   let total = 0;
-  await forEachKey(keys, (key) => {
+  await forEachKey(keys, progress, (key) => {
     mitz64Probes(funnel, key, k, mod);
     const c = hashChunk(views.hash, chunks);
     const base = c * strideWords;
@@ -317,6 +382,7 @@ async function buildHashSpilled(
   keys: Iterable<Key> | AsyncIterable<Key>,
   memoryBytes: number,
   spillDir: string,
+  progress: ProgressOptions,
 ): Promise<{ layout: ChunkedLayout; counts: Uint32Array; firstKeys: Uint8Array[] }> {
   const { funnel, hashes: k, chunks } = plan;
   const stride = chunkStride(plan.chunkBytes);
@@ -347,7 +413,7 @@ async function buildHashSpilled(
       fill[b] = 0;
     };
     // Pass 1: hash each key once, append its hash to its bucket.
-    await forEachKey(keys, (key) => {
+    await forEachKey(keys, progress, (key) => {
       hashKey(funnel, key);
       const h = views.hash;
       const b = Math.floor(hashChunk(h, chunks) / chunksPerBucket);
@@ -379,6 +445,7 @@ async function buildHashSpilled(
     for (let b = 0; b < buckets; b++) {
       const end = Math.min(chunks, (b + 1) * chunksPerBucket);
       for (let first = b * chunksPerBucket; first < end; first += perGroup) {
+        throwIfAborted(progress.signal);
         const size = Math.min(perGroup, end - first);
         group.reset(first, size);
         let position = 0;
@@ -416,6 +483,7 @@ async function buildRange(
   fh: FileHandle,
   plan: ChunkedPlan,
   keys: Iterable<Key> | AsyncIterable<Key>,
+  progress: ProgressOptions,
 ): Promise<{ layout: ChunkedLayout; counts: Uint32Array; firstKeys: Uint8Array[] }> {
   const { funnel, hashes: k, keysPerChunk } = plan;
   const group = new ChunkGroup(plan, 1);
@@ -426,6 +494,7 @@ async function buildRange(
   let previous: Uint8Array | null = null;
   let total = 0;
   let seen = 0;
+  let indexBytes = 0;
   const layoutSoFar = (): ChunkedLayout => layoutOf(plan, firstKeys.length, total);
   const add = (key: Key): void => {
     mitz64Probes(funnel, key, k, mod);
@@ -436,11 +505,21 @@ async function buildRange(
     total++;
   };
   const startChunk = (bytes: Uint8Array): void => {
-    if (firstKeys.length === 0xffffffff) throw new RangeError('more than 2^32 − 1 chunks');
+    if (firstKeys.length === MAX_CHUNKS) {
+      throw new RangeError(
+        `the sorted keys fill more than the limit of ${MAX_CHUNKS} chunks of ${plan.chunkBytes} bytes (${keysPerChunk} keys each); use larger chunkBytes`,
+      );
+    }
+    indexBytes += 8 + bytes.length;
+    if (indexBytes > MAX_INDEX_BYTES) {
+      throw new RangeError(
+        `the index of first keys passes the limit of ${MAX_INDEX_BYTES} bytes at chunk ${firstKeys.length}; use larger chunkBytes`,
+      );
+    }
     group.reset(firstKeys.length, 1);
     firstKeys.push(bytes);
   };
-  await forEachKey(keys, (key) => {
+  await forEachKey(keys, progress, (key) => {
     const bytes = keyBytes(funnel, key);
     seen++;
     if (previous !== null) {

@@ -21,17 +21,23 @@
  * | 1      | 3    | reserved, 0                                                              |
  * | 4      | 4    | k, hash functions per key, u32 (1..255)                                  |
  * | 8      | 4    | B, bytes of bits per chunk, u32, a multiple of 8 in [64, 2^27]           |
- * | 12     | 4    | C, number of chunks, u32 (≥ 1 for hash routing)                          |
+ * | 12     | 4    | C, number of chunks, u32 (≥ 1 for hash routing, ≤ 2^22)                  |
  * | 16     | 8    | keys added, u64 (the sum of the index's per-chunk counts)                |
  * | 24     | 8    | capacity requested at build, u64                                         |
  * | 32     | 8    | fpp requested at build, f64 in (0, 1)                                    |
  * | 40     | 8    | keys per chunk before a new chunk starts (range routing), u64; 0 for hash |
  * | 48     | 8    | index offset, u64 = 88 + C·(B + 8)                                       |
- * | 56     | 8    | I, index length, u64 = 8·C + first-key bytes, padded to a multiple of 8  |
+ * | 56     | 8    | I, index length, u64 = 8·C + first-key bytes, padded to a multiple of 8, |
+ * |        |      | at most 2^27 (so `open` never holds more than 128 MiB of index)          |
  *
  * Chunk record c (at 88 + c·(B + 8)): B bytes of bits (a classic Bloom filter of 8·B bits; bit i
  * is bit i & 7 of byte i >>> 3), then the number of keys added to the chunk (u32), then the
  * CRC-32C of those B + 4 bytes followed by c as a u32 (so a chunk copied to the wrong slot fails).
+ * A chunk whose index entry counts 0 keys has no bits set, and its record need not be written: a
+ * writer leaves it as a hole (a sparse file, which reads as zeros), so a file costs disk in
+ * proportion to the chunks that hold keys, not to the capacity it was sized for. Readers never read
+ * the record of an empty chunk (the index, covered by the trailer's CRC, already says it is empty);
+ * one that does accepts all zeros or a valid record with count 0.
  *
  * Index: C entries of 8 bytes (keys in the chunk, u32; length of the chunk's first key, u32: 0 for
  * hash routing), then the first keys' funnel bytes one after another, then zero bytes up to a
@@ -72,7 +78,13 @@ export const CHUNKS_OFFSET = HEADER_BYTES + PARAMS_BYTES;
 export const CHUNK_TRAILER_BYTES = 8;
 export const MIN_CHUNK_BYTES = 64;
 export const MAX_CHUNK_BYTES = 2 ** 27;
-export const MAX_CHUNKS = 2 ** 32 - 1;
+/**
+ * Most chunks in a file: the index (8 bytes a chunk) that `open` reads and keeps stays within
+ * 32 MiB. With the largest chunks (2^27 bytes) that still allows 2^49 bytes of bits.
+ */
+export const MAX_CHUNKS = 2 ** 22;
+/** Most index bytes (entries and range routing's first keys) a file may have. */
+export const MAX_INDEX_BYTES = 2 ** 27;
 /** HBase's `io.storefile.bloom.block.size`. */
 export const DEFAULT_CHUNK_BYTES = 131072;
 
@@ -233,6 +245,9 @@ export function decodeHead(head: Uint8Array, size: number): ChunkedLayout {
     );
   }
   const chunks = v.getUint32(12, true);
+  if (chunks > MAX_CHUNKS) {
+    throw new FormatError(`chunk count ${chunks} is more than the limit ${MAX_CHUNKS}`);
+  }
   if (chunks === 0 && routing === 'hash') {
     throw new FormatError('a hash-routed chunked filter needs at least one chunk, got 0');
   }
@@ -247,6 +262,9 @@ export function decodeHead(head: Uint8Array, size: number): ChunkedLayout {
     );
   }
   const indexLength = getU64(v, 56, 'index length');
+  if (indexLength > MAX_INDEX_BYTES) {
+    throw new FormatError(`index length ${indexLength} is more than the limit ${MAX_INDEX_BYTES}`);
+  }
   const layout: ChunkedLayout = {
     routing,
     funnel,

@@ -22,12 +22,18 @@
  * `cacheBytes` of chunks (default 8 MiB). A `has` on a cached chunk is a hash and k bit tests; on
  * a miss it is one positional read of chunkBytes + 8 bytes, whose CRC is checked before use (a bad
  * chunk throws `FormatError`, never a wrong answer). `hasMany` groups keys by chunk and reads each
- * chunk once, in file order.
+ * chunk once, in file order. A chunk that holds no key (its index count is 0) is never read: every
+ * key routed to it is absent.
+ *
+ * Hostile files: `open` checks every length in the header against the real file size and the
+ * limits (at most 2^22 chunks, an index of at most 128 MiB) before it allocates anything, so what
+ * it reads and holds is bounded by the index the file really has; every error is a `FormatError`
+ * that starts with the file's path.
  */
 
 import { type FileHandle, open } from 'node:fs/promises';
 import { FormatError, show } from '../errors.js';
-import { BloomFilter } from '../filters/bloom.js';
+import { BloomFilter } from '../filters/bloom/filter.js';
 import { crc32c } from '../formats/crc32c.js';
 import { hashKey, mitz64Probes, views } from '../hash/hasher.js';
 import { type Funnel, type Key, keyBytes } from '../hash/keys.js';
@@ -115,6 +121,7 @@ export class ChunkedBloomFilter {
   private readonly pending = new Map<number, Promise<Uint32Array>>();
   private readonly stats: ChunkedCacheStats = { hits: 0, reads: 0, bytes: 0, chunks: 0 };
   private readonly fileBytes: number;
+  private readonly path: string;
 
   private constructor(
     fh: FileHandle,
@@ -123,7 +130,9 @@ export class ChunkedBloomFilter {
     firstKeys: readonly Uint8Array[],
     cacheBytes: number,
     fileBytes: number,
+    path: string,
   ) {
+    this.path = path;
     this.fh = fh;
     this.layout = layout;
     this.counts = counts;
@@ -159,6 +168,7 @@ export class ChunkedBloomFilter {
         `cacheBytes must be a non-negative safe integer, got ${show(cacheBytes)}`,
       );
     }
+    if (typeof path !== 'string') throw new TypeError(`path must be a string, got ${show(path)}`);
     const fh = await open(path, 'r');
     try {
       const size = (await fh.stat()).size;
@@ -177,10 +187,10 @@ export class ChunkedBloomFilter {
         );
       }
       const { counts, firstKeys } = decodeIndex(layout, body);
-      return new ChunkedBloomFilter(fh, layout, counts, firstKeys, cacheBytes, size);
+      return new ChunkedBloomFilter(fh, layout, counts, firstKeys, cacheBytes, size, path);
     } catch (error) {
       await fh.close();
-      throw error;
+      throw inFile(path, error);
     }
   }
 
@@ -216,6 +226,7 @@ export class ChunkedBloomFilter {
       mitz64Probes(funnel, key, k, this.mod);
       c = hashChunk(views.hash, chunks);
     }
+    if (this.counts[c] === 0) return false;
     const bits = this.cached(c);
     if (bits !== undefined) return this.testProbes(bits);
     const loaded = await this.load(c);
@@ -257,7 +268,7 @@ export class ChunkedBloomFilter {
       const chunk = chunkIds[order[start]!]!;
       let end = start;
       while (end < order.length && chunkIds[order[end]!] === chunk) end++;
-      if (chunk >= 0) {
+      if (chunk >= 0 && this.counts[chunk] !== 0) {
         const bits = this.cached(chunk) ?? (await this.load(chunk));
         for (let o = start; o < end; o++) {
           const i = order[o]!;
@@ -321,10 +332,13 @@ export class ChunkedBloomFilter {
     return sum / chunks;
   }
 
-  /** Reads every chunk once and checks its CRC; throws `FormatError` at the first bad one. */
+  /**
+   * Reads every chunk that holds keys once and checks its CRC; throws `FormatError` at the first
+   * bad one. (Empty chunks are never read by queries, so there is nothing of theirs to check.)
+   */
   async verify(): Promise<void> {
     this.checkOpen();
-    for (let c = 0; c < this.layout.chunks; c++) await this.readRecord(c);
+    for (let c = 0; c < this.layout.chunks; c++) if (this.counts[c] !== 0) await this.readRecord(c);
   }
 
   /** Closes the file; later calls throw. */
@@ -357,6 +371,13 @@ export class ChunkedBloomFilter {
     for (let i = 0; i < k; i++) if ((bits[w[i]!]! & m[i]!) === 0) return false;
     return true;
   }
+
+  /*
+   * The chunk cache is an LRU over a Map (insertion order = recency: a hit re-inserts, eviction
+   * takes the first entries), bounded in bytes. A library such as lru-cache would do the same in
+   * one more runtime dependency of bloomkit/node; what it adds (TTLs, fetch, disposal hooks) is not
+   * needed here, and the read de-duplication (`pending`) would still be ours.
+   */
 
   /** The cached bits of chunk `c`, marked most recently used. */
   private cached(c: number): Uint32Array | undefined {
@@ -403,25 +424,35 @@ export class ChunkedBloomFilter {
     }
   }
 
-  /** One positional read of chunk `c`'s record; checks its key count and CRC. */
+  /**
+   * One positional read of chunk `c`'s record; checks its key count and CRC. The record of an
+   * empty chunk may be a hole (all zeros), which is accepted as such.
+   */
   private async readRecord(c: number): Promise<Uint32Array> {
     const fh = this.fh;
     if (fh === null) throw new Error('this ChunkedBloomFilter is closed');
     const b = this.layout.chunkBytes;
     const record = new Uint8Array(chunkStride(b));
-    await readAt(fh, record, chunkOffset(this.layout, c));
+    await readAt(fh, record, chunkOffset(this.layout, c)).catch((error: unknown) => {
+      throw inFile(this.path, error);
+    });
     this.stats.reads++;
+    if (this.counts[c] === 0 && record.every((byte) => byte === 0)) {
+      return new Uint32Array(record.buffer, 0, b / 4);
+    }
     const v = new DataView(record.buffer);
     const count = v.getUint32(b, true);
     const stored = v.getUint32(b + 4, true);
     const actual = chunkCrc(record.subarray(0, b + 4), c);
     if (stored !== actual) {
       throw new FormatError(
-        `checksum mismatch in chunk ${c}: stored CRC-32C 0x${stored.toString(16).padStart(8, '0')}, computed 0x${actual.toString(16).padStart(8, '0')}`,
+        `${this.path}: checksum mismatch in chunk ${c}: stored CRC-32C 0x${stored.toString(16).padStart(8, '0')}, computed 0x${actual.toString(16).padStart(8, '0')}`,
       );
     }
     if (count !== this.counts[c]) {
-      throw new FormatError(`chunk ${c} holds ${count} keys, the index says ${this.counts[c]}`);
+      throw new FormatError(
+        `${this.path}: chunk ${c} holds ${count} keys, the index says ${this.counts[c]}`,
+      );
     }
     const bits = new Uint32Array(record.buffer, 0, b / 4);
     if (!LITTLE_ENDIAN) {
@@ -447,6 +478,12 @@ function groupByChunk(chunkIds: Int32Array, chunks: number): Uint32Array {
   for (let c = 2; c < starts.length; c++) starts[c]! += starts[c - 1]!;
   for (let i = 0; i < n; i++) order[starts[chunkIds[i]! + 1]!++] = i;
   return order;
+}
+
+/** `error` with the file's path in front when it is a `FormatError` (the cause is kept). */
+function inFile(path: string, error: unknown): unknown {
+  if (!(error instanceof FormatError)) return error;
+  return new FormatError(`${path}: ${error.message}`, { cause: error });
 }
 
 function infoOf(layout: ChunkedLayout, fileBytes: number): ChunkedBloomInfo {

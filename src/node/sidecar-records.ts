@@ -1,21 +1,48 @@
 /**
  * Reading the records of a data file for its sidecar filter, streaming (one record in memory):
- * lines, CSV (RFC 4180: quoted fields with `""` escapes and line breaks inside quotes, CRLF or LF),
- * TSV (tab-separated lines, no quoting, as the IANA text/tab-separated-values type) and NDJSON
- * (one JSON value per line; blank lines skipped). A UTF-8 byte order mark at the start is dropped.
+ * lines, CSV (RFC 4180: quoted fields with `""` escapes and line breaks inside quotes; CRLF, LF or
+ * CR, mixed), TSV (tab-separated, no quoting, as the IANA text/tab-separated-values type) and
+ * NDJSON (one JSON value per line; blank lines skipped). A UTF-8 byte order mark at the start is
+ * dropped.
+ *
+ * CSV and TSV are parsed by csv-parse (the CSV project's streaming parser) rather than by hand:
+ * quoting rules are where hand-written parsers go wrong. NDJSON lines are checked with
+ * `JSON.parse`, but a key is sliced from the line's own text (`jsonFieldText`), so a number is the
+ * key it was written as (`1.0`, `1e2`, `12345678901234567890`), never a re-serialized double.
  */
 
-import { createReadStream } from 'node:fs';
+import { createReadStream, type ReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { type CsvError, parse } from 'csv-parse';
 
 /** The data file formats a sidecar can index. */
 export type SidecarFormat = 'lines' | 'csv' | 'tsv' | 'ndjson';
 
-async function* lines(path: string): AsyncGenerator<string> {
-  const rl = createInterface({
-    input: createReadStream(path, { encoding: 'utf8' }),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
+/** An NDJSON record: the line as written and its parsed value. */
+export interface JsonRecord {
+  readonly text: string;
+  readonly value: unknown;
+}
+
+/** Where a reader is in its file: bytes read so far (updated as the file streams in). */
+export interface ReadPosition {
+  bytes: number;
+}
+
+function openStream(path: string, position?: ReadPosition): ReadStream {
+  const stream = createReadStream(path);
+  if (position !== undefined) {
+    stream.on('data', () => {
+      position.bytes = stream.bytesRead;
+    });
+  }
+  return stream;
+}
+
+async function* lines(path: string, position?: ReadPosition): AsyncGenerator<string> {
+  const input = openStream(path, position);
+  input.setEncoding('utf8');
+  const rl = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let first = true;
   try {
     for await (const line of rl) {
@@ -28,130 +55,165 @@ async function* lines(path: string): AsyncGenerator<string> {
     }
   } finally {
     rl.close();
+    input.destroy();
   }
 }
 
-// CSV parser states.
-const FIELD_START = 0;
-const UNQUOTED = 1;
-const QUOTED = 2;
-/** A quote inside a quoted field: either the first of `""` or the closing quote. */
-const QUOTE_IN_QUOTED = 3;
-
-/** RFC 4180 records, streamed: quoted fields may hold the delimiter, `""` and line breaks. */
-async function* csvRecords(path: string, delimiter: string): AsyncGenerator<string[]> {
-  const stream = createReadStream(path, { encoding: 'utf8' });
-  let state: number = FIELD_START;
-  let field = '';
-  let record: string[] = [];
-  let first = true;
-  let lastWasCr = false;
-  for await (const chunk of stream as AsyncIterable<string>) {
-    let text = chunk;
-    if (first) {
-      first = false;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+/** CSV (quoted) or TSV (no quoting) records through csv-parse; errors name the file and line. */
+async function* delimited(
+  path: string,
+  delimiter: string,
+  position?: ReadPosition,
+): AsyncGenerator<string[]> {
+  const input = openStream(path, position);
+  const parser = parse({
+    bom: true,
+    delimiter,
+    quote: delimiter === '\t' ? false : '"',
+    record_delimiter: ['\r\n', '\n', '\r'],
+    relax_column_count: true,
+    relax_quotes: true,
+    skip_empty_lines: true,
+  });
+  input.on('error', (error) => parser.destroy(error));
+  input.pipe(parser);
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) yield record;
+  } catch (error) {
+    const csv = error as Partial<CsvError>;
+    if (typeof csv.code === 'string' && csv.code.startsWith('CSV_')) {
+      throw new SyntaxError(`${path}, line ${csv.lines ?? '?'}: ${csv.message}`, { cause: error });
     }
-    const out: string[][] = [];
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i]!;
-      if (state === QUOTE_IN_QUOTED) {
-        if (c === '"') {
-          field += '"';
-          state = QUOTED;
-          continue;
-        }
-        state = UNQUOTED; // the field's closing quote; anything after it is kept as text
-      }
-      if (state === QUOTED) {
-        if (c === '"') state = QUOTE_IN_QUOTED;
-        else field += c;
-        continue;
-      }
-      if (c === '\n' && lastWasCr) {
-        lastWasCr = false;
-        continue;
-      }
-      lastWasCr = false;
-      if (c === delimiter) {
-        record.push(field);
-        field = '';
-        state = FIELD_START;
-      } else if (c === '\n' || c === '\r') {
-        lastWasCr = c === '\r';
-        record.push(field);
-        field = '';
-        state = FIELD_START;
-        if (!(record.length === 1 && record[0] === '')) out.push(record);
-        record = [];
-      } else if (c === '"' && state === FIELD_START) {
-        state = QUOTED;
-      } else {
-        field += c;
-        state = UNQUOTED;
-      }
-    }
-    yield* out;
-  }
-  if (state === QUOTED) {
-    throw new SyntaxError(`${path}: a quoted CSV field is not closed at the end of the file`);
-  }
-  if (state !== FIELD_START || record.length > 0) {
-    record.push(field);
-    if (!(record.length === 1 && record[0] === '')) yield record;
+    throw error;
+  } finally {
+    input.destroy();
+    parser.destroy();
   }
 }
 
-async function* tsvRecords(path: string): AsyncGenerator<string[]> {
-  for await (const line of lines(path)) {
-    if (line !== '') yield line.split('\t');
-  }
-}
-
-async function* ndjsonRecords(path: string): AsyncGenerator<unknown> {
+async function* ndjsonRecords(path: string, position?: ReadPosition): AsyncGenerator<JsonRecord> {
   let n = 0;
-  for await (const line of lines(path)) {
+  for await (const text of lines(path, position)) {
     n++;
-    if (line.trim() === '') continue;
+    if (text.trim() === '') continue;
+    let value: unknown;
     try {
-      yield JSON.parse(line) as unknown;
+      value = JSON.parse(text) as unknown;
     } catch (error) {
       throw new SyntaxError(`${path}, line ${n}: not valid JSON (${(error as Error).message})`);
     }
-  }
-}
-
-/** The records of `path`: strings (lines), string arrays (CSV/TSV) or JSON values (NDJSON). */
-export function readRecords(path: string, format: SidecarFormat): AsyncGenerator<unknown> {
-  switch (format) {
-    case 'lines':
-      return lines(path);
-    case 'csv':
-      return csvRecords(path, ',');
-    case 'tsv':
-      return tsvRecords(path);
-    case 'ndjson':
-      return ndjsonRecords(path);
+    yield { text, value };
   }
 }
 
 /**
- * The key text of an NDJSON field value: strings as they are; numbers, booleans and other
- * values as their JSON text (`42` → "42"); `null` and missing fields give no key.
+ * The records of `path`: strings (lines), string arrays (CSV/TSV) or {@link JsonRecord}s
+ * (NDJSON). `position.bytes`, when given, follows the bytes read.
  */
-export function jsonKeyText(value: unknown): string | undefined {
-  if (value === null || value === undefined) return undefined;
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value);
+export function readRecords(
+  path: string,
+  format: SidecarFormat,
+  position?: ReadPosition,
+): AsyncGenerator<unknown> {
+  switch (format) {
+    case 'lines':
+      return lines(path, position);
+    case 'csv':
+      return delimited(path, ',', position);
+    case 'tsv':
+      return delimited(path, '\t', position);
+    case 'ndjson':
+      return ndjsonRecords(path, position);
+  }
 }
 
-/** Field `path` ("a" or "a.b.c") of a JSON value, or undefined. */
-export function jsonField(record: unknown, path: string): unknown {
-  let value: unknown = record;
-  for (const part of path.split('.')) {
-    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part))
-      return undefined;
-    value = (value as Record<string, unknown>)[part];
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+
+function skipSpace(text: string, i: number): number {
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
   }
-  return value;
+  return i;
+}
+
+/** The index after the string whose opening quote is at `i`. */
+function skipString(text: string, i: number): number {
+  for (i++; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === BACKSLASH) i++;
+    else if (c === QUOTE) return i + 1;
+  }
+  return i;
+}
+
+/** The index after the JSON value that starts at `i` (the text is valid JSON). */
+function skipValue(text: string, i: number): number {
+  const first = text.charCodeAt(i);
+  if (first === QUOTE) return skipString(text, i);
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) {
+    let depth = 0;
+    while (i < text.length) {
+      const c = text.charCodeAt(i);
+      if (c === QUOTE) {
+        i = skipString(text, i);
+        continue;
+      }
+      if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+      else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === 0) return i + 1;
+      i++;
+    }
+    return i;
+  }
+  // A number, true, false or null: up to the next delimiter.
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || skipSpace(text, i) > i) break;
+    i++;
+  }
+  return i;
+}
+
+/**
+ * The text of field `path` (`["user", "id"]` for `user.id`) in the JSON `text`, exactly as it is
+ * written there, or undefined when a step is missing or not an object. `text` must be valid JSON
+ * (the caller parsed it); as `JSON.parse`, the last of repeated names wins. Linear in the text.
+ */
+export function jsonFieldText(text: string, path: readonly string[]): string | undefined {
+  let start = skipSpace(text, 0);
+  let end = skipValue(text, start);
+  for (const part of path) {
+    if (text.charCodeAt(start) !== OPEN_BRACE) return undefined;
+    let found: [number, number] | undefined;
+    let i = skipSpace(text, start + 1);
+    while (i < end && text.charCodeAt(i) === QUOTE) {
+      const nameEnd = skipString(text, i);
+      const raw = text.slice(i + 1, nameEnd - 1);
+      const name = raw.includes('\\') ? (JSON.parse(text.slice(i, nameEnd)) as string) : raw;
+      i = skipSpace(text, skipSpace(text, nameEnd) + 1); // past the colon
+      const valueEnd = skipValue(text, i);
+      if (name === part) found = [i, valueEnd];
+      i = skipSpace(text, valueEnd);
+      if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
+    }
+    if (found === undefined) return undefined;
+    [start, end] = found;
+  }
+  return text.slice(start, end);
+}
+
+/**
+ * The key of an NDJSON field: a string's value; any other value as its JSON text exactly as
+ * written in the line (`1.0` stays "1.0"); `null` and missing fields give no key.
+ */
+export function jsonFieldKey(record: JsonRecord, path: string): string | undefined {
+  const text = jsonFieldText(record.text, path.split('.'));
+  if (text === undefined || text === 'null') return undefined;
+  return text.charCodeAt(0) === QUOTE ? (JSON.parse(text) as string) : text;
 }

@@ -9,10 +9,17 @@
  * a file whose sidecar is missing, damaged, or older than the file is always listed and reported
  * in `unchecked` (size and mtime are what `make` and `rsync` compare: a rewrite that keeps both
  * is not detected). A file without the key is listed with probability about `fpp` (default 1%).
+ * A sidecar that is damaged, unreadable, or holds a filter that cannot answer its kind of key
+ * (another funnel) is reported for its file alone, and the other files keep answering.
+ *
+ * Progress: `onProgress(bytesRead, totalBytes)` over the data file's passes (two when the
+ * capacity is counted first); `signal` is checked between records, and an aborted build writes
+ * nothing.
  *
  * Two key kinds, as HBase's Bloom types:
  * - `'row'` (default): the field's value (a string; JSON values other than strings as their JSON
- *   text, so the NDJSON number 42 is the key "42"). Query with `filesFor(value)`.
+ *   text exactly as written in the file, so the NDJSON number 42 is the key "42" and `1.0` is
+ *   "1.0", not "1"). Query with `filesFor(value)`.
  * - `'rowcol'`: one key per cell: (row = the field's value, family, qualifier = the name of each
  *   other column or field whose value is not empty), encoded by `rowColKey` so that ("ab", "c")
  *   and ("a", "bc") never collide. Query with `filesForCell(row, family, qualifier)`.
@@ -36,18 +43,25 @@ import { createWriteStream } from 'node:fs';
 import { readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { checkPositiveInteger, checkProbability, FormatError, show } from '../errors.js';
-import { BloomFilter } from '../filters/bloom.js';
-import type { MembershipFilter } from '../filters/filter.js';
-import { fromBytes } from '../formats/any.js';
+import { BloomFilter } from '../filters/bloom/filter.js';
+import type { ProgressOptions, ReadonlyMembershipFilter } from '../filters/filter.js';
 import { crc32c } from '../formats/crc32c.js';
+import { fromBytes } from '../formats/registry.js';
 import { type KeyPart, rowColKey } from '../hash/composite-keys.js';
 import { save } from './io.js';
-import { jsonField, jsonKeyText, readRecords, type SidecarFormat } from './sidecar-records.js';
+import { checkProgress, throwIfAborted } from './progress.js';
+import {
+  type JsonRecord,
+  jsonFieldKey,
+  type ReadPosition,
+  readRecords,
+  type SidecarFormat,
+} from './sidecar-records.js';
 
 export type { SidecarFormat } from './sidecar-records.js';
 
 /** Options of {@link buildSidecar}. */
-export interface SidecarOptions {
+export interface SidecarOptions extends ProgressOptions {
   format: SidecarFormat;
   /**
    * The key field. CSV/TSV: a column name (the first line is then a header) or a 0-based column
@@ -90,6 +104,8 @@ export interface SidecarInfo {
 const MAGIC = 0x534d4c42; // "BLMS" as a little-endian u32
 const VERSION = 1;
 const MAX_META = 1 << 20;
+/** Records between two abort checks and progress reports. */
+const PROGRESS_EVERY = 4096;
 
 /** Where the sidecar of `dataPath` lives. */
 export function sidecarPath(dataPath: string): string {
@@ -101,7 +117,7 @@ interface KeySource {
 }
 
 function checkOptions(options: SidecarOptions): Required<
-  Omit<SidecarOptions, 'capacity' | 'qualifiers' | 'field'>
+  Omit<SidecarOptions, 'capacity' | 'qualifiers' | 'field' | keyof ProgressOptions>
 > & {
   field: string | number | null;
   qualifiers: string[] | null;
@@ -178,20 +194,24 @@ function keySource(o: ReturnType<typeof checkOptions>): KeySource {
   if (o.format === 'ndjson') {
     const field = o.field as string;
     return {
-      *keys(record) {
-        const row = jsonKeyText(jsonField(record, field));
+      *keys(input) {
+        const record = input as JsonRecord;
+        const row = jsonFieldKey(record, field);
         if (row === undefined) return;
         if (o.bloom === 'row') {
           yield row;
           return;
         }
+        const { value } = record;
         const names =
           o.qualifiers ??
-          (record !== null && typeof record === 'object' ? Object.keys(record) : []);
+          (value !== null && typeof value === 'object' && !Array.isArray(value)
+            ? Object.keys(value)
+            : []);
         for (const q of names) {
           if (q === field) continue;
-          const value = jsonKeyText(jsonField(record, q));
-          if (value !== undefined && value !== '') yield rowColKey(row, o.family, q);
+          const cell = jsonFieldKey(record, q);
+          if (cell !== undefined && cell !== '') yield rowColKey(row, o.family, q);
         }
       },
     };
@@ -217,17 +237,31 @@ function keySource(o: ReturnType<typeof checkOptions>): KeySource {
   };
 }
 
+/** How far a build is: bytes read in earlier passes, this pass's position, the total. */
+interface BuildProgress extends ProgressOptions {
+  before: number;
+  total: number;
+}
+
 /** Reads `path` once, calling `each` for every key; returns the record and key counts. */
 async function scan(
   path: string,
   o: ReturnType<typeof checkOptions>,
+  progress: BuildProgress,
   each: (key: string | Uint8Array) => void,
 ): Promise<{ records: number; keys: number }> {
   const source = keySource(o);
+  const { signal, onProgress } = progress;
+  const position: ReadPosition = { bytes: 0 };
+  const report = () => {
+    throwIfAborted(signal);
+    onProgress?.(progress.before + position.bytes, progress.total);
+  };
   let columns: string[] | null = null;
   let records = 0;
   let keys = 0;
-  for await (const record of readRecords(path, o.format)) {
+  for await (const record of readRecords(path, o.format, position)) {
+    if (records % PROGRESS_EVERY === 0) report();
     if (columns === null && o.header && (o.format === 'csv' || o.format === 'tsv')) {
       columns = record as string[];
       if (typeof o.field === 'string' && !columns.includes(o.field)) {
@@ -247,6 +281,8 @@ async function scan(
       keys++;
     }
   }
+  report();
+  progress.before += position.bytes;
   return { records, keys };
 }
 
@@ -261,16 +297,24 @@ export async function buildSidecar(
   if (typeof dataPath !== 'string')
     throw new TypeError(`dataPath must be a string, got ${show(dataPath)}`);
   const o = checkOptions(options);
+  if (options.capacity !== undefined) checkPositiveInteger('capacity', options.capacity);
+  checkProgress(options);
   const before = await stat(dataPath);
+  const progress: BuildProgress = {
+    signal: options.signal,
+    onProgress: options.onProgress,
+    before: 0,
+    total: before.size * (options.capacity === undefined ? 2 : 1),
+  };
   let capacity: number;
-  if (options.capacity !== undefined) capacity = checkPositiveInteger('capacity', options.capacity);
-  else capacity = Math.max(1, (await scan(dataPath, o, () => {})).keys);
+  if (options.capacity !== undefined) capacity = options.capacity;
+  else capacity = Math.max(1, (await scan(dataPath, o, progress, () => {})).keys);
   const filter = BloomFilter.create({
     capacity,
     fpp: o.fpp,
     funnel: o.bloom === 'row' ? 'string' : 'bytes',
   });
-  const counts = await scan(dataPath, o, (key) => {
+  const counts = await scan(dataPath, o, progress, (key) => {
     filter.add(key);
   });
   const after = await stat(dataPath);
@@ -291,17 +335,33 @@ export async function buildSidecar(
     keys: counts.keys,
     fpp: o.fpp,
   };
+  throwIfAborted(options.signal);
   await writeSidecar(sidecarPath(dataPath), info, filter);
   return info;
 }
 
-/** Builds the sidecars of several data files, one after another, with the same options. */
+/**
+ * Builds the sidecars of several data files, one after another, with the same options.
+ * `onProgress(filesDone, files)` after each file; an abort stops before the next file (the
+ * sidecars already written stay, each complete).
+ */
 export async function buildSidecars(
   dataPaths: readonly string[],
   options: SidecarOptions,
 ): Promise<SidecarInfo[]> {
+  if (!Array.isArray(dataPaths)) {
+    throw new TypeError(`dataPaths must be an array of paths, got ${show(dataPaths)}`);
+  }
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`options must be an object, got ${show(options)}`);
+  }
+  const { onProgress, ...each } = options;
+  checkProgress(options);
   const out: SidecarInfo[] = [];
-  for (const path of dataPaths) out.push(await buildSidecar(path, options));
+  for (const path of dataPaths) {
+    out.push(await buildSidecar(path, each as SidecarOptions));
+    onProgress?.(out.length, dataPaths.length);
+  }
   return out;
 }
 
@@ -340,8 +400,64 @@ async function writeSidecar(path: string, info: SidecarInfo, filter: BloomFilter
   }
 }
 
-/** Parses a sidecar file's bytes: its metadata and its filter. Throws `FormatError`. */
-export function decodeSidecar(bytes: Uint8Array): { info: SidecarInfo; filter: MembershipFilter } {
+/** The metadata fields and what each must be (a sidecar from elsewhere may hold anything). */
+const INFO_FIELDS: Readonly<Record<keyof SidecarInfo, (v: unknown) => boolean>> = {
+  source: (v) => typeof v === 'string',
+  size: (v) => Number.isSafeInteger(v) && (v as number) >= 0,
+  mtimeMs: (v) => typeof v === 'number' && Number.isFinite(v),
+  format: (v) => v === 'lines' || v === 'csv' || v === 'tsv' || v === 'ndjson',
+  field: (v) => v === null || typeof v === 'string' || Number.isSafeInteger(v),
+  header: (v) => typeof v === 'boolean',
+  bloom: (v) => v === 'row' || v === 'rowcol',
+  family: (v) => typeof v === 'string',
+  qualifiers: (v) => v === null || (Array.isArray(v) && v.every((q) => typeof q === 'string')),
+  records: (v) => Number.isSafeInteger(v) && (v as number) >= 0,
+  keys: (v) => Number.isSafeInteger(v) && (v as number) >= 0,
+  fpp: (v) => typeof v === 'number' && v > 0 && v < 1,
+};
+
+/** The funnel a sidecar's filter must have to answer its kind of key. */
+const KIND_FUNNEL = { row: 'string', rowcol: 'bytes' } as const;
+
+function checkInfo(info: unknown, source: string): SidecarInfo {
+  if (info === null || typeof info !== 'object' || Array.isArray(info)) {
+    throw new FormatError(`${source}: sidecar metadata must be a JSON object, got ${show(info)}`);
+  }
+  for (const [field, valid] of Object.entries(INFO_FIELDS)) {
+    const value = (info as Record<string, unknown>)[field];
+    if (!valid(value)) {
+      throw new FormatError(
+        `${source}: sidecar metadata field ${field} is invalid: ${show(value)}`,
+      );
+    }
+  }
+  return info as SidecarInfo;
+}
+
+/**
+ * Parses a sidecar file's bytes: its metadata and its filter. Throws `FormatError` (naming
+ * `source`, the file, when given) for damaged bytes and for a filter that cannot answer the
+ * sidecar's kind of key.
+ */
+export function decodeSidecar(
+  bytes: Uint8Array,
+  source = 'sidecar',
+): { info: SidecarInfo; filter: ReadonlyMembershipFilter } {
+  if (!(bytes instanceof Uint8Array)) {
+    throw new TypeError(`bytes must be a Uint8Array, got ${show(bytes)}`);
+  }
+  try {
+    return decodeSidecarBytes(bytes);
+  } catch (error) {
+    if (!(error instanceof FormatError)) throw error;
+    throw new FormatError(`${source}: ${error.message}`, { cause: error });
+  }
+}
+
+function decodeSidecarBytes(bytes: Uint8Array): {
+  info: SidecarInfo;
+  filter: ReadonlyMembershipFilter;
+} {
   if (bytes.length < 16)
     throw new FormatError(
       `not a sidecar: ${bytes.length} bytes is shorter than its 16-byte header`,
@@ -368,42 +484,41 @@ export function decodeSidecar(bytes: Uint8Array): { info: SidecarInfo; filter: M
   }
   for (let i = 16 + m; i < start; i++)
     if (bytes[i] !== 0) throw new FormatError('sidecar padding is not zero');
-  let info: SidecarInfo;
+  let parsed: unknown;
   try {
-    info = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(meta)) as SidecarInfo;
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(meta));
   } catch (error) {
     throw new FormatError(`sidecar metadata is not valid JSON: ${(error as Error).message}`);
   }
-  if (
-    info === null ||
-    typeof info !== 'object' ||
-    (info.bloom !== 'row' && info.bloom !== 'rowcol') ||
-    typeof info.size !== 'number' ||
-    typeof info.mtimeMs !== 'number'
-  ) {
-    throw new FormatError('sidecar metadata lacks bloom, size or mtimeMs');
-  }
+  const info = checkInfo(parsed, 'metadata');
   const filter = fromBytes(bytes.subarray(start), { copy: false });
+  const funnel = KIND_FUNNEL[info.bloom];
+  if (filter.funnel !== funnel) {
+    throw new FormatError(
+      `a ${info.bloom.toUpperCase()} sidecar needs a filter of funnel ${show(funnel)}, this one has ${show(filter.funnel)}`,
+    );
+  }
   return { info, filter };
 }
 
-/** Reads the sidecar of `dataPath`. Throws `FormatError` for a damaged one. */
+/** Reads the sidecar of `dataPath`. Throws `FormatError` naming the sidecar for a damaged one. */
 export async function readSidecar(
   dataPath: string,
-): Promise<{ info: SidecarInfo; filter: MembershipFilter }> {
-  return decodeSidecar(new Uint8Array(await readFile(sidecarPath(dataPath))));
+): Promise<{ info: SidecarInfo; filter: ReadonlyMembershipFilter }> {
+  const path = sidecarPath(dataPath);
+  return decodeSidecar(new Uint8Array(await readFile(path)), path);
 }
 
 interface Entry {
   path: string;
   info: SidecarInfo;
-  filter: MembershipFilter;
+  filter: ReadonlyMembershipFilter;
 }
 
 /** A data file that every query lists, because its filter cannot be trusted. */
 export interface UncheckedFile {
   path: string;
-  reason: 'missing' | 'stale' | 'damaged';
+  reason: 'missing' | 'stale' | 'damaged' | 'unreadable';
   detail: string;
 }
 
@@ -411,7 +526,10 @@ export interface UncheckedFile {
 export class SidecarSet {
   /** Every data file of the set, in the order given. */
   readonly files: readonly string[];
-  /** Files listed by every query: no sidecar, a sidecar older than the file, or a damaged one. */
+  /**
+   * Files listed by every query: no sidecar, a sidecar older than the file, a damaged or foreign
+   * one (`'damaged'`), or one that could not be read (`'unreadable'`: permissions, a directory).
+   */
   readonly unchecked: readonly UncheckedFile[];
   private readonly entries: readonly (Entry | null)[];
 
@@ -430,16 +548,22 @@ export class SidecarSet {
     const unchecked: UncheckedFile[] = [];
     for (const path of dataPaths) {
       const data = await stat(path);
-      let sidecar: { info: SidecarInfo; filter: MembershipFilter };
+      let sidecar: { info: SidecarInfo; filter: ReadonlyMembershipFilter };
       try {
         sidecar = await readSidecar(path);
       } catch (error) {
+        // Whatever is wrong with one sidecar is that file's problem alone: it is listed always.
         const code = (error as { code?: string }).code;
         if (code === 'ENOENT')
           unchecked.push({ path, reason: 'missing', detail: `no ${sidecarPath(path)}` });
         else if (error instanceof FormatError)
           unchecked.push({ path, reason: 'damaged', detail: error.message });
-        else throw error;
+        else
+          unchecked.push({
+            path,
+            reason: 'unreadable',
+            detail: `${sidecarPath(path)}: ${(error as Error).message}`,
+          });
         entries.push(null);
         continue;
       }
