@@ -1,6 +1,6 @@
 /**
  * bloomkit/redis: Bloom filters stored in plain Redis (>= 6.2, no modules) or a Redis Cluster,
- * through the official `redis` client (node-redis v5). Node only.
+ * through node-redis v5 or ioredis (the caller passes its connected client in). Node only.
  */
 
 export * from './index.js';
@@ -9,26 +9,34 @@ export {
   type RedisBloomFilterOptions,
   type RedisImportOptions,
 } from './redis/bloom.js';
+export type { CommandClient, RedisConnection } from './redis/client.js';
 export {
   RedisCountingBloomFilter,
   type RedisCountingBloomFilterOptions,
 } from './redis/counting.js';
 export {
+  type BatchOutcome,
+  KEY_STATUS,
+  RedisEvictionPolicyError,
   RedisFilterError,
+  RedisFilterLostError,
   RedisFilterMismatchError,
   RedisFilterNotFoundError,
+  RedisFilterStaleError,
   RedisFilterTimeoutError,
 } from './redis/errors.js';
+export {
+  RedisScalableBloomFilter,
+  type RedisScalableBloomFilterOptions,
+} from './redis/scalable.js';
+export { RedisSeenSet, type RedisSeenSetOptions } from './redis/seen-set.js';
+export { DEFAULT_TIMEOUT, type RedisFilterConnectionOptions } from './redis/store.js';
 export {
   DEFAULT_SHARD_BITS,
   MAX_SHARD_BITS,
   type ShardLayout,
   shardLayout,
 } from './sharded/layout.js';
-export {
-  RedisScalableBloomFilter,
-  type RedisScalableBloomFilterOptions,
-} from './redis/scalable.js';
 export {
   type RedisLayerInfo,
   type RedisLayerSpec,
@@ -39,9 +47,3 @@ export {
   type ShardedBloomOptions,
   type ShardedBloomShape,
 } from './sharded/sharded-bloom.js';
-export type {
-  RedisClientLike,
-  RedisClusterLike,
-  RedisConnection,
-  RedisFilterConnectionOptions,
-} from './redis/store.js';

@@ -1,0 +1,160 @@
+/**
+ * RedisSeenSet on a real Redis server (started here): one round trip for 500 candidates (counted
+ * by the server), no seen item ever offered again, the window's false positive rate, generations
+ * rotated by advancing the clock (no sleeping) with TTLs that end with the window, and the
+ * per-user memory bound measured with MEMORY USAGE.
+ */
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisSeenSet } from '../src/redis.js';
+import { keys, upper } from './support/random.js';
+import {
+  type RedisServerHandle,
+  rawCommand,
+  requireRedis,
+  serverStats,
+  startRedis,
+} from './support/redis-server.js';
+
+const DAY = 86_400_000;
+const hasRedis = requireRedis();
+
+describe.skipIf(!hasRedis)('RedisSeenSet', () => {
+  let redis: RedisServerHandle;
+  let client: ReturnType<typeof createClient>;
+  let clock = Date.UTC(2026, 0, 1, 12);
+  const now = () => clock;
+
+  const feed = (name: string, capacity = 200) =>
+    new RedisSeenSet(client, name, { capacity, fpp: 0.01, generations: 30, period: DAY, now });
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    client = createClient({ url: redis.url, disableOfflineQueue: true });
+    client.on('error', () => undefined);
+    await client.connect();
+  }, 30_000);
+
+  afterAll(async () => {
+    await client?.close().catch(() => undefined);
+    await redis?.stop();
+  });
+
+  it('answers 500 candidates in one round trip; seen items are never offered again', async () => {
+    const seen = feed('feed');
+    const watched = keys('item', 300);
+    expect(await seen.markSeen('alice', watched)).toBe(300);
+    expect(await seen.markSeen('alice', watched.slice(0, 10))).toBe(0);
+    const candidates = [...watched, ...keys('item', 200, 300)];
+    await seen.unseen('alice', candidates.slice(0, 1)); // loads the script (EVAL after NOSCRIPT)
+    let sent = 0;
+    const counting = {
+      sendCommand: (args: readonly (string | Buffer)[], options?: object) => {
+        sent++;
+        return client.sendCommand(args as (string | Buffer)[], options);
+      },
+    };
+    const counted = new RedisSeenSet(counting, 'feed', { capacity: 200, fpp: 0.01, now });
+    const before = await serverStats(redis.port);
+    const fresh = await counted.unseen('alice', candidates);
+    const after = await serverStats(redis.port);
+    // One command sent; the server ran it (the script, whose 30 GETs it counts as commands too)
+    // and the second INFO, and nothing else.
+    expect(sent).toBe(1);
+    expect(after.commands - before.commands).toBe(1 + 30 + 1);
+    expect(fresh.filter((item) => watched.includes(item))).toEqual([]);
+    // Among the 200 never seen, at most a few false positives (rate <= 1%).
+    expect(fresh.length).toBeGreaterThanOrEqual(200 - 10);
+    expect(fresh.every((item) => candidates.indexOf(item) >= 300)).toBe(true);
+    expect(await seen.unseen('bob', candidates)).toEqual(candidates);
+  });
+
+  it('keeps the window false positive rate at fpp when every generation is full', async () => {
+    const seen = feed('full');
+    for (let day = 0; day < 30; day++) {
+      clock += DAY;
+      await seen.markSeen('carol', keys(`d${day}`, 200));
+    }
+    const n = 10_000;
+    let falsePositives = 0;
+    for (let start = 0; start < n; start += 500) {
+      const flags = await seen.seen('carol', keys('never', 500, start));
+      falsePositives += flags.filter(Boolean).length;
+    }
+    expect(falsePositives / n).toBeLessThanOrEqual(upper(0.01, n));
+    // ... and every item of the window is still seen (no false negatives across generations).
+    for (let day = 0; day < 30; day++) {
+      expect((await seen.seen('carol', keys(`d${day}`, 200))).every(Boolean)).toBe(true);
+    }
+    expect(falsePositives).toBeGreaterThan(0); // the filters are as small as the rate allows
+  });
+
+  it('rotates generations with the clock: seen for 30 days, offered again on day 31', async () => {
+    const seen = feed('rotate');
+    const items = keys('post', 50);
+    const start = clock;
+    await seen.markSeen('dave', items);
+    const g = seen.generation();
+    // The bitmap's TTL ends when its generation leaves the window.
+    const pttl = Number(await rawCommand(redis.port, ['PTTL', seen.key('dave', g)]));
+    const expected = (g + 30) * DAY - start;
+    expect(pttl).toBeLessThanOrEqual(expected);
+    expect(pttl).toBeGreaterThan(expected - 10_000);
+
+    clock = (g + 29) * DAY + DAY - 1; // the last ms of the window
+    expect(await seen.unseen('dave', items)).toEqual([]);
+    clock = (g + 30) * DAY; // the next generation: day g has left the window
+    expect(await seen.unseen('dave', items)).toEqual(items);
+    await seen.markSeen('dave', items.slice(0, 5));
+    expect(await seen.unseen('dave', items)).toEqual(items.slice(5));
+    await seen.forget('dave');
+    expect(await seen.unseen('dave', items)).toEqual(items);
+  });
+
+  it('bounds memory per user, even when a user sees 5x the capacity, with one key per generation', async () => {
+    const seen = feed('memory');
+    const bytesPerBitmap = Math.ceil(seen.bits / 8);
+    expect(seen.memoryPerUser).toBe(30 * bytesPerBitmap);
+    for (let day = 0; day < 30; day++) {
+      clock += DAY;
+      await seen.markSeen('erin', keys(`e${day}`, 1_000)); // 5 x capacity
+    }
+    let total = 0;
+    for (let i = 0; i < 30; i++) {
+      const key = seen.key('erin', seen.generation() - i);
+      expect(Number(await rawCommand(redis.port, ['STRLEN', key]))).toBeLessThanOrEqual(
+        bytesPerBitmap,
+      );
+      total += Number(await rawCommand(redis.port, ['MEMORY', 'USAGE', key, 'SAMPLES', '0']));
+    }
+    // Redis adds a small overhead per key (the key name, the expiry, the allocator's rounding).
+    expect(total).toBeLessThanOrEqual(seen.memoryPerUser + 30 * 128);
+    expect(total).toBeGreaterThanOrEqual(seen.memoryPerUser);
+
+    // 1,000 users who each saw 20 items today: 1,000 keys, not 20,000.
+    const users = feed('users');
+    const before = Number(await rawCommand(redis.port, ['DBSIZE']));
+    await Promise.all(
+      Array.from({ length: 1_000 }, (_, u) => users.markSeen(`user${u}`, keys('clip', 20, u))),
+    );
+    expect(Number(await rawCommand(redis.port, ['DBSIZE'])) - before).toBe(1_000);
+  });
+
+  it('rejects bad arguments by name', async () => {
+    expect(() => new RedisSeenSet(client, 'x', { capacity: 0, fpp: 0.01 })).toThrow(
+      'options.capacity must be a positive safe integer, got 0',
+    );
+    expect(() => new RedisSeenSet(client, 'x', { capacity: 10, fpp: 1 })).toThrow(
+      'options.fpp must be in (0, 1), got 1',
+    );
+    expect(() => new RedisSeenSet(client, 'x{', { capacity: 10, fpp: 0.1 })).toThrow(
+      /name must not/,
+    );
+    expect(
+      () => new RedisSeenSet(client, 'x', { capacity: 10, fpp: 0.1, now: 5 as never }),
+    ).toThrow('options.now must be a function, got 5');
+    const seen = feed('bad');
+    await expect(seen.unseen('', ['a'])).rejects.toThrow('user must be a non-empty string, got ""');
+    await expect(seen.markSeen('u', [5 as never])).rejects.toThrow(TypeError);
+  });
+});
