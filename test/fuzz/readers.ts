@@ -1,0 +1,155 @@
+/**
+ * THE table of readers of outside bytes that the fuzz suite (test/fuzz/readers.test.ts, small
+ * budget) and `npm run fuzz` (scripts/fuzz.ts, large budget) run. A new reader joins with one
+ * line in {@link FUZZ_READERS}: `bytesReader(name, seeds, read)` for a reader of a byte array.
+ */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeSidecar } from '../../src/node/sidecar.js';
+import {
+  BloomFilter,
+  ChunkedBloomFilter,
+  crc32c,
+  fromBytes,
+  type Key,
+  SplitBlockBloomFilter,
+} from '../../src/node.js';
+import { forge } from '../support/native-bytes.js';
+import type { FuzzReader } from './engine.js';
+
+const GOLDEN = new URL('../fixtures/golden/', import.meta.url);
+
+async function golden(match: (name: string) => boolean): Promise<Uint8Array[]> {
+  const names = (await readdir(GOLDEN)).filter(match).sort();
+  return Promise.all(names.map(async (n) => new Uint8Array(await readFile(new URL(n, GOLDEN)))));
+}
+
+/** A key of each funnel, to query whatever filter a reader accepted. */
+const PROBE: Record<string, Key> = {
+  string: 'probe',
+  utf16: 'probe',
+  int: 7,
+  long: 7n,
+  bytes: new Uint8Array([1, 2, 3]),
+};
+
+/** Queries an accepted filter: it must answer, describe itself and write itself out. */
+function use(filter: {
+  funnel: string;
+  has(key: never): boolean;
+  estimatedCount(): number;
+  toBytes(): Uint8Array;
+}): void {
+  const key = PROBE[filter.funnel];
+  if (key === undefined) throw new Error(`unexpected funnel ${filter.funnel}`);
+  if (typeof filter.has(key as never) !== 'boolean') throw new Error('has() did not answer');
+  if (!(filter.estimatedCount() >= 0)) throw new Error('estimatedCount() is not a count');
+  filter.toBytes();
+}
+
+/** A reader of a byte array; `read` uses what it read and throws `FormatError` to reject. */
+export function bytesReader(
+  name: string,
+  seeds: () => Promise<readonly Uint8Array[]> | readonly Uint8Array[],
+  read: (bytes: Uint8Array) => void,
+  resign?: (bytes: Uint8Array) => Uint8Array,
+): FuzzReader {
+  return { name, seeds: async () => seeds(), read, resign };
+}
+
+/** Re-signs a native container's CRC-32C trailer. */
+const resignNative = (bytes: Uint8Array): Uint8Array => forge(bytes, () => {});
+
+/** Re-signs a chunked file: the trailer covers the 88-byte head and the index. */
+function resignChunked(bytes: Uint8Array): Uint8Array {
+  const out = bytes.slice();
+  const v = new DataView(out.buffer);
+  const indexAt = v.getUint32(24 + 48, true) + v.getUint32(24 + 52, true) * 2 ** 32;
+  const end = out.length - 4;
+  if (out.length < 92 || indexAt > end) return out;
+  v.setUint32(end, crc32c(out.subarray(indexAt, end), crc32c(out.subarray(0, 88))), true);
+  return out;
+}
+
+/** Re-signs a sidecar: the metadata CRC and the embedded container's trailer. */
+function resignSidecar(bytes: Uint8Array): Uint8Array {
+  const out = bytes.slice();
+  const v = new DataView(out.buffer);
+  const m = v.getUint32(8, true);
+  if (16 + m > out.length) return out;
+  v.setUint32(12, crc32c(out.subarray(16, 16 + m), crc32c(out.subarray(0, 12))), true);
+  const start = 16 + Math.ceil(m / 8) * 8;
+  if (start + 4 <= out.length) {
+    const body = out.length - 4;
+    v.setUint32(body, crc32c(out.subarray(start, body)), true);
+  }
+  return out;
+}
+
+function guavaSeeds(): Uint8Array[] {
+  return [
+    BloomFilter.create({ capacity: 20, fpp: 0.1 }),
+    BloomFilter.create({ capacity: 100, fpp: 0.01, strategy: 'MURMUR128_MITZ_32' }),
+  ].map((f, i) => {
+    for (let k = 0; k < 10 * (i + 1); k++) f.add(`g${k}`);
+    return f.toGuava();
+  });
+}
+
+function parquetSeeds(): Uint8Array[] {
+  return [1, 3].map((blocks) => {
+    const f = new SplitBlockBloomFilter({ blocks, type: 'INT64' });
+    for (let k = 0; k < 20; k++) f.add(BigInt(k));
+    return f.toParquet();
+  });
+}
+
+/** Chunked files are read from disk: each input is written to one temporary file. */
+function chunkedReader(): FuzzReader {
+  let dir: string | null = null;
+  return {
+    name: 'chunked file',
+    seeds: () => golden((n) => n.startsWith('chunked-')),
+    async read(bytes) {
+      dir ??= await mkdtemp(join(tmpdir(), 'bloomkit-fuzz-chunked-'));
+      const path = join(dir, 'input.blmk');
+      await writeFile(path, bytes);
+      const filter = await ChunkedBloomFilter.open(path, { cacheBytes: 1 << 16 });
+      try {
+        const funnel = filter.info.funnel;
+        await filter.hasMany([PROBE[funnel]!, PROBE[funnel]!]);
+        await filter.verify();
+        filter.expectedFpp();
+      } finally {
+        await filter.close();
+      }
+    },
+    resign: resignChunked,
+    async close() {
+      if (dir !== null) await rm(dir, { recursive: true, force: true });
+      dir = null;
+    },
+  };
+}
+
+/** Every reader of outside bytes, one line each. */
+export const FUZZ_READERS: readonly FuzzReader[] = [
+  bytesReader(
+    'native',
+    () => golden((n) => n.endsWith('.blmk') && !n.startsWith('chunked-')),
+    (b) => use(fromBytes(b) as never),
+    resignNative,
+  ),
+  bytesReader('guava', guavaSeeds, (b) => use(BloomFilter.fromGuava(b) as never)),
+  bytesReader('parquet bloom filter', parquetSeeds, (b) =>
+    use(SplitBlockBloomFilter.fromParquet(b, { type: 'INT64' }) as never),
+  ),
+  chunkedReader(),
+  bytesReader(
+    'sidecar',
+    () => golden((n) => n.endsWith('.bloom')),
+    (b) => use(decodeSidecar(b).filter as never),
+    resignSidecar,
+  ),
+];
