@@ -1,0 +1,61 @@
+/**
+ * What one `bloomkit` command is: its name, its help text, its options (in the shape Node's
+ * `util.parseArgs` takes) and what it does. Every command is one file in `commands/` that exports
+ * one `Command`, listed once in `commands/index.ts`; `main.ts`, `help` and the tests read that
+ * table, so a new command is one file plus one line.
+ */
+
+import type { ParseArgsConfig } from 'node:util';
+
+/** The options table of one command, as `util.parseArgs` takes it. */
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+/** Parsed option values (string, boolean, or arrays of them for `multiple` options). */
+export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** What a command's `run` receives. */
+export interface Invocation {
+  /** The positional arguments, in order. */
+  readonly args: readonly string[];
+  /** The option values (long names). */
+  readonly options: OptionValues;
+  /** Where output goes: standard output and standard error (streams or test doubles). */
+  readonly io: CliIo;
+}
+
+/** The process's streams, injectable for tests of `main`. */
+export interface CliIo {
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stdin: NodeJS.ReadableStream & { fd?: number; isTTY?: boolean };
+}
+
+export interface Command {
+  /** The word after `bloomkit` (`redis` is one command with sub-verbs). */
+  readonly name: string;
+  /** One line for the command list. */
+  readonly summary: string;
+  /** The synopsis, without the leading `bloomkit`: `add FILE [INPUT...]`. */
+  readonly usage: string;
+  /** The rest of `bloomkit help CMD`: what it does, each option, exit status, examples. */
+  readonly help: string;
+  /** Its options (shared sets come from `options.ts`). */
+  readonly options: OptionSpec;
+  /** Smallest and largest number of positional arguments (`max` Infinity for "any"). */
+  readonly positionals: { readonly min: number; readonly max: number };
+  /** Does the work; resolves to the exit status. */
+  run(invocation: Invocation): Promise<number>;
+}
+
+/**
+ * A failure to report in one line without a stack trace: bad arguments, a missing or damaged file.
+ * `exitCode` is 2 (usage or data error, as grep uses it) unless said otherwise.
+ */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 2) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}

@@ -1,0 +1,111 @@
+import type { Command } from '../command.js';
+import { readFilter } from '../filter-file.js';
+import {
+  flag,
+  INPUT_HELP,
+  INPUT_OPTIONS,
+  JSON_OPTION,
+  parseFunnel,
+  stringOption,
+} from '../options.js';
+import { Output } from '../output.js';
+import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
+
+export const check: Command = {
+  name: 'check',
+  summary: 'print the records that may be in a filter (like grep)',
+  usage: 'check FILE [INPUT...] [-v] [-c] [-q] [-0] [-d DELIM -f FIELDS] [--json]',
+  help: `Prints each record of the inputs whose key may be in the filter in FILE ("maybe": a
+Bloom filter has false positives at its rate, never false negatives), in input order, as it was
+read (fields selected with -f are the key; the whole record is printed).
+
+  -v, --invert       print the records that are certainly NOT in the filter
+  -c, --count        print only the number of records selected
+  -q, --quiet        print nothing; stop at the first record selected
+      --json         with -c: print {"records", "selected"}
+${INPUT_HELP}
+      --funnel F     for a Guava file only: string (default), utf16, int, long or bytes
+
+Exit status (as grep): 0 if any record was selected, 1 if none, 2 on an error.
+
+Examples:
+  bloomkit check seen.bloom todo.txt > maybe-seen.txt
+  bloomkit check -v seen.bloom todo.txt > new.txt
+  bloomkit check -q blocklist.bloom <<< "$ip" && echo blocked`,
+  options: {
+    invert: { type: 'boolean', short: 'v' },
+    count: { type: 'boolean', short: 'c' },
+    quiet: { type: 'boolean', short: 'q' },
+    ...INPUT_OPTIONS,
+    funnel: { type: 'string' },
+    ...JSON_OPTION,
+  },
+  positionals: { min: 1, max: Number.POSITIVE_INFINITY },
+  async run({ args, options, io }) {
+    const [file, ...inputs] = args as [string, ...string[]];
+    const funnelText = stringOption(options, 'funnel');
+    const { filter } = await readFilter(
+      file,
+      funnelText === undefined ? undefined : parseFunnel(funnelText, 'string'),
+    );
+    const want = flag(options, 'invert') ? 0 : 1;
+    const quiet = flag(options, 'quiet');
+    const countOnly = flag(options, 'count');
+    const print = !quiet && !countOnly;
+    const recordOpts = recordOptions(options, filter.funnel);
+    const sep = recordOpts.separator;
+    const output = new Output(io.stdout);
+    const interrupt = new Interrupt();
+    let flags = new Uint8Array(0);
+    let selected = 0;
+    try {
+      const records = await scanInputs(
+        inputList(inputs),
+        recordOpts,
+        io,
+        options,
+        'check',
+        interrupt,
+        async (batch) => {
+          if (flags.length < batch.count) flags = new Uint8Array(batch.count * 2);
+          filter.hasBatch(batch.keys, flags);
+          const { data, starts, ends, count } = batch;
+          if (!print) {
+            for (let i = 0; i < count; i++) if (flags[i] === want) selected++;
+            return !(quiet && selected > 0);
+          }
+          // Runs of selected records are printed as one slice of the input (separators included).
+          let run = -1;
+          for (let i = 0; i < count; i++) {
+            if (flags[i] !== want) {
+              if (run >= 0) {
+                output.put(data, starts[run]!, ends[i - 1]!);
+                output.byte(sep);
+                run = -1;
+              }
+              continue;
+            }
+            selected++;
+            if (run < 0) run = i;
+          }
+          if (run >= 0) {
+            output.put(data, starts[run]!, ends[count - 1]!);
+            output.byte(sep);
+          }
+          await output.flush();
+          return !output.closed;
+        },
+      );
+      if (countOnly) {
+        output.text(
+          flag(options, 'json') ? `${JSON.stringify({ records, selected })}\n` : `${selected}\n`,
+        );
+      }
+      await output.end();
+      if (interrupt.signal !== null) return interrupt.exitCode;
+      return selected > 0 ? 0 : 1;
+    } finally {
+      interrupt.dispose();
+    }
+  },
+};

@@ -1,0 +1,70 @@
+import type { MembershipFilter } from '../../filters/filter.js';
+import { BloomFilter, CountingBloomFilter, SplitBlockBloomFilter } from '../../index.js';
+import { CliError, type Command } from '../command.js';
+import { typeName } from '../describe.js';
+import { asCliError, readFilter, writeAtomically, writeFilter } from '../filter-file.js';
+import { parseFunnel, stringOption } from '../options.js';
+
+const TARGETS = ['native', 'guava', 'parquet-bitset'] as const;
+
+export const convert: Command = {
+  name: 'convert',
+  summary: 'rewrite a filter in another format: native, guava, parquet-bitset',
+  usage: 'convert IN OUT --to native|guava|parquet-bitset [--funnel F]',
+  help: `Reads the filter in IN (any format "info" reads as one filter: native or Guava) and
+writes it to OUT, atomically, in the format --to names:
+
+  native           bloomkit's native format (every type)
+  guava            Guava's BloomFilter.writeTo bytes, read in Java by
+                   BloomFilter.readFrom(in, Funnels.stringFunnel(UTF_8)) (a classic filter; a
+                   counting filter is turned into the classic filter of the same keys)
+  parquet-bitset   what a Parquet writer stores at a column chunk's bloom_filter_offset:
+                   the thrift header and the split-block bitset (a split-block filter)
+
+      --funnel F   for a Guava input only: string (default), utf16, int, long or bytes
+
+Examples:
+  bloomkit create ids.bloom -n 1e6 -p 0.01 && bloomkit add ids.bloom ids.txt
+  bloomkit convert ids.bloom ids.guava --to guava`,
+  options: { to: { type: 'string' }, funnel: { type: 'string' } },
+  positionals: { min: 2, max: 2 },
+  async run({ args, options }) {
+    const [input, output] = args as [string, string];
+    const to = stringOption(options, 'to');
+    if (to === undefined || !(TARGETS as readonly string[]).includes(to)) {
+      throw new CliError(
+        `--to must be one of ${TARGETS.join(', ')}, got ${JSON.stringify(to ?? '')}`,
+      );
+    }
+    const funnelText = stringOption(options, 'funnel');
+    const { filter } = await readFilter(
+      input,
+      funnelText === undefined ? undefined : parseFunnel(funnelText, 'string'),
+    );
+    if (to === 'native') {
+      await writeFilter(output, filter, 'native');
+    } else if (to === 'guava') {
+      await writeFilter(output, asClassic(input, filter), 'guava');
+    } else {
+      if (!(filter instanceof SplitBlockBloomFilter)) {
+        throw new CliError(
+          `${input}: a Parquet bitset holds a split-block filter, not a ${typeName(filter)} filter (create one with --type split-block)`,
+        );
+      }
+      try {
+        await writeAtomically(output, filter.toParquet());
+      } catch (error) {
+        throw asCliError(output, error);
+      }
+    }
+    return 0;
+  },
+};
+
+function asClassic(input: string, filter: MembershipFilter): BloomFilter {
+  if (filter instanceof BloomFilter) return filter;
+  if (filter instanceof CountingBloomFilter) return filter.toBloomFilter() as BloomFilter;
+  throw new CliError(
+    `${input}: Guava's format holds a classic Bloom filter, not a ${typeName(filter)} filter (create one with --type classic)`,
+  );
+}

@@ -1,0 +1,146 @@
+import { Deduper } from '../../node/deduper.js';
+import { CliError, type Command } from '../command.js';
+import { asCliError } from '../filter-file.js';
+import {
+  flag,
+  INPUT_HELP,
+  INPUT_OPTIONS,
+  JSON_OPTION,
+  parseCount,
+  parseProbability,
+  stringOption,
+} from '../options.js';
+import { Output } from '../output.js';
+import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
+
+const DEFAULT_FPP = 1e-6;
+
+export const dedup: Command = {
+  name: 'dedup',
+  summary: "print each record the first time it is seen (awk '!seen[$0]++' in fixed memory)",
+  usage: 'dedup [INPUT...] [-n CAPACITY] [-p FPP] [--state FILE] [-0] [-d DELIM -f FIELDS]',
+  help: `Prints each record of the inputs the first time its key is seen, in input order, like
+awk '!seen[$0]++' or a crawl frontier, in the memory of a Bloom filter instead of every key.
+A new key is taken for a repeat (dropped) with probability about FPP: the summary on stderr
+says how many such false drops to expect.
+
+  -n, --capacity N    expected distinct keys: a fixed-size filter (fastest); without it the
+                      filter is scalable and grows as needed
+  -p, --fpp P         false drop rate (default ${DEFAULT_FPP})
+      --state FILE    remember the keys across runs in FILE: read at the start if it exists,
+                      written at the end, atomically (also on Ctrl-C), and every
+                      --checkpoint-every records that were new
+      --checkpoint-every N   write the state after every N new records (default: only at the end)
+      --json          print the summary on stderr as JSON
+
+${INPUT_HELP}
+
+Exit status: 0 when done, 2 on an error, 130 after Ctrl-C (the state is saved first).
+
+Examples:
+  bloomkit dedup urls.txt > unique.txt
+  bloomkit dedup --state frontier.bloom new-links-*.gz | fetch-pages
+  bloomkit dedup -d , -f 2 events.csv`,
+  options: {
+    capacity: { type: 'string', short: 'n' },
+    fpp: { type: 'string', short: 'p' },
+    state: { type: 'string' },
+    'checkpoint-every': { type: 'string' },
+    ...INPUT_OPTIONS,
+    ...JSON_OPTION,
+  },
+  positionals: { min: 0, max: Number.POSITIVE_INFINITY },
+  async run({ args, options, io }) {
+    const capacityText = stringOption(options, 'capacity');
+    const fppText = stringOption(options, 'fpp');
+    const state = stringOption(options, 'state') ?? null;
+    const everyText = stringOption(options, 'checkpoint-every');
+    if (everyText !== undefined && state === null) {
+      throw new CliError('--checkpoint-every needs --state FILE');
+    }
+    let deduper: Deduper;
+    try {
+      deduper = await Deduper.open(state, {
+        capacity: capacityText === undefined ? undefined : parseCount('-n', capacityText),
+        fpp: fppText === undefined ? DEFAULT_FPP : parseProbability('-p', fppText),
+        checkpointKeys:
+          everyText === undefined ? undefined : parseCount('--checkpoint-every', everyText),
+      });
+    } catch (error) {
+      throw asCliError(state ?? '--state', error);
+    }
+    const recordOpts = recordOptions(options, deduper.state.funnel);
+    const sep = recordOpts.separator;
+    const output = new Output(io.stdout);
+    const interrupt = new Interrupt();
+    let flags = new Uint8Array(0);
+    let printed = 0;
+    try {
+      const records = await scanInputs(
+        inputList(args),
+        recordOpts,
+        io,
+        options,
+        'dedup',
+        interrupt,
+        async (batch) => {
+          if (flags.length < batch.count) flags = new Uint8Array(batch.count * 2);
+          deduper.seenBatch(batch.keys, flags);
+          const { data, starts, ends, count } = batch;
+          let run = -1;
+          for (let i = 0; i < count; i++) {
+            if (flags[i] === 1) {
+              if (run >= 0) {
+                output.put(data, starts[run]!, ends[i - 1]!);
+                output.byte(sep);
+                run = -1;
+              }
+              continue;
+            }
+            printed++;
+            if (run < 0) run = i;
+          }
+          if (run >= 0) {
+            output.put(data, starts[run]!, ends[count - 1]!);
+            output.byte(sep);
+          }
+          await output.flush();
+          // Checkpoint only after the records it acknowledges were handed to the output.
+          if (deduper.checkpointDue) await output.end().then(() => deduper.checkpoint());
+          return !output.closed;
+        },
+      );
+      await output.end();
+      try {
+        await deduper.close();
+      } catch (error) {
+        throw asCliError(state ?? '--state', error);
+      }
+      const stats = deduper.stats;
+      const summary = {
+        records,
+        printed,
+        dropped: records - printed,
+        expectedFalseDrops: Number(stats.expectedFalseDrops.toPrecision(3)),
+        fpp: Number(deduper.state.estimatedCount() > 0 ? currentRate(deduper).toPrecision(3) : 0),
+        state,
+      };
+      if (flag(options, 'json')) io.stderr.write(`${JSON.stringify(summary)}\n`);
+      else {
+        io.stderr.write(
+          `dedup: ${records} records, ${printed} printed, ${records - printed} dropped as repeats ` +
+            `(of which about ${summary.expectedFalseDrops} new keys dropped by a false positive)` +
+            `${state === null ? '' : `; state saved to ${state}`}\n`,
+        );
+      }
+      return interrupt.signal === null ? 0 : interrupt.exitCode;
+    } finally {
+      interrupt.dispose();
+    }
+  },
+};
+
+function currentRate(deduper: Deduper): number {
+  const f = deduper.state as { expectedFpp?: () => number };
+  return typeof f.expectedFpp === 'function' ? f.expectedFpp() : Number.NaN;
+}

@@ -1,0 +1,31 @@
+/**
+ * THE table of `bloomkit` commands: `main`, `help` and the tests read it. A new command is one
+ * file in this folder plus one line here.
+ */
+
+import type { Command } from '../command.js';
+import { add } from './add.js';
+import { calc } from './calc.js';
+import { cascade } from './cascade.js';
+import { check } from './check.js';
+import { convert } from './convert.js';
+import { create } from './create.js';
+import { dedup } from './dedup.js';
+import { help } from './help.js';
+import { info } from './info.js';
+import { merge } from './merge.js';
+import { which } from './which.js';
+
+export const COMMANDS: readonly Command[] = [
+  create,
+  add,
+  check,
+  dedup,
+  info,
+  merge,
+  convert,
+  calc,
+  cascade,
+  which,
+  help,
+];

@@ -1,0 +1,102 @@
+import { readFile } from 'node:fs/promises';
+import { decodeSidecar } from '../../node/sidecar.js';
+import { ChunkedBloomFilter, readParquetBloomFilters } from '../../node.js';
+import type { Command } from '../command.js';
+import { describeFilter, type Facts, printFacts } from '../describe.js';
+import { asCliError, readFilter, sniff, unknownFormat } from '../filter-file.js';
+import { flag, JSON_OPTION, parseFunnel, stringOption } from '../options.js';
+
+export const info: Command = {
+  name: 'info',
+  summary:
+    'describe a filter file (native, Guava, Parquet, sidecar, chunked): type, shape, fill, FPR',
+  usage: 'info FILE... [--json] [--funnel F]',
+  help: `Describes each filter file: its format and type, its shape (bits m, hashes k, blocks,
+layers...), key encoding (funnel), bits set, estimated number of keys, its false positive rate
+now (from the bits set) and as designed where the file says, and its size. The format is found
+from the bytes: bloomkit native, a chunked filter file, a sidecar, Guava's writeTo bytes, or a
+Parquet file (one entry per column chunk that has a Bloom filter).
+
+      --json        one JSON object per file (an array for several files or column chunks)
+      --funnel F    for a Guava file only (its bytes do not say): string (default), ...
+
+Examples:
+  bloomkit info urls.bloom
+  bloomkit info --json part-0001.parquet`,
+  options: { ...JSON_OPTION, funnel: { type: 'string' } },
+  positionals: { min: 1, max: Number.POSITIVE_INFINITY },
+  async run({ args, options, io }) {
+    const entries: Facts[] = [];
+    for (const file of args) {
+      try {
+        entries.push(...(await describeFile(file, stringOption(options, 'funnel'))));
+      } catch (error) {
+        throw asCliError(file, error);
+      }
+    }
+    printFacts(io, entries, flag(options, 'json'));
+    return 0;
+  },
+};
+
+async function describeFile(file: string, funnelText: string | undefined): Promise<Facts[]> {
+  const sniffed = await sniff(file);
+  const size = { fileBytes: sniffed.size };
+  switch (sniffed.kind) {
+    case 'native':
+    case 'guava': {
+      const funnel = funnelText === undefined ? undefined : parseFunnel(funnelText, 'string');
+      const { filter, format } = await readFilter(
+        file,
+        sniffed.kind === 'guava' ? funnel : undefined,
+      );
+      const version: Facts =
+        format === 'native' ? { formatVersion: sniffed.head[4]! | (sniffed.head[5]! << 8) } : {};
+      return [
+        {
+          file,
+          format: format === 'native' ? 'bloomkit native' : 'Guava writeTo',
+          ...version,
+          ...describeFilter(filter),
+          ...size,
+        },
+      ];
+    }
+    case 'chunked': {
+      const chunked = await ChunkedBloomFilter.open(file);
+      try {
+        const facts = chunked.info as unknown as Facts;
+        return [{ file, format: 'bloomkit chunked', type: 'chunked', ...facts, ...size }];
+      } finally {
+        await chunked.close();
+      }
+    }
+    case 'sidecar': {
+      const { info: meta, filter } = decodeSidecar(new Uint8Array(await readFile(file)));
+      return [
+        {
+          file,
+          format: 'bloomkit sidecar',
+          ...describeFilter(filter),
+          sidecar: meta as unknown as Facts,
+          ...size,
+        },
+      ];
+    }
+    case 'parquet': {
+      const filters = await readParquetBloomFilters(file);
+      if (filters.length === 0)
+        return [{ file, format: 'Parquet', columnChunksWithFilters: 0, ...size }];
+      return filters.map(({ column, rowGroup, type, filter }) => ({
+        file,
+        format: 'Parquet',
+        rowGroup,
+        column,
+        physicalType: type,
+        ...describeFilter(filter),
+      }));
+    }
+    default:
+      throw unknownFormat(file, sniffed);
+  }
+}

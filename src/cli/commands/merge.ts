@@ -1,0 +1,56 @@
+import type { MembershipFilter } from '../../filters/filter.js';
+import { CliError, type Command } from '../command.js';
+import { typeName } from '../describe.js';
+import { readFilter, writeFilter } from '../filter-file.js';
+import { flag, parseFunnel, stringOption } from '../options.js';
+
+type Combinable = MembershipFilter & {
+  clone(): Combinable;
+  union?(other: unknown): unknown;
+  intersect?(other: unknown): unknown;
+};
+
+export const merge: Command = {
+  name: 'merge',
+  summary: 'union (or --intersect) of filters of the same shape into OUT',
+  usage: 'merge OUT IN... [--intersect] [--funnel F]',
+  help: `Writes to OUT the union of the filters IN... (a key that may be in any of them may be in
+OUT), or with --intersect their intersection (bitwise AND: a key in all of them stays; the
+rate of the result is at most that of each). The filters must have the same type and shape
+(bits, hashes, funnel): filters made by the same "create" command. OUT is written atomically,
+in the format of the first IN.
+
+      --intersect   intersection instead of union
+      --funnel F    for Guava files only: string (default), utf16, int, long or bytes
+
+Examples:
+  bloomkit merge all.bloom day-*.bloom
+  bloomkit merge --intersect both.bloom a.bloom b.bloom`,
+  options: { intersect: { type: 'boolean' }, funnel: { type: 'string' } },
+  positionals: { min: 2, max: Number.POSITIVE_INFINITY },
+  async run({ args, options }) {
+    const [out, ...inputs] = args as [string, ...string[]];
+    const funnelText = stringOption(options, 'funnel');
+    const funnel = funnelText === undefined ? undefined : parseFunnel(funnelText, 'string');
+    const op = flag(options, 'intersect') ? 'intersect' : 'union';
+    const first = await readFilter(inputs[0]!, funnel);
+    const result = first.filter as Combinable;
+    if (typeof result[op] !== 'function') {
+      throw new CliError(
+        `${inputs[0]}: a ${typeName(result)} filter cannot be merged (${op} needs a classic, blocked or split-block filter)`,
+      );
+    }
+    for (const path of inputs.slice(1)) {
+      const { filter } = await readFilter(path, funnel);
+      try {
+        result[op]!(filter);
+      } catch (error) {
+        throw new CliError(
+          `${path}: cannot ${op} it with ${inputs[0]}: ${(error as Error).message}`,
+        );
+      }
+    }
+    await writeFilter(out, result, first.format);
+    return 0;
+  },
+};

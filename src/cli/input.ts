@@ -1,0 +1,239 @@
+/**
+ * Where the command's records come from: files named on the command line, or standard input
+ * (none named, or `-`). Each is a `ByteSource` that reads into a buffer the caller owns, so a
+ * plain file goes from the kernel into the record buffer with no copy in between. gzip input is
+ * recognised by its magic bytes (1F 8B), whatever the file is called, and inflated on the way
+ * (concatenated gzip members too, as `zcat` reads them).
+ */
+
+import { createReadStream, fstatSync, read as readCallback } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { CliError } from './command.js';
+
+/** A byte stream read into caller-owned buffers. */
+export interface ByteSource {
+  /** What to call it in messages: the path, or "standard input". */
+  readonly name: string;
+  /** Bytes to read in all, when known (a plain file), for the progress bar. */
+  readonly size: number | undefined;
+  /** Bytes of the underlying file consumed so far (compressed bytes for gzip). */
+  position(): number;
+  /** Reads up to `into.length` bytes into `into`; resolves to 0 at the end. */
+  read(into: Uint8Array): Promise<number>;
+  close(): Promise<void>;
+}
+
+const GZIP_MAGIC_0 = 0x1f;
+const GZIP_MAGIC_1 = 0x8b;
+const STREAM_CHUNK = 1 << 20;
+
+/** Names a file system error in words: `no such file`, `is a directory`, ... */
+export function describeFsError(name: string, error: unknown): CliError {
+  const code = (error as { code?: string }).code;
+  const words: Record<string, string> = {
+    ENOENT: 'no such file',
+    EISDIR: 'is a directory, not a file',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    ENOTDIR: 'a part of the path is not a directory',
+    EMFILE: 'too many open files',
+    ENOSPC: 'no space left on the device',
+  };
+  const what = (code && words[code]) ?? (error instanceof Error ? error.message : String(error));
+  return new CliError(`${name}: ${what}`);
+}
+
+/** A plain file read with `read(2)` straight into the caller's buffer. */
+class FileSource implements ByteSource {
+  private offset = 0;
+  constructor(
+    readonly name: string,
+    private readonly handle: FileHandle | number,
+    readonly size: number | undefined,
+    /** Bytes already read from the handle (a peek at the magic), handed out first. */
+    private prefix: Uint8Array | null = null,
+  ) {}
+
+  position(): number {
+    return this.offset;
+  }
+
+  async read(into: Uint8Array): Promise<number> {
+    if (this.prefix !== null && into.length >= this.prefix.length) {
+      into.set(this.prefix);
+      const n = this.prefix.length;
+      this.prefix = null;
+      this.offset += n;
+      return n;
+    }
+    try {
+      const { bytesRead } =
+        typeof this.handle === 'number'
+          ? await readFd(this.handle, into)
+          : await this.handle.read(into, 0, into.length, null);
+      this.offset += bytesRead;
+      return bytesRead;
+    } catch (error) {
+      throw describeFsError(this.name, error);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (typeof this.handle !== 'number') await this.handle.close();
+  }
+}
+
+function readFd(fd: number, into: Uint8Array): Promise<{ bytesRead: number }> {
+  return new Promise((resolve, reject) => {
+    readCallback(fd, into, 0, into.length, null, (error, bytesRead) =>
+      error ? reject(error) : resolve({ bytesRead }),
+    );
+  });
+}
+
+/** A Node stream (a pipe, or gunzip's output), copied chunk by chunk into the caller's buffer. */
+class StreamSource implements ByteSource {
+  private readonly chunks: AsyncIterator<Uint8Array>;
+  private pending: Uint8Array | null = null;
+  constructor(
+    readonly name: string,
+    stream: AsyncIterable<Uint8Array>,
+    readonly size: number | undefined,
+    readonly position: () => number,
+    private readonly onClose: () => void,
+  ) {
+    this.chunks = stream[Symbol.asyncIterator]();
+  }
+
+  async read(into: Uint8Array): Promise<number> {
+    let done = 0;
+    while (done < into.length) {
+      if (this.pending === null) {
+        // Return what we have rather than wait for more once something was read.
+        if (done > 0 && done >= into.length / 4) break;
+        let next: IteratorResult<Uint8Array>;
+        try {
+          next = await this.chunks.next();
+        } catch (error) {
+          throw new CliError(`${this.name}: ${streamErrorWords(error)}`);
+        }
+        if (next.done) break;
+        this.pending = next.value;
+      }
+      const take = Math.min(this.pending.length, into.length - done);
+      into.set(this.pending.subarray(0, take), done);
+      done += take;
+      this.pending = take === this.pending.length ? null : this.pending.subarray(take);
+    }
+    return done;
+  }
+
+  async close(): Promise<void> {
+    this.onClose();
+  }
+}
+
+function streamErrorWords(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') {
+    return `damaged gzip data (${(error as Error).message})`;
+  }
+  if (code === 'Z_BUF_ERROR' || /unexpected end/i.test(String(error))) {
+    return 'the gzip data ends early (truncated file)';
+  }
+  return describeFsError('', error).message.replace(/^: /, '');
+}
+
+/** Inflates `raw` (whose first bytes are `head`, already read) as gzip. */
+function gunzipSource(name: string, head: Uint8Array, raw: Readable, size: number | undefined) {
+  let consumed = head.length;
+  raw.on('data', (chunk: Buffer) => {
+    consumed += chunk.length;
+  });
+  const gunzip = createGunzip({ chunkSize: STREAM_CHUNK });
+  raw.on('error', (error) => gunzip.destroy(error));
+  gunzip.write(head);
+  raw.pipe(gunzip);
+  return new StreamSource(
+    name,
+    gunzip,
+    size,
+    () => consumed,
+    () => {
+      raw.destroy();
+      gunzip.destroy();
+    },
+  );
+}
+
+/** Opens `path` (`-` for standard input) as a byte source, inflating gzip. */
+export async function openInput(path: string): Promise<ByteSource> {
+  if (path === '-') return openStdin();
+  let handle: FileHandle;
+  let size: number;
+  try {
+    handle = await open(path, 'r');
+    const info = await handle.stat();
+    if (info.isDirectory()) {
+      await handle.close();
+      throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    }
+    size = info.isFile() ? info.size : Number.NaN;
+  } catch (error) {
+    throw describeFsError(path, error);
+  }
+  const head = new Uint8Array(2);
+  const { bytesRead } = await handle.read(head, 0, 2, 0);
+  if (bytesRead === 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
+    await handle.close();
+    const raw = createReadStream(path, { start: 2, highWaterMark: STREAM_CHUNK });
+    return gunzipSource(path, head, raw, Number.isNaN(size) ? undefined : size);
+  }
+  return new FileSource(path, handle, Number.isNaN(size) ? undefined : size);
+}
+
+/** Standard input: read with `read(2)` like a file when it is one (`< file`), else as a stream. */
+async function openStdin(): Promise<ByteSource> {
+  const name = 'standard input';
+  const info = fstatSync(0);
+  const size = info.isFile() ? info.size : undefined;
+  if (info.isFile()) {
+    const head = new Uint8Array(2);
+    const { bytesRead } = await readFd(0, head);
+    const peeked = head.subarray(0, bytesRead);
+    if (bytesRead === 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
+      const raw = createReadStream('', { fd: 0, highWaterMark: STREAM_CHUNK, autoClose: false });
+      return gunzipSource(name, peeked, raw, size);
+    }
+    return new FileSource(name, 0, size, peeked);
+  }
+  const stream = createReadStream('', { fd: 0, highWaterMark: STREAM_CHUNK, autoClose: false });
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await chunks.next();
+  const head: Uint8Array = first.done ? new Uint8Array(0) : first.value;
+  let consumed = head.length;
+  const rest = (async function* () {
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) return;
+      consumed += next.value.length;
+      yield next.value;
+    }
+  })();
+  if (head.length >= 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
+    return gunzipSource(name, head, Readable.from(rest), size);
+  }
+  const all = (async function* () {
+    if (head.length > 0) yield head;
+    yield* rest;
+  })();
+  return new StreamSource(
+    name,
+    all,
+    size,
+    () => consumed,
+    () => stream.destroy(),
+  );
+}

@@ -1,0 +1,91 @@
+/**
+ * `bloomkit` itself: finds the command in the table, parses its options with Node's
+ * `util.parseArgs`, runs it, and turns every failure into one line on stderr that names the file
+ * and what is wrong (no stack trace; `BLOOMKIT_DEBUG=1` shows one) and an exit status: the
+ * command's own, 2 for an error, 130 after Ctrl-C.
+ */
+
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+import { FormatError, IncompatibleFiltersError } from '../index.js';
+import { CliError, type CliIo, type OptionValues } from './command.js';
+import { COMMANDS } from './commands/index.js';
+import { commandHelp, overview } from './help-text.js';
+
+function version(): string {
+  try {
+    const require = createRequire(import.meta.url);
+    return (require('../package.json') as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Runs `bloomkit ...argv`; resolves to the exit status. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    io.stderr.write(overview());
+    return 2;
+  }
+  if (name === '--help' || name === '-h') {
+    io.stdout.write(overview());
+    return 0;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`bloomkit ${version()}\n`);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command === undefined) {
+    io.stderr.write(`bloomkit: no command ${JSON.stringify(name)} (bloomkit help lists them)\n`);
+    return 2;
+  }
+  try {
+    let parsed: { values: OptionValues; positionals: string[] };
+    try {
+      parsed = parseArgs({
+        args: [...rest],
+        options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+        allowPositionals: true,
+        strict: true,
+      }) as { values: OptionValues; positionals: string[] };
+    } catch (error) {
+      const message = (error as Error).message.split('. To specify a positional')[0]!;
+      throw new CliError(`${message} (bloomkit help ${command.name})`);
+    }
+    if (parsed.values.help === true) {
+      io.stdout.write(commandHelp(command.name)!);
+      return 0;
+    }
+    const { min, max } = command.positionals;
+    const count = parsed.positionals.length;
+    if (count < min || count > max) {
+      throw new CliError(`usage: bloomkit ${command.usage}`);
+    }
+    return await command.run({ args: parsed.positionals, options: parsed.values, io });
+  } catch (error) {
+    return report(command.name, error, io);
+  }
+}
+
+function report(name: string, error: unknown, io: CliIo): number {
+  if (process.env.BLOOMKIT_DEBUG) io.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+  if (error instanceof CliError) {
+    io.stderr.write(`bloomkit ${name}: ${error.message}\n`);
+    return error.exitCode;
+  }
+  if (
+    error instanceof FormatError ||
+    error instanceof IncompatibleFiltersError ||
+    error instanceof RangeError ||
+    error instanceof TypeError
+  ) {
+    io.stderr.write(`bloomkit ${name}: ${error.message}\n`);
+    return 2;
+  }
+  const code = (error as { code?: string })?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`bloomkit ${name}: ${code === undefined ? '' : `${code}: `}${message}\n`);
+  return 2;
+}
