@@ -19,7 +19,9 @@ export {
   type Serializable,
   save,
 } from './node/io.js';
+export { Deduper, type DeduperOptions, type DeduperStats } from './node/deduper.js';
 export { type ParquetBloomFilterEntry, readParquetBloomFilters } from './node/parquet.js';
+export { type ServeOptions, type StaticServer, serveStatic, webPageDir } from './node/serve.js';
 export {
   buildSidecar,
   buildSidecars,

@@ -1,0 +1,402 @@
+/**
+ * The web page, built by scripts/build-web.ts and served by serveStatic, driven in headless
+ * Chromium (Debian's package) with playwright-core: the calculator's numbers equal the library's,
+ * a typed key lights exactly the library's positions, a Guava file written by Java is inspected
+ * and checked, and the measured false positive rates fall within binomial tolerance of the model.
+ * The run saves a screenshot of each view into docs/screenshots/ (shown in the README).
+ * Chromium is required in CI (the file fails, not skips, when it is missing there).
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWeb } from '../scripts/build-web.js';
+import {
+  BlockedBloomFilter,
+  BloomFilter,
+  blockedFalsePositiveRate,
+  CountingBloomFilter,
+  CuckooFilter,
+  falsePositiveRate,
+  optimalNumOfHashFunctions,
+  SplitBlockBloomFilter,
+  splitBlockFalsePositiveRate,
+} from '../src/index.js';
+import { type StaticServer, serveStatic } from '../src/node/serve.js';
+import { guavaBuild, requireJava } from './support/guava.js';
+
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+const inCI = !!process.env.CI && process.env.CI !== '0' && process.env.CI !== 'false';
+if (!CHROMIUM && inCI) throw new Error('Chromium is required in CI: apt-get install chromium');
+if (!CHROMIUM) console.warn('web page test skipped: install Chromium (apt-get install chromium)');
+const hasJava = requireJava();
+
+const SHOTS = join(import.meta.dirname, '../docs/screenshots');
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+type Shape = Record<string, number | string>;
+
+/** The shape `create({ capacity, fpp })` gives each type, read off real filters. */
+function libraryShape(kind: string, n: number, p: number): Shape {
+  switch (kind) {
+    case 'classic': {
+      const f = BloomFilter.create({ capacity: n, fpp: p });
+      return { kind, bits: f.bitSize, hashes: f.hashes };
+    }
+    case 'blocked': {
+      const f = BlockedBloomFilter.create({ capacity: n, fpp: p });
+      return { kind, blocks: f.blocks, hashes: f.hashes };
+    }
+    case 'split-block':
+      return { kind, blocks: SplitBlockBloomFilter.create({ capacity: n, fpp: p }).blocks };
+    case 'counting': {
+      const f = CountingBloomFilter.create({ capacity: n, fpp: p });
+      return { kind, counters: f.counterSize, hashes: f.hashes };
+    }
+    case 'cuckoo': {
+      const f = CuckooFilter.create({ capacity: n, fpp: p });
+      return { kind, buckets: f.bucketCount, fingerprintBits: f.fingerprintBits };
+    }
+    default:
+      throw new Error(`unknown kind ${kind}`);
+  }
+}
+
+/** The library's model rate for a shape after n keys (each type's documented formula). */
+function libraryRate(s: Shape, n: number): number {
+  const num = (k: string): number => s[k] as number;
+  switch (s.kind) {
+    case 'classic':
+      return falsePositiveRate(n, num('bits'), num('hashes'));
+    case 'counting':
+      return falsePositiveRate(n, num('counters'), num('hashes'));
+    case 'blocked':
+      return blockedFalsePositiveRate(n / num('blocks'), num('hashes'));
+    case 'split-block':
+      return splitBlockFalsePositiveRate(n / num('blocks'));
+    default: {
+      // CuckooFilter.expectedFpp(): 1 − (1 − 1/(2^f − 1))^(8·load)
+      const load = n / (4 * num('buckets'));
+      return -Math.expm1(8 * load * Math.log1p(-1 / (2 ** num('fingerprintBits') - 1)));
+    }
+  }
+}
+
+/**
+ * The same double up to rounding: Chromium's V8 and Node's may differ in the last bit of
+ * `Math.pow` and friends, so rates are compared to 1e-14 relative.
+ */
+function expectSameRate(actual: number, expected: number, what = ''): void {
+  expect(Math.abs(actual - expected), `${what} ${actual} vs ${expected}`).toBeLessThanOrEqual(
+    1e-14 * Math.abs(expected),
+  );
+}
+
+/** A raw GET (no URL normalization by the client): status and content type. */
+function rawGet(
+  url: string,
+  path: string,
+  method = 'GET',
+): Promise<{ status: number; type: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(url), { path, method }, (res) => {
+      res.resume();
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, type: String(res.headers['content-type']) }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('serveStatic', () => {
+  it('serves the files of its folder and nothing outside it', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'bloomkit-serve-'));
+    const dir = join(root, 'site');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'index.html'), '<h1>x</h1>');
+    writeFileSync(join(dir, 'app.js'), 'void 0');
+    writeFileSync(join(root, 'secret.txt'), 'secret');
+    const server = await serveStatic(dir);
+    try {
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      expect(await rawGet(server.url, '/')).toEqual({
+        status: 200,
+        type: 'text/html; charset=utf-8',
+      });
+      expect((await rawGet(server.url, '/app.js')).type).toBe('text/javascript; charset=utf-8');
+      for (const path of [
+        '/../secret.txt',
+        '/%2e%2e/secret.txt',
+        '/..%2fsecret.txt',
+        '/nope.html',
+        '/%00',
+      ]) {
+        expect((await rawGet(server.url, path)).status, path).toBeGreaterThanOrEqual(400);
+      }
+      expect((await rawGet(server.url, '/', 'POST')).status).toBe(405);
+      expect((await rawGet(server.url, '/', 'HEAD')).status).toBe(200);
+    } finally {
+      await server.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+    await expect(serveStatic(dir, { port: 70000 })).rejects.toThrow(
+      /port must be an integer from 0 to 65535, got 70000/,
+    );
+  });
+});
+
+describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
+  let out: string;
+  let profile: string;
+  let server: StaticServer;
+  let context: BrowserContext;
+  let page: Page;
+  const errors: string[] = [];
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    out = mkdtempSync(join(tmpdir(), 'bloomkit-web-'));
+    profile = mkdtempSync(join(tmpdir(), 'bloomkit-chromium-'));
+    await buildWeb(out);
+    server = await serveStatic(out);
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM!,
+      headless: true,
+      args: ARGS,
+      viewport: { width: 1200, height: 900 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (e) => errors.push(e.message));
+    context.on('request', (r) => requests.push(r.url()));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    mkdirSync(SHOTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await server?.close();
+    for (const dir of [out, profile]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Saves a full-page screenshot of the current view, scrolled to the top. */
+  const shot = async (name: string): Promise<void> => {
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  };
+
+  const open = async (hash: string): Promise<void> => {
+    await page.goto(`${server.url}${hash}`);
+    await page.waitForSelector('main section:not([hidden]) h1');
+  };
+
+  it('calculator: every type has the shape and rate of the library for (n, p)', async () => {
+    await open('#calculator');
+    const grid: [number, number][] = [
+      [1000, 0.01],
+      [1_000_000, 0.01],
+      [12_345, 0.05],
+      [250_000, 0.001],
+      [777, 1e-5],
+    ];
+    for (const [n, p] of grid) {
+      await page.fill('#calc-n', String(n));
+      await page.fill('#calc-p', String(p));
+      const rows = await page.$$eval('#compare tbody tr', (trs) =>
+        trs.map((tr) => ({
+          kind: tr.getAttribute('data-kind'),
+          shape: tr.getAttribute('data-shape'),
+          p: Number(tr.getAttribute('data-p')),
+        })),
+      );
+      expect(rows.map((r) => r.kind)).toEqual([
+        'classic',
+        'blocked',
+        'split-block',
+        'counting',
+        'cuckoo',
+      ]);
+      for (const row of rows) {
+        const shape = JSON.parse(row.shape!) as Shape;
+        expect(shape, `${row.kind} n=${n} p=${p}`).toEqual(libraryShape(row.kind!, n, p));
+        expectSameRate(row.p, libraryRate(shape, n), `${row.kind} n=${n} p=${p}`);
+      }
+    }
+    await page.fill('#calc-n', '1000000');
+    await page.fill('#calc-p', '1%');
+    await page.locator('#calc-p').blur();
+    await shot('calculator');
+  });
+
+  it('calculator: (n, m), (m, p) and k solve as the library does, with sizes such as 64 MiB', async () => {
+    await open('#calculator?type=classic&n=100000&m=1%20MiB');
+    const read = async () =>
+      page.$$eval('#compare tbody tr', (trs) =>
+        Object.fromEntries(
+          trs.map((tr) => [
+            tr.getAttribute('data-kind'),
+            {
+              shape: JSON.parse(tr.getAttribute('data-shape') ?? 'null'),
+              p: Number(tr.getAttribute('data-p')),
+              n: Number(tr.getAttribute('data-n')),
+            },
+          ]),
+        ),
+      );
+    let r = await read();
+    const m = 8 * 2 ** 20;
+    expect(r.classic.shape).toEqual({
+      kind: 'classic',
+      bits: m,
+      hashes: optimalNumOfHashFunctions(100_000, m),
+    });
+    expectSameRate(r.classic.p, falsePositiveRate(100_000, m, r.classic.shape.hashes));
+    expect(r.blocked.shape.blocks).toBe(m / 512);
+    expectSameRate(
+      r.blocked.p,
+      blockedFalsePositiveRate(100_000 / (m / 512), r.blocked.shape.hashes),
+    );
+    expectSameRate(r['split-block'].p, splitBlockFalsePositiveRate(100_000 / (m / 256)));
+    expect(r.counting.shape.counters).toBe(m / 4);
+
+    // (m, p): the most keys whose rate stays at or below p.
+    await open('#calculator?type=classic&m=64%20MiB&p=0.001&k=10');
+    r = await read();
+    const bits = 64 * 8 * 2 ** 20;
+    expect(r.classic.shape).toEqual({ kind: 'classic', bits, hashes: 10 });
+    expect(falsePositiveRate(r.classic.n, bits, 10)).toBeLessThanOrEqual(0.001);
+    expect(falsePositiveRate(r.classic.n + 1, bits, 10)).toBeGreaterThan(0.001);
+    const z = bits / 256;
+    expect(splitBlockFalsePositiveRate(r['split-block'].n / z)).toBeLessThanOrEqual(0.001);
+    expect(splitBlockFalsePositiveRate((r['split-block'].n + 1) / z)).toBeGreaterThan(0.001);
+
+    // Bad input is named, not guessed.
+    await page.fill('#calc-p', '1.5');
+    expect(await page.getAttribute('#calc-p', 'aria-invalid')).toBe('true');
+    expect(await page.textContent('#view-calculator .status')).toContain('cannot read p');
+  });
+
+  it('live filter: a typed key lights exactly the bits the library computes', async () => {
+    await open('#live');
+    const shape = JSON.parse((await page.getAttribute('#live-cells', 'data-shape'))!);
+    expect(shape.kind).toBe('classic');
+    await page.fill('#live-key', 'hello');
+    await page.press('#live-key', 'Enter');
+    const lit = await page.$$eval('#live-cells .cell.probe', (els) =>
+      els.map((e) => Number(e.getAttribute('data-i'))),
+    );
+    const expected = new BloomFilter({ bits: shape.bits, hashes: shape.hashes }).indexesOf('hello');
+    expect(lit.sort((a, b) => a - b)).toEqual([...new Set(expected)].sort((a, b) => a - b));
+
+    // Blocked filter: after the same keys, the page's set bits are the library filter's.
+    await page.click('label[for="live-type-blocked"]');
+    const bshape = JSON.parse((await page.getAttribute('#live-cells', 'data-shape'))!);
+    const node = new BlockedBloomFilter({ blocks: bshape.blocks, hashes: bshape.hashes });
+    for (const key of ['hello', 'world', 'bloom', 'filter']) {
+      if (key !== 'hello') {
+        await page.fill('#live-key', key);
+        await page.press('#live-key', 'Enter');
+      }
+      node.add(key);
+    }
+    const on = await page.$$eval('#live-cells .cell.on', (els) =>
+      els.map((e) => Number(e.getAttribute('data-i'))),
+    );
+    const want: number[] = [];
+    for (let i = 0; i < node.bitSize; i++) if (node.bits.get(i)) want.push(i);
+    expect(on.sort((a, b) => a - b)).toEqual(want);
+    // Checking a key says why, and agrees with the library.
+    await page.fill('#live-check', 'absent-key');
+    await page.press('#live-check', 'Enter');
+    expect(await page.getAttribute('#live-why', 'data-answer')).toBe(
+      String(node.has('absent-key')),
+    );
+    await page.click('label[for="live-type-classic"]');
+    await page.click('text=Add 10 words');
+    await page.fill('#live-key', 'hello');
+    await page.press('#live-key', 'Enter');
+    await page.fill('#live-check', 'nope');
+    await page.press('#live-check', 'Enter');
+    await shot('live');
+  });
+
+  it.skipIf(!hasJava)('inspector: reads a Guava file written by Java and checks keys', async () => {
+    const inserts = Array.from({ length: 300 }, (_, i) => `guava:${i}`);
+    const probes = ['guava:7', 'guava:299', 'never:1', 'never:2', 'never:3'];
+    const java = guavaBuild({ funnel: 'string', n: 500, fpp: 0.01, inserts, probes });
+    const file = join(out, 'guava-filter.bin');
+    writeFileSync(file, java.bytes);
+    await open('#inspector');
+    await page.setInputFiles('#inspect-file', file);
+    await page.waitForSelector('#inspect-result [data-out="estimated"]');
+    expect(await page.textContent('#inspect-result [data-out="type"]')).toContain('Guava');
+    const estimated = Number(
+      await page.getAttribute('#inspect-result [data-out="estimated"]', 'data-value'),
+    );
+    expect(estimated).toBe(java.approxCount);
+    const fpr = Number(await page.getAttribute('#inspect-result [data-out="fpr"]', 'data-value'));
+    expect(fpr).toBe(java.expectedFpp);
+    await page.fill('#inspect-keys', probes.join('\n'));
+    await page.click('#view-inspector button[type="submit"]');
+    const answers = await page.$$eval('#inspect-answers li', (lis) =>
+      lis.map((li) => li.getAttribute('data-answer') === 'true'),
+    );
+    expect(answers).toEqual(java.probeResults);
+    expect(answers.slice(0, 2)).toEqual([true, true]);
+    await shot('inspector');
+  });
+
+  it('plots: measured false positive rates fall within binomial tolerance of the model', async () => {
+    await open('#plots?type=classic&n=20000&p=0.05');
+    await page.waitForSelector('#view-plots[data-measure="done"]', { timeout: 60_000 });
+    const points = await page.$$eval('#measured tbody tr', (trs) =>
+      trs.map((tr) => ({
+        kind: tr.getAttribute('data-kind'),
+        trials: Number(tr.getAttribute('data-trials')),
+        positives: Number(tr.getAttribute('data-positives')),
+        model: Number(tr.getAttribute('data-model')),
+      })),
+    );
+    expect(new Set(points.map((p) => p.kind))).toEqual(
+      new Set(['classic', 'blocked', 'split-block', 'counting', 'cuckoo']),
+    );
+    expect(points.length).toBeGreaterThanOrEqual(45);
+    for (const pt of points) {
+      // 4 binomial standard deviations, plus 3% of the rate for the models' own approximation.
+      const expected = pt.trials * pt.model;
+      const sigma = Math.sqrt(expected * (1 - pt.model));
+      expect(Math.abs(pt.positives - expected), JSON.stringify(pt)).toBeLessThanOrEqual(
+        4 * sigma + 0.03 * expected + 1,
+      );
+    }
+    await page.click('#measured + summary, details summary');
+    await shot('plots');
+  });
+
+  it('reads on a phone-width screen and loads nothing from the network', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await open('#calculator?type=blocked&n=10M&p=0.1%25');
+    await page.screenshot({ path: join(SHOTS, 'phone.png'), fullPage: false });
+    const overflow = await page.evaluate<number>(
+      'document.documentElement.scrollWidth - window.innerWidth',
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1200, height: 900 });
+    expect(errors).toEqual([]);
+    expect(requests.filter((u) => !u.startsWith(server.url) && !u.startsWith('blob:'))).toEqual([]);
+  });
+});

@@ -1,0 +1,241 @@
+/**
+ * Reading a dropped file: which format it is (bloomkit's native container, Guava's `writeTo`
+ * bytes), the filter it holds and everything the library can say about it. The bytes never
+ * leave the page.
+ */
+
+import {
+  BlockedBloomFilter,
+  BloomFilter,
+  CountingBloomFilter,
+  CuckooFilter,
+  type Funnel,
+  fromBytes,
+  popcount32,
+  ScalableBloomFilter,
+  SplitBlockBloomFilter,
+} from '../../src/index.js';
+import { formatBytes, formatInt, formatRate } from './units.js';
+
+/** Whatever `fromBytes` returns: every filter type, read-only ones included. */
+export type AnyFilter = ReturnType<typeof fromBytes>;
+
+export type FileFormat = 'native' | 'guava' | 'parquet' | 'unknown';
+
+/** Funnels a Guava file can be read with (Guava's bytes do not record the funnel). */
+export const GUAVA_FUNNELS = ['string', 'long', 'int'] as const;
+export type GuavaFunnel = (typeof GUAVA_FUNNELS)[number];
+
+/** The format the bytes look like, from their first bytes and length only. */
+export function sniff(bytes: Uint8Array): FileFormat {
+  if (
+    bytes.length >= 4 &&
+    bytes[0] === 0x42 &&
+    bytes[1] === 0x4c &&
+    bytes[2] === 0x4d &&
+    bytes[3] === 0x4b
+  ) {
+    return 'native';
+  }
+  const par1 = (at: number): boolean =>
+    bytes[at] === 0x50 &&
+    bytes[at + 1] === 0x41 &&
+    bytes[at + 2] === 0x52 &&
+    bytes[at + 3] === 0x31;
+  if (bytes.length >= 12 && par1(0) && par1(bytes.length - 4)) return 'parquet';
+  // Guava writeTo: strategy ordinal (1 byte), k (1 byte), word count N (BE int32), N longs.
+  if (bytes.length >= 6 && bytes[0]! <= 1 && bytes[1]! >= 1) {
+    const words = new DataView(bytes.buffer, bytes.byteOffset + 2, 4).getInt32(0);
+    if (words > 0 && bytes.length === 6 + 8 * words) return 'guava';
+  }
+  return 'unknown';
+}
+
+/** A part of a filter: a scalable layer, a Parquet row group. */
+export interface PartRow {
+  readonly label: string;
+  readonly cells: readonly string[];
+}
+
+export interface Inspection {
+  readonly format: FileFormat;
+  readonly filter: AnyFilter;
+  readonly type: string;
+  readonly shape: readonly [string, string][];
+  readonly bytes: number;
+  /** Fraction of cells set (bits, counters above 0, slots used). */
+  readonly fill: number;
+  readonly estimatedCount: number;
+  readonly fpr: number;
+  /** Density of set cells in up to 512 equal runs, for the fill map. */
+  readonly density: Float32Array;
+  readonly partHeader: readonly string[];
+  readonly parts: readonly PartRow[];
+  /** The key kind the filter takes. */
+  readonly funnel: Funnel;
+}
+
+/** Reads `bytes` (native, or Guava with `guavaFunnel`); throws the library's error when bad. */
+export function inspect(bytes: Uint8Array, guavaFunnel: GuavaFunnel = 'string'): Inspection {
+  const format = sniff(bytes);
+  if (format === 'parquet') {
+    throw new RangeError('Parquet files are not readable in this build of the page');
+  }
+  if (format === 'unknown') {
+    throw new RangeError(
+      `not a filter file this page reads: ${bytes.length} bytes that are neither bloomkit's native format (BLMK…) nor Guava's writeTo bytes`,
+    );
+  }
+  const filter =
+    format === 'guava' ? BloomFilter.fromGuava(bytes, { funnel: guavaFunnel }) : fromBytes(bytes);
+  return describe(format, filter, bytes.length);
+}
+
+function words(data: Uint32Array, runs: number): Float32Array {
+  const n = Math.min(runs, data.length);
+  const out = new Float32Array(n);
+  for (let r = 0; r < n; r++) {
+    const from = Math.floor((r * data.length) / n);
+    const to = Math.floor(((r + 1) * data.length) / n);
+    let c = 0;
+    for (let w = from; w < to; w++) c += popcount32(data[w]!);
+    out[r] = c / ((to - from) * 32);
+  }
+  return out;
+}
+
+function values(get: (i: number) => number, size: number, runs: number): Float32Array {
+  const n = Math.min(runs, size);
+  const out = new Float32Array(n);
+  for (let r = 0; r < n; r++) {
+    const from = Math.floor((r * size) / n);
+    const to = Math.floor(((r + 1) * size) / n);
+    let c = 0;
+    for (let i = from; i < to; i++) if (get(i) !== 0) c++;
+    out[r] = c / (to - from);
+  }
+  return out;
+}
+
+const f = formatInt;
+
+export function describe(format: FileFormat, filter: AnyFilter, size: number): Inspection {
+  const common = {
+    format,
+    filter,
+    bytes: size,
+    estimatedCount: filter.estimatedCount(),
+    fpr: (filter as AnyFilter & { expectedFpp(): number }).expectedFpp(),
+    funnel: filter.funnel,
+    partHeader: [] as string[],
+    parts: [] as PartRow[],
+  };
+  if (filter instanceof BloomFilter) {
+    return {
+      ...common,
+      type: format === 'guava' ? 'Classic Bloom filter (Guava)' : 'Classic Bloom filter',
+      shape: [
+        ['bits (m)', f(filter.bitSize)],
+        ['hashes (k)', f(filter.hashes)],
+        ['strategy', filter.strategy],
+        ['key encoding', filter.funnel],
+      ],
+      fill: filter.bitCount / filter.bitSize,
+      density: words(filter.bits.data, 512),
+    };
+  }
+  if (filter instanceof BlockedBloomFilter || filter instanceof SplitBlockBloomFilter) {
+    const blocked = filter instanceof BlockedBloomFilter;
+    return {
+      ...common,
+      type: blocked ? 'Blocked Bloom filter' : 'Split-block Bloom filter (Parquet)',
+      shape: [
+        [blocked ? 'blocks of 512 bits' : 'blocks of 256 bits', f(filter.blocks)],
+        ['probes per key', blocked ? f((filter as BlockedBloomFilter).hashes) : '8'],
+        ['key encoding', blocked ? filter.funnel : (filter as SplitBlockBloomFilter).type],
+      ],
+      fill: filter.bitCount / filter.bitSize,
+      density: words(filter.bits.data, 512),
+    };
+  }
+  if (filter instanceof CountingBloomFilter) {
+    return {
+      ...common,
+      type: 'Counting Bloom filter',
+      shape: [
+        ['4-bit counters (m)', f(filter.counterSize)],
+        ['hashes (k)', f(filter.hashes)],
+        ['saturated counters', f(filter.saturatedCount())],
+        ['key encoding', filter.funnel],
+      ],
+      fill: filter.nonZeroCount() / filter.counterSize,
+      density: values((i) => filter.counters.get(i), filter.counterSize, 512),
+    };
+  }
+  if (filter instanceof CuckooFilter) {
+    return {
+      ...common,
+      type: 'Cuckoo filter',
+      shape: [
+        ['buckets of 4 slots', f(filter.bucketCount)],
+        ['fingerprint bits (f)', f(filter.fingerprintBits)],
+        ['fingerprints stored', f(filter.size)],
+        ['key encoding', filter.funnel],
+      ],
+      fill: filter.loadFactor,
+      density: words(filter.table, 512),
+    };
+  }
+  if (filter instanceof ScalableBloomFilter) {
+    const layers = filter.layers();
+    const bits = layers.reduce((a, l) => a + l.bits, 0);
+    let set = 0;
+    for (let i = 0; i < layers.length; i++) set += filter.layer(i).bitCount;
+    return {
+      ...common,
+      type: 'Scalable Bloom filter',
+      shape: [
+        ['layers', f(layers.length)],
+        ['bits in all layers', f(bits)],
+        ['key encoding', filter.funnel],
+      ],
+      fill: set / bits,
+      density: words(filter.layer(layers.length - 1).bits.data, 512),
+      partHeader: ['Layer', 'Capacity', 'Keys', 'Rate at capacity', 'Bits', 'k', 'Fill'],
+      parts: layers.map((l, i) => ({
+        label: String(i),
+        cells: [
+          f(l.capacity),
+          f(l.count),
+          formatRate(l.fpp),
+          f(l.bits),
+          String(l.hashes),
+          `${((100 * filter.layer(i).bitCount) / l.bits).toFixed(1)}%`,
+        ],
+      })),
+    };
+  }
+  return {
+    ...common,
+    type: filter.constructor.name,
+    shape: [['size', formatBytes(size)]],
+    fill: Number.NaN,
+    density: new Float32Array(0),
+  };
+}
+
+/** Parses a key typed for a filter of `funnel`: text for strings, an integer for int/long. */
+export function parseKey(funnel: Funnel, text: string): string | number | bigint {
+  if (funnel === 'long') {
+    if (!/^-?\d+$/.test(text.trim()))
+      throw new RangeError(`a long key must be an integer, got "${text}"`);
+    return BigInt(text.trim());
+  }
+  if (funnel === 'int') {
+    const v = Number(text.trim());
+    if (!Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31)
+      throw new RangeError(`an int key must be a 32-bit integer, got "${text}"`);
+    return v;
+  }
+  return text;
+}
