@@ -1,12 +1,12 @@
 /**
  * One benchmark process for one key count: every JavaScript library side by side, printing one
  * JSON line. Started by bench/run.ts (with --expose-gc and a large heap); not meant to be run
- * by hand, but can be: `node --expose-gc --import tsx bench/js.ts <n> <fpp> <rounds> [ids]`.
+ * by hand, but can be:
+ * `node --expose-gc --import tsx bench/js.ts <n> <fpp> <rounds> <synthetic|urls> [ids]`.
  *
- * Keys are `https://example.com/item/<i>` (present) and `https://example.com/other/<i>`
- * (absent). A template literal makes a V8 cons string, and `charCodeAt` does not turn it into a
- * sequential one (checked with %DebugPrint), so every key is rebuilt with
- * JSON.parse(JSON.stringify(s)), which yields a flat one-byte string, before any timing.
+ * Keys come from bench/corpus.ts (flat strings: a template literal makes a V8 cons string, and
+ * `charCodeAt` does not turn it into a sequential one, so every key is rebuilt first). libbloom
+ * (C) runs on the same keys after the JavaScript libraries (bench/libbloom.ts), as id 'libbloom'.
  *
  * For each library, a first pass builds a filter, checks that every present key is found (no
  * false negatives: the run aborts otherwise) and counts false positives among the absent keys.
@@ -14,6 +14,8 @@
  * has(present) and has(absent) over all keys; libraries take turns within a round (the order
  * rotates), and each round's answers must equal the checked ones. The best round is reported.
  */
+import { type CorpusName, corpusKeys } from './corpus.js';
+import { runLibbloom } from './libbloom.js';
 import { LIBRARIES } from './libs.js';
 
 export interface JsResult {
@@ -34,20 +36,15 @@ export interface JsResult {
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
-function flatKeys(prefix: string, n: number): string[] {
-  const out = new Array<string>(n);
-  for (let i = 0; i < n; i++) out[i] = JSON.parse(JSON.stringify(`${prefix}${i}`)) as string;
-  return out;
-}
-
 function main(): void {
   const n = Number(process.argv[2]);
   const fpp = Number(process.argv[3]);
   const rounds = Number(process.argv[4]);
-  const only = process.argv[5] ? new Set(process.argv[5].split(',')) : null;
+  const corpus = process.argv[5] as CorpusName;
+  const only = process.argv[6] ? new Set(process.argv[6].split(',')) : null;
   const libs = LIBRARIES.filter((l) => only === null || only.has(l.id));
-  const present = flatKeys('https://example.com/item/', n);
-  const absent = flatKeys('https://example.com/other/', n);
+  const present = corpusKeys(corpus, n, false);
+  const absent = corpusKeys(corpus, n, true);
   const results = libs.map((lib) => {
     const keys = Math.min(n, lib.maxKeys ?? n);
     gc();
@@ -100,6 +97,23 @@ function main(): void {
     result.add = Math.max(...result.rounds.add);
     result.hasPresent = Math.max(...result.rounds.hasPresent);
     result.hasAbsent = Math.max(...result.rounds.hasAbsent);
+  }
+  if (only === null || only.has('libbloom')) {
+    const c = runLibbloom(present, absent, fpp, rounds);
+    if (c !== null) {
+      results.push({
+        id: 'libbloom',
+        name: 'libbloom 1.6 (C, Debian libbloom-dev)',
+        keys: n,
+        bits: c.bits,
+        hashes: c.hashes,
+        falsePositives: c.falsePositives,
+        add: c.add,
+        hasPresent: c.hasPresent,
+        hasAbsent: c.hasAbsent,
+        rounds: { add: [c.add], hasPresent: [c.hasPresent], hasAbsent: [c.hasAbsent] },
+      });
+    }
   }
   process.stdout.write(`${JSON.stringify(results)}\n`);
 }

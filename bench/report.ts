@@ -1,4 +1,5 @@
 /** Renders the benchmark results as BENCHMARKS.md: tables of ops/s, ratios, FPR and targets. */
+import type { CorpusName } from './corpus.js';
 import type { JsResult } from './js.js';
 
 /** What bench/java/GuavaBench.java prints. */
@@ -15,6 +16,7 @@ export interface GuavaResult {
 
 export interface SizeResult {
   n: number;
+  corpus: CorpusName;
   js: JsResult[];
   guava: GuavaResult | null;
 }
@@ -93,7 +95,7 @@ function cell(r: Row, op: Op): string {
 
 function table(size: SizeResult, fpp: number): string {
   const lines = [
-    `### ${size.n.toLocaleString('en-US')} keys, fpp ${fpp}`,
+    `### ${size.n.toLocaleString('en-US')} keys, ${CORPUS_LABEL[size.corpus]}, fpp ${fpp}`,
     '',
     'ops/s: best round (median round).',
     '',
@@ -124,7 +126,7 @@ function ratios(size: SizeResult): string {
   );
   const ours = all.filter((r) => !peers.includes(r));
   const lines = [
-    `Ratios at ${size.n.toLocaleString('en-US')} keys (bloomkit ops/s ÷ peer ops/s, same run; add / has present / has absent):`,
+    `Ratios at ${size.n.toLocaleString('en-US')} keys, ${CORPUS_LABEL[size.corpus]} (bloomkit ops/s ÷ peer ops/s, same run; add / has present / has absent):`,
     '',
     `| bloomkit filter | ${peers.map((p) => `÷ ${p.name.replace(/ BloomFilter \(JVM.*\)/, ' (JVM)')}`).join(' | ')} |`,
     `|---|${peers.map(() => '---:').join('|')}|`,
@@ -137,56 +139,67 @@ function ratios(size: SizeResult): string {
   return lines.join('\n');
 }
 
+const CORPUS_LABEL: Record<CorpusName, string> = {
+  synthetic: 'synthetic keys',
+  urls: 'real-looking URLs',
+};
+
 function targets(results: SizeResult[]): string {
-  const lines = ['## Targets (issue 5), in the same run', ''];
-  const check = (label: string, value: number, goal: number, unit = '×'): void => {
+  const lines = ['### Targets, in the same run', ''];
+  const check = (label: string, value: number, goal: number): void => {
     const ok = value >= goal;
     const miss = ok ? '' : ` — missed by ${(((goal - value) / goal) * 100).toFixed(1)}%`;
-    lines.push(
-      `- ${label}: ${value.toFixed(2)}${unit} (target ≥ ${goal}${unit}) ${ok ? '✓' : '✗'}${miss}`,
-    );
+    lines.push(`- ${label}: ${value.toFixed(2)}× (target ≥ ${goal}×) ${ok ? '✓' : '✗'}${miss}`);
   };
   for (const size of results) {
     const by = (id: string) => size.js.find((r) => r.id === id);
-    const blocked = by('blocked');
-    const classic = by('classic');
     const peer = by('bloomfilter');
-    const n = size.n.toLocaleString('en-US');
-    for (const [id, label] of [
-      ['blocked', 'blocked has'],
-      ['blocked-batch', 'blocked hasMany'],
-    ] as const) {
-      const ours = by(id);
-      if (ours === undefined || peer === undefined) continue;
-      for (const op of ['hasPresent', 'hasAbsent'] as const) {
-        const what = `${label} (${op === 'hasPresent' ? 'present' : 'absent'})`;
-        check(`${n}: ${what} ÷ bloomfilter`, ours[op] / peer[op], 2);
-        if (size.guava) check(`${n}: ${what} ÷ Guava`, ours[op] / size.guava[op], 1.5);
+    const c = by('libbloom');
+    const where = `${size.n.toLocaleString('en-US')}, ${CORPUS_LABEL[size.corpus]}`;
+    const big = size.n >= 1e7;
+    const batch = by('blocked-packed');
+    if (batch && peer) {
+      for (const [op, label] of OPS) {
+        if (big && op === 'add')
+          check(`${where}: blocked addBatch ÷ bloomfilter`, batch.add / peer.add, 2);
+        else if (big) {
+          check(`${where}: blocked hasBatch (${label}) ÷ bloomfilter`, batch[op] / peer[op], 2);
+          if (c) check(`${where}: blocked hasBatch (${label}) ÷ libbloom`, batch[op] / c[op], 1.5);
+        } else check(`${where}: blocked batch ${label} ÷ bloomfilter`, batch[op] / peer[op], 2);
       }
     }
+    const classic = by('classic-batch');
     if (classic && peer) {
-      for (const [op, label] of OPS)
-        check(`${n}: classic ${label} ÷ bloomfilter`, classic[op] / peer[op], 1);
+      for (const [op, label] of OPS) {
+        check(`${where}: classic batch ${label} ÷ bloomfilter`, classic[op] / peer[op], 1.2);
+      }
     }
-    if (blocked) {
-      const fpr = blocked.falsePositives / blocked.keys;
+    const perKey = by('blocked');
+    if (perKey && peer && size.corpus === 'urls') {
+      for (const [op, label] of OPS) {
+        check(`${where}: blocked per-key ${label} ÷ bloomfilter`, perKey[op] / peer[op], 1.2);
+      }
+    }
+    if (perKey) {
+      const fpr = perKey.falsePositives / perKey.keys;
       lines.push(
-        `- ${n}: blocked measured FPR ${pct(fpr)} (target ≤ 1.000%) ${fpr <= 0.01 ? '✓' : '✗'}, ${(blocked.bits / blocked.keys).toFixed(2)} bits/key (target ≤ 10.5) ${blocked.bits / blocked.keys <= 10.5 ? '✓' : '✗'}`,
+        `- ${where}: blocked measured FPR ${pct(fpr)} (target ≤ 1.000%) ${fpr <= 0.01 ? '✓' : '✗'}`,
       );
     }
   }
   return lines.join('\n');
 }
 
+/** The filters section of BENCHMARKS.md (between its markers; see bench/run.ts). */
 export function renderReport(results: SizeResult[], ctx: ReportContext): string {
   const parts = [
-    '# Benchmarks',
+    '## Filters side by side',
     '',
     `Command: \`${ctx.command}\` (${ctx.rounds} timed rounds per library after a checked warm-up pass; the best round is shown).`,
     '',
-    `Machine: ${ctx.machine}. 1-minute load average between ${ctx.load[0].toFixed(2)} and ${ctx.load[1].toFixed(2)} during the run (sampled between processes)${ctx.load[1] > 1 ? '; other work shared the 2 cores, so expect noise: compare the medians too' : ''}.`,
+    `Machine: ${ctx.machine}. 1-minute load average between ${ctx.load[0].toFixed(2)} and ${ctx.load[1].toFixed(2)} during the run (sampled between processes)${ctx.load[1] > 1 ? '; other work shared the cores, so expect noise: compare the medians too, and read ratios within one table (the libraries take turns within each round, so they see the same load)' : ''}.`,
     '',
-    'Keys: `https://example.com/item/<i>` added and probed (present), `https://example.com/other/<i>` probed (absent), flat one-byte strings. Every library is checked for false negatives (none) and its false positives counted over all absent keys before any timing; the timed rounds must give the same answers. JavaScript libraries run side by side in one Node process per key count, taking turns; Guava runs in its own JVM, timed inside it after a warm-up round, twice (before and after the JavaScript process; per operation the better run is shown, and within a run its best round). `bits/key` counts the bit array only.',
+    'Keys (bench/corpus.ts): *synthetic keys* are `https://example.com/item/<i>` added and probed (present) and `https://example.com/other/<i>` probed (absent), 26 to 32 ASCII characters; *real-looking URLs* are crawl-log-like URLs of 20 to 200 characters (mean 114), about 29% with non-ASCII text, present and absent sets drawn alike. Every library is checked for false negatives (none) and its false positives counted over all absent keys before any timing; the timed rounds must give the same answers. JavaScript libraries run side by side in one Node process per key count and corpus, taking turns; libbloom (C, compiled from bench/c/libbloom-bench.c with -O2) runs on the same keys right after, best of the same number of rounds; Guava runs in its own JVM on the synthetic keys only, twice (before and after the JavaScript process; per operation the better run is shown). *Keys packed beforehand*: the batch API on keys already packed in one buffer, as `splitRecords` gives them from a file of lines at no cost; *packing timed*: `packKeys` from the JavaScript strings inside the timed loop. `bits/key` counts the bit array only.',
     '',
     results.map((r) => table(r, ctx.fpp)).join('\n\n'),
     '',

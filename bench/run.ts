@@ -1,11 +1,14 @@
 /**
- * `npm run bench`: bloomkit's filters side by side with bloomfilter@1.1, bloom-filters@3 and
- * Guava 31.1 on the JVM, at 1M and 10M keys `https://example.com/item/<i>`, fpp 0.01; add,
- * has(present) and has(absent). Writes BENCHMARKS.md (the table and the command) and prints it.
+ * `npm run bench`: bloomkit's filters side by side with bloomfilter@1.1, bloom-filters@3,
+ * libbloom (C) and Guava 31.1 on the JVM, at 1M and 10M keys of two corpora (bench/corpus.ts:
+ * synthetic keys and real-looking URLs), fpp 0.01; add, has(present) and has(absent); then the
+ * worker-thread scaling curve (bench/parallel.ts). Writes its sections of BENCHMARKS.md (between
+ * `<!-- bench:NAME -->` markers; other sections are kept) and prints them.
  *
- *   npm run bench                     full run (about 5 minutes), writes BENCHMARKS.md
- *   npm run bench -- --quick          200k keys, 3 rounds, no file written (under a minute)
- *   npm run bench -- --sizes 1e6 --rounds 7 --only blocked,bloomfilter --no-java --no-write
+ *   npm run bench                     full run, writes BENCHMARKS.md
+ *   npm run bench -- --quick          200k keys, 3 rounds, no file written (about a minute)
+ *   npm run bench -- --sizes 1e6 --corpus urls --rounds 3 --only blocked,bloomfilter,libbloom
+ *                    --no-java --no-write --no-parallel
  *
  * Each key count runs in a fresh Node process (bench/js.ts: every JS library in one process,
  * taking turns) and twice in a fresh JVM, before and after it (bench/java/GuavaBench.java,
@@ -20,6 +23,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CorpusName } from './corpus.js';
 import type { JsResult } from './js.js';
 import { type GuavaResult, renderReport, type SizeResult } from './report.js';
 
@@ -34,7 +38,9 @@ interface Options {
   rounds: number;
   fpp: number;
   only: string | null;
+  corpora: CorpusName[];
   java: boolean;
+  parallel: boolean;
   write: boolean;
 }
 
@@ -54,7 +60,9 @@ function parseArgs(argv: string[]): Options {
     rounds: Number(value('--rounds') ?? (quick ? 3 : 5)),
     fpp: Number(value('--fpp') ?? 0.01),
     only: value('--only') ?? null,
+    corpora: (value('--corpus')?.split(',') ?? ['synthetic', 'urls']) as CorpusName[],
     java: !argv.includes('--no-java'),
+    parallel: !argv.includes('--no-parallel'),
     write: !quick && !argv.includes('--no-write'),
   };
 }
@@ -81,7 +89,7 @@ function takeLock(): void {
   process.exit(run.status ?? 1);
 }
 
-function runJs(n: number, o: Options): JsResult[] {
+function runJs(n: number, corpus: CorpusName, o: Options): JsResult[] {
   const args = [
     '--expose-gc',
     '--max-old-space-size=12000',
@@ -91,6 +99,7 @@ function runJs(n: number, o: Options): JsResult[] {
     String(n),
     String(o.fpp),
     String(o.rounds),
+    corpus,
   ];
   if (o.only !== null) args.push(o.only);
   const run = spawnSync(process.execPath, args, {
@@ -99,7 +108,9 @@ function runJs(n: number, o: Options): JsResult[] {
     maxBuffer: 1 << 26,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  if (run.status !== 0) throw new Error(`bench/js.ts failed for n=${n} (exit ${run.status})`);
+  if (run.status !== 0) {
+    throw new Error(`bench/js.ts failed for n=${n}, ${corpus} (exit ${run.status})`);
+  }
   return JSON.parse(run.stdout.trim().split('\n').pop()!) as JsResult[];
 }
 
@@ -160,22 +171,27 @@ function main(): void {
   const results: SizeResult[] = [];
   const loads = [loadavg()[0]!];
   for (const n of options.sizes) {
-    // Guava runs before and after the JavaScript process, and its better run counts: the JS
-    // libraries get the best of several rounds spread over time, so Guava does too.
-    let guava: GuavaResult | null = null;
-    if (classes !== null) {
-      console.error(`n = ${n.toLocaleString('en-US')}: Guava on the JVM...`);
-      guava = runGuava(classes, n, options);
+    for (const corpus of options.corpora) {
+      // Guava (synthetic keys only) runs before and after the JavaScript process, and its better
+      // run counts: the JS libraries get the best of several rounds spread over time, so Guava does too.
+      const java = classes !== null && corpus === 'synthetic';
+      let guava: GuavaResult | null = null;
+      if (java) {
+        console.error(`n = ${n.toLocaleString('en-US')}: Guava on the JVM...`);
+        guava = runGuava(classes, n, options);
+        loads.push(loadavg()[0]!);
+      }
+      console.error(
+        `n = ${n.toLocaleString('en-US')}, ${corpus}: JavaScript libraries and libbloom...`,
+      );
+      const js = runJs(n, corpus, options);
       loads.push(loadavg()[0]!);
+      if (java && guava !== null) {
+        console.error(`n = ${n.toLocaleString('en-US')}: Guava on the JVM again...`);
+        guava = bestOf(guava, runGuava(classes, n, options));
+      }
+      results.push({ n, corpus, js, guava });
     }
-    console.error(`n = ${n.toLocaleString('en-US')}: JavaScript libraries...`);
-    const js = runJs(n, options);
-    loads.push(loadavg()[0]!);
-    if (classes !== null && guava !== null) {
-      console.error(`n = ${n.toLocaleString('en-US')}: Guava on the JVM again...`);
-      guava = bestOf(guava, runGuava(classes, n, options));
-    }
-    results.push({ n, js, guava });
   }
   const report = renderReport(results, {
     command,
@@ -185,11 +201,50 @@ function main(): void {
     load: [Math.min(...loads), Math.max(...loads, loadavg()[0]!)],
   });
   console.log(report);
+  const parallel = options.parallel ? runParallel(options) : null;
+  if (parallel !== null) console.log(parallel);
   if (options.write) {
-    writeFileSync(join(root, 'BENCHMARKS.md'), report);
+    let doc = existsSync(join(root, 'BENCHMARKS.md'))
+      ? readFileSync(join(root, 'BENCHMARKS.md'), 'utf8')
+      : '';
+    doc = spliceSection(doc, 'filters', report);
+    if (parallel !== null) doc = spliceSection(doc, 'parallel', parallel);
+    writeFileSync(join(root, 'BENCHMARKS.md'), doc);
     writeFileSync(join(here, 'results.json'), `${JSON.stringify(results, null, 1)}\n`);
     console.error('wrote BENCHMARKS.md and bench/results.json');
   }
+}
+
+/** bench/parallel.ts in its own process: the scaling section, or null if it failed. */
+function runParallel(o: Options): string | null {
+  const args = ['--import', 'tsx', join(here, 'parallel.ts')];
+  if (o.quick) args.push('--quick');
+  const run = spawnSync(process.execPath, args, {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (run.status !== 0) {
+    console.error(`bench/parallel.ts failed (exit ${run.status}): its section is left as it was.`);
+    return null;
+  }
+  return run.stdout.trim();
+}
+
+/**
+ * Replaces the text between `<!-- bench:name -->` and `<!-- /bench:name -->` in `doc` (adding
+ * the section at the end when it is missing), so that each benchmark owns its section only.
+ */
+export function spliceSection(doc: string, name: string, body: string): string {
+  const open = `<!-- bench:${name} -->`;
+  const close = `<!-- /bench:${name} -->`;
+  const block = `${open}\n${body.trim()}\n${close}`;
+  const a = doc.indexOf(open);
+  const b = doc.indexOf(close);
+  if (a >= 0 && b > a) return doc.slice(0, a) + block + doc.slice(b + close.length);
+  const base = doc.trim() === '' ? '# Benchmarks\n' : doc.trimEnd();
+  return `${base}\n\n${block}\n`;
 }
 
 main();

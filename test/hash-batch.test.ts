@@ -200,3 +200,56 @@ describe('BloomKernel.batch', () => {
     expect(found.subarray(half, n - 2).some((v) => v === 0)).toBe(true);
   });
 });
+
+/** The same keys with `\r\n` between them, as `splitRecords` views a file: offsets and ends. */
+function withSeparators(p: { bytes: Uint8Array; offsets: Uint32Array }) {
+  const n = p.offsets.length - 1;
+  const bytes = new Uint8Array(p.bytes.length + 2 * n);
+  const offsets = new Uint32Array(n + 1);
+  const ends = new Uint32Array(n);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    offsets[i] = at;
+    bytes.set(p.bytes.subarray(p.offsets[i]!, p.offsets[i + 1]!), at);
+    at += p.offsets[i + 1]! - p.offsets[i]!;
+    ends[i] = at;
+    bytes[at++] = 0x0d;
+    bytes[at++] = 0x0a;
+  }
+  offsets[n] = at;
+  return { bytes, offsets, ends };
+}
+
+describe('packed keys with separators between them (ends)', () => {
+  for (const wasm of [true, false]) {
+    it(`hash as the contiguous batch does (${wasm ? 'WebAssembly' : 'JavaScript'})`, () => {
+      useWasm(wasm);
+      const plain = packAll('string', mixedStrings(1500, 3));
+      const split = withSeparators(plain);
+      const n = plain.offsets.length - 1;
+      const collect = (batch: typeof plain, xx: boolean) => {
+        const out = new Int32Array((xx ? 2 : 4) * n);
+        for (let s = 0; s < n; ) {
+          const stop = xx ? xxh64Batch(batch, s, n) : murmur3Batch(batch, s, n);
+          const w = xx ? 2 : 4;
+          out.set(batchScratch!.i32.subarray(hashIndex, hashIndex + w * (stop - s)), w * s);
+          s = stop;
+        }
+        return out;
+      };
+      expect(collect(split, true)).toEqual(collect(plain, true));
+      expect(collect(split, false)).toEqual(collect(plain, false));
+      releaseBatch();
+      if (!wasm) return;
+      const mod = new Modulus(1 << 16);
+      const a = BloomKernel.create(1 << 16)!;
+      const b = BloomKernel.create(1 << 16)!;
+      const ra = new Uint8Array(n);
+      const rb = new Uint8Array(n);
+      for (let s = 0; s < n; ) s = a.batch(split, s, n, 3, mod, true, ra);
+      for (let s = 0; s < n; ) s = b.batch(plain, s, n, 3, mod, true, rb);
+      expect(ra).toEqual(rb);
+      expect(a.data).toEqual(b.data);
+    });
+  }
+});

@@ -11,14 +11,15 @@
  * `probeIndex + 2kj`, its masks at `probeIndex + 2kj + k`).
  */
 
-import type { KeyBatch } from './hasher.js';
 import { chunkEnd } from './hasher.js';
 import { murmur3Core } from './murmur3-core.js';
 import {
   CHUNK_BYTES,
   CHUNK_KEYS,
+  copyChunk,
   HASHES_AT,
   KEY_AT,
+  type KeyBatch,
   OFFSETS_AT,
   SCRATCH_KEEP_BYTES,
   type Scratch,
@@ -37,34 +38,8 @@ export let probeIndex = 0;
 /** The scratch of the last chunk: read `sc.i32` right after a batch call. */
 export let batchScratch: Scratch | null = null;
 
-/**
- * Throws a `TypeError` unless `batch` is a `{ bytes: Uint8Array, offsets: Uint32Array }` with
- * non-decreasing offsets inside `bytes`, and returns the number of keys. O(n): run once per batch.
- */
-export function checkBatch(batch: KeyBatch): number {
-  if (batch === null || typeof batch !== 'object') {
-    throw new TypeError(`batch must be { bytes, offsets } (see packKeys), got ${String(batch)}`);
-  }
-  const { bytes, offsets } = batch;
-  if (!(bytes instanceof Uint8Array)) throw new TypeError('batch.bytes must be a Uint8Array');
-  if (!(offsets instanceof Uint32Array) || offsets.length === 0) {
-    throw new TypeError(
-      'batch.offsets must be a non-empty Uint32Array (one entry per key, plus one)',
-    );
-  }
-  let prev = offsets[0]!;
-  for (let i = 1; i < offsets.length; i++) {
-    const o = offsets[i]!;
-    if (o < prev) {
-      throw new RangeError(`batch.offsets must not decrease: offsets[${i}] = ${o} < ${prev}`);
-    }
-    prev = o;
-  }
-  if (prev > bytes.length) {
-    throw new RangeError(`batch.offsets ends at ${prev}, past batch.bytes (${bytes.length} bytes)`);
-  }
-  return offsets.length - 1;
-}
+/** Where the last chunk's key ends are (see `copyChunk`). */
+let endsAt = OFFSETS_AT + 4;
 
 /** Copies keys [start, stop) of `batch` into the scratch (growing it for one huge key). */
 function load(batch: KeyBatch, start: number, end: number, maxKeys: number): number {
@@ -75,9 +50,7 @@ function load(batch: KeyBatch, start: number, end: number, maxKeys: number): num
     stop = start + 1;
     sc.grow(KEY_AT + offsets[stop]! - offsets[start]! + 32, KEY_AT);
   }
-  const first = offsets[start]!;
-  sc.u32.set(offsets.subarray(start, stop + 1), OFFSETS_AT >> 2);
-  sc.bytes.set(batch.bytes.subarray(first, offsets[stop]), KEY_AT);
+  endsAt = copyChunk(batch, start, stop, sc.bytes, sc.u32);
   batchScratch = sc;
   return stop;
 }
@@ -95,7 +68,7 @@ export function releaseBatch(): void {
  */
 export function xxh64Batch(batch: KeyBatch, start: number, end: number): number {
   const stop = load(batch, start, end, CHUNK_KEYS);
-  xxh64Offsets(batchScratch!, (KEY_AT - batch.offsets[start]!) | 0, stop - start);
+  xxh64Offsets(batchScratch!, (KEY_AT - batch.offsets[start]!) | 0, endsAt, stop - start);
   return stop;
 }
 
@@ -113,17 +86,16 @@ const hashView = new Int32Array(4);
 
 function murmurLoaded(sc: Scratch, keys: number, count: number): void {
   if (sc.wasm !== null) {
-    sc.wasm.murmur3_batch(keys, OFFSETS_AT, count, HASHES_AT);
+    sc.wasm.murmur3_batch(keys, OFFSETS_AT, endsAt, count, HASHES_AT);
     return;
   }
-  const offsets = sc.u32;
+  const u32 = sc.u32;
   const i32 = sc.i32;
-  let a = offsets[OFFSETS_AT >> 2]!;
   for (let j = 0; j < count; j++) {
-    const b = offsets[(OFFSETS_AT >> 2) + j + 1]!;
+    const a = u32[(OFFSETS_AT >> 2) + j]!;
+    const b = u32[(endsAt >> 2) + j]!;
     murmur3Core(sc.bytes, null, (keys + a) | 0, b - a, hashView, 0);
     i32.set(hashView, hashIndex + 4 * j);
-    a = b;
   }
 }
 

@@ -18,10 +18,12 @@ import { LITTLE_ENDIAN } from './murmur3.js';
 import { murmur3Core } from './murmur3-core.js';
 import {
   CHUNK_KEYS,
+  copyChunk,
   HASH_AT,
   HASHES_AT,
   type HashExports,
   KEY_AT,
+  type KeyBatch,
   newHashInstance,
   OFFSETS_AT,
   PROBE_MASKS_AT,
@@ -36,6 +38,8 @@ import {
   shrinkScratch,
 } from './scratch.js';
 import { Mitz64Walk, type Modulus } from './strategies.js';
+
+export type { KeyBatch };
 
 /** Views over the shared memory, replaced when it grows. */
 export interface HasherViews {
@@ -195,12 +199,6 @@ const kernelRegistry =
       })
     : null;
 
-/** Keys packed in one buffer (see `PackedKeys` in filters/filter.ts). */
-export interface KeyBatch {
-  readonly bytes: Uint8Array;
-  readonly offsets: Uint32Array;
-}
-
 /**
  * How many keys from `start` (at most `max`, at least one if any remain before `end`) fit in
  * `room` bytes; 0 when key `start` alone is longer than `room`.
@@ -235,12 +233,12 @@ export class BloomKernel {
   readonly data: Uint32Array;
   private readonly ex: HashExports;
   private readonly keyArea: Uint8Array;
-  private readonly offsets: Uint32Array;
+  private readonly words: Uint32Array;
 
   private constructor(ex: HashExports, bitSize: number) {
     this.ex = ex;
     this.keyArea = new Uint8Array(ex.memory.buffer, 0, KERNEL_BASE);
-    this.offsets = new Uint32Array(ex.memory.buffer, OFFSETS_AT, CHUNK_KEYS + 1);
+    this.words = new Uint32Array(ex.memory.buffer, 0, KERNEL_BASE / 4);
     this.data = new Uint32Array(ex.memory.buffer, KERNEL_BASE, bitSize / 32);
   }
 
@@ -303,11 +301,9 @@ export class BloomKernel {
     const stop = chunkEnd(offsets, start, end, CHUNK_KEYS, KERNEL_KEY_ROOM);
     const count = stop - start;
     if (count === 0) return start;
-    const first = offsets[start]!;
-    this.offsets.set(offsets.subarray(start, stop + 1));
-    this.keyArea.set(keys.bytes.subarray(first, offsets[stop]), KEY_AT);
+    const ends = copyChunk(keys, start, stop, this.keyArea, this.words);
     const ex = this.ex;
-    ex.murmur3_batch((KEY_AT - first) | 0, OFFSETS_AT, count, HASHES_AT);
+    ex.murmur3_batch((KEY_AT - offsets[start]!) | 0, OFFSETS_AT, ends, count, HASHES_AT);
     ex.bloom_batch(
       HASHES_AT,
       count,

@@ -8,7 +8,7 @@
  * 32-bit (`Math.imul`), so nothing is allocated and no BigInt is involved.
  */
 
-import { checkBytes, show } from '../errors.js';
+import { checkUint8Array, show } from '../errors.js';
 
 const C1 = 0xcc9e2d51;
 const C2 = 0x1b873593;
@@ -57,7 +57,7 @@ export function murmur3x86_32Range(
 
 /** MurmurHash3 x86 32 of `bytes` with `seed` (default 0), an unsigned 32-bit integer. */
 export function murmur3x86_32(bytes: Uint8Array, seed = 0): number {
-  checkBytes('bytes', bytes);
+  checkUint8Array('bytes', bytes);
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
     throw new RangeError(`seed must be an integer in [0, 2^32), got ${show(seed)}`);
   }

@@ -17,7 +17,8 @@
  *   [64, 1088)       MITZ_64 probe word indexes; [1088, 2112) their masks
  *   [4096, 8196)     a batch chunk's key offsets (u32, up to {@link CHUNK_KEYS} + 1)
  *   [8448, 9472)     a chunk's per-key result bytes
- *   [12288, 28672)   a chunk's hashes (16 bytes per key for MurmurHash3, 8 for XXH64)
+ *   [9728, 13828)    a chunk's key ends, for packed keys with separators between them
+ *   [14336, 30720)   a chunk's hashes (16 bytes per key for MurmurHash3, 8 for XXH64)
  *   [32768, ...)     key bytes: one key, or a chunk of packed keys (then any probe lists)
  */
 
@@ -33,8 +34,10 @@ export const PROBE_MASKS_AT = 1088;
 export const OFFSETS_AT = 4096;
 /** A chunk's result bytes. */
 export const RESULTS_AT = 8448;
+/** A chunk's key ends (when `PackedKeys.ends` is given). */
+export const ENDS_AT = 9728;
 /** A chunk's hashes. */
-export const HASHES_AT = 12288;
+export const HASHES_AT = 14336;
 /** Key bytes. */
 export const KEY_AT = 32768;
 /** Most keys in one batch chunk (the offsets, results and hashes areas are sized for it). */
@@ -49,7 +52,7 @@ export const CHUNK_BYTES = 65536;
 export interface HashExports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   murmur3(len: number, seed: number): void;
-  murmur3_batch(keys: number, offsets: number, count: number, out: number): void;
+  murmur3_batch(keys: number, offsets: number, ends: number, count: number, out: number): void;
   mitz64(len: number, k: number, m: number, p63: number, inv: number): void;
   bloom_has(len: number, k: number, m: number, p63: number, inv: number, base: number): number;
   bloom_add(len: number, k: number, m: number, p63: number, inv: number, base: number): number;
@@ -74,7 +77,7 @@ export interface HashExports {
     out: number,
   ): number;
   xxh64(p: number, len: number, seedLo: number, seedHi: number): void;
-  xxh64_batch(keys: number, offsets: number, count: number, out: number): void;
+  xxh64_batch(keys: number, offsets: number, ends: number, count: number, out: number): void;
 }
 
 /** undefined: not compiled yet; null: WebAssembly is unavailable here. */
@@ -174,4 +177,33 @@ export function shrinkScratch(): void {
 /** Bytes the scratch memory holds now. */
 export function scratchBytes(): number {
   return scratch().capacity;
+}
+
+/** Keys packed in one buffer (see `PackedKeys` in filters/filter.ts). */
+export interface KeyBatch {
+  readonly bytes: Uint8Array;
+  readonly offsets: Uint32Array;
+  readonly ends?: Uint32Array;
+}
+
+/**
+ * Copies keys [start, stop) of `keys` into a memory laid out as the scratch (`u32` and `bytes`
+ * view the same buffer): offsets at OFFSETS_AT, ends at ENDS_AT when the batch has them, bytes at
+ * KEY_AT. Returns the byte offset of the ends array to pass to the batch kernels (OFFSETS_AT + 4
+ * when each key ends where the next begins). The caller made sure the bytes fit.
+ */
+export function copyChunk(
+  keys: KeyBatch,
+  start: number,
+  stop: number,
+  bytes: Uint8Array,
+  u32: Uint32Array,
+): number {
+  const offsets = keys.offsets;
+  const first = offsets[start]!;
+  u32.set(offsets.subarray(start, stop + 1), OFFSETS_AT >> 2);
+  bytes.set(keys.bytes.subarray(first, offsets[stop]), KEY_AT);
+  if (keys.ends === undefined) return OFFSETS_AT + 4;
+  u32.set(keys.ends.subarray(start, stop), ENDS_AT >> 2);
+  return ENDS_AT;
 }

@@ -171,28 +171,28 @@ export function xxh64Many(
     sc = current();
   }
   sc.u32[(OFFSETS_AT >> 2) + count] = p - KEY_AT;
-  xxh64Offsets(sc, KEY_AT, count);
+  xxh64Offsets(sc, KEY_AT, OFFSETS_AT + 4, count);
 }
 
 /**
- * XXH64 (seed 0) of `count` packed keys at `keys` in the scratch, whose offsets (relative to
- * `keys`, i32 arithmetic) are at OFFSETS_AT; the hashes go to HASHES_AT as [lo, hi] pairs.
+ * XXH64 (seed 0) of `count` packed keys at `keys` in the scratch: key i is [keys + offsets[i],
+ * keys + ends[i]) (i32 arithmetic), the offsets at OFFSETS_AT and the ends at byte `ends`; the
+ * hashes go to HASHES_AT as [lo, hi] pairs.
  */
-export function xxh64Offsets(sc: Scratch, keys: number, count: number): void {
+export function xxh64Offsets(sc: Scratch, keys: number, ends: number, count: number): void {
   if (sc.wasm !== null) {
-    sc.wasm.xxh64_batch(keys, OFFSETS_AT, count, HASHES_AT);
+    sc.wasm.xxh64_batch(keys, OFFSETS_AT, ends, count, HASHES_AT);
     return;
   }
-  const out = xxViews.hash;
+  const out = new Int32Array(2);
   const many = sc.i32;
-  const offsets = sc.u32;
-  let a = offsets[OFFSETS_AT >> 2]!;
+  const u32 = sc.u32;
   for (let i = 0; i < count; i++) {
-    const b = offsets[(OFFSETS_AT >> 2) + i + 1]!;
+    const a = u32[(OFFSETS_AT >> 2) + i]!;
+    const b = u32[(ends >> 2) + i]!;
     xxh64Core(sc.bytes, (keys + a) | 0, b - a, 0, 0, out);
     many[(HASHES_AT >> 2) + 2 * i] = out[0]!;
     many[(HASHES_AT >> 2) + 2 * i + 1] = out[1]!;
-    a = b;
   }
 }
 

@@ -8,15 +8,17 @@
 ;;   [1088, 2112)     mitz64: the bit mask of each probe
 ;;   [4096, 8196)     a batch chunk's key offsets (u32, at most 1024 keys + 1), written by JS
 ;;   [8448, 9472)     bloom_batch: one result byte per key of the chunk
-;;   [12288, 28672)   a chunk's hashes: 16 bytes per key (MurmurHash3) or 8 (XXH64)
+;;   [9728, 13828)    a chunk's key ends, when they are not the next key's offset (u32)
+;;   [14336, 30720)   a chunk's hashes: 16 bytes per key (MurmurHash3) or 8 (XXH64)
 ;;   [32768, ...)     key bytes written by JavaScript: one key, or a chunk of packed keys; the
 ;;                    caller keeps 16 spare bytes after the last key because MurmurHash3 reads its
 ;;                    tail with whole 8-byte loads and masks
 ;;   [$base, ...)     bloom_has / bloom_add / bloom_batch: a classic filter's bit array (32-bit LE
 ;;                    words), in a per-filter instance whose memory holds nothing else there
-;; Batch keys: key i of a chunk is the bytes [$keys + off[i], $keys + off[i + 1]), off[] being the
-;; u32s at $offs; $keys may be "negative" (it is i32 arithmetic) so that JavaScript can copy the
-;; packed offsets as they are and pass $keys = 32768 - off[first].
+;; Batch keys: key i of a chunk is the bytes [$keys + off[i], $keys + end[i]), off[] and end[] being
+;; the u32s at $offs and $ends ($ends = $offs + 4 when each key ends where the next begins);
+;; $keys may be "negative" (it is i32 arithmetic) so that JavaScript can copy the packed offsets
+;; as they are and pass $keys = 32768 - off[first].
 ;; Build: npm run build:wasm (compiles this file with wabt into hash-wasm.ts).
 (module
   (memory (export "memory") 2)
@@ -92,17 +94,17 @@
   (func (export "murmur3") (param $len i32) (param $seed i32)
     (call $murmur (i32.const 32768) (local.get $len) (local.get $seed) (i32.const 0)))
   ;; MurmurHash3 (seed 0) of the `count` keys of a chunk; key i's h1, h2 go to `out` + 16i.
-  (func (export "murmur3_batch") (param $keys i32) (param $offs i32) (param $count i32) (param $out i32)
-    (local $i i32) (local $a i32) (local $b i32)
-    (local.set $a (i32.load (local.get $offs)))
+  (func (export "murmur3_batch") (param $keys i32) (param $offs i32) (param $ends i32) (param $count i32)
+    (param $out i32)
+    (local $i i32) (local $a i32) (local $b i32) (local $q i32)
     (block $done
       (loop $keys_loop
         (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
-        (local.set $offs (i32.add (local.get $offs) (i32.const 4)))
-        (local.set $b (i32.load (local.get $offs)))
+        (local.set $q (i32.shl (local.get $i) (i32.const 2)))
+        (local.set $a (i32.load (i32.add (local.get $offs) (local.get $q))))
+        (local.set $b (i32.load (i32.add (local.get $ends) (local.get $q))))
         (call $murmur (i32.add (local.get $keys) (local.get $a)) (i32.sub (local.get $b) (local.get $a))
           (i32.const 0) (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 4))))
-        (local.set $a (local.get $b))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $keys_loop))))
   ;; Guava MURMUR128_MITZ_64 over a bit array of m bits (m < 2^36, passed as f64 so that JavaScript
@@ -408,17 +410,17 @@
     (i64.store (i32.const 0)
       (call $xxh64 (local.get $p) (local.get $len) (local.get $seedLo) (local.get $seedHi))))
   ;; XXH64 (seed 0) of the `count` keys of a chunk; key i's hash goes to `out` + 8i.
-  (func (export "xxh64_batch") (param $keys i32) (param $offs i32) (param $count i32) (param $out i32)
-    (local $i i32) (local $a i32) (local $b i32)
-    (local.set $a (i32.load (local.get $offs)))
+  (func (export "xxh64_batch") (param $keys i32) (param $offs i32) (param $ends i32) (param $count i32)
+    (param $out i32)
+    (local $i i32) (local $a i32) (local $b i32) (local $q i32)
     (block $done
       (loop $keys_loop
         (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
-        (local.set $offs (i32.add (local.get $offs) (i32.const 4)))
-        (local.set $b (i32.load (local.get $offs)))
+        (local.set $q (i32.shl (local.get $i) (i32.const 2)))
+        (local.set $a (i32.load (i32.add (local.get $offs) (local.get $q))))
+        (local.set $b (i32.load (i32.add (local.get $ends) (local.get $q))))
         (i64.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3)))
           (call $xxh64 (i32.add (local.get $keys) (local.get $a)) (i32.sub (local.get $b) (local.get $a))
             (i32.const 0) (i32.const 0)))
-        (local.set $a (local.get $b))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $keys_loop)))))
