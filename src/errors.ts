@@ -48,12 +48,29 @@ export function checkPositiveInteger(
   return value;
 }
 
-/** Throws a `TypeError` unless `value` is a `Uint8Array`; returns it. */
-export function checkBytes(name: string, value: unknown): Uint8Array {
+/** Throws a `TypeError` unless `value` is a `Uint8Array` (keys and hash inputs: no other view). */
+export function checkUint8Array(name: string, value: unknown): Uint8Array {
   if (!(value instanceof Uint8Array)) {
     throw new TypeError(`${name} must be a Uint8Array, got ${show(value)}`);
   }
   return value;
+}
+
+/**
+ * Serialized bytes as a Uint8Array: a `Uint8Array` as it is, an `ArrayBuffer` (what
+ * `fetch().arrayBuffer()` returns) or any other `ArrayBufferView` (Buffer, DataView) viewed, not
+ * copied; anything else is a `TypeError`.
+ */
+export function checkBytes(name: string, value: unknown): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  // What fetch().arrayBuffer(), Buffer, DataView and other views hold: viewed, not copied.
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (ArrayBuffer.isView(value)) {
+    return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  }
+  throw new TypeError(
+    `${name} must be a Uint8Array, an ArrayBuffer or an ArrayBufferView, got ${show(value)}`,
+  );
 }
 
 /** Throws a `TypeError` unless `value` is a non-null object (an options bag); returns it. */

@@ -3,10 +3,25 @@
  * Node-only helpers (files, streams, workers) live in `bloomkit/node`.
  */
 
+export {
+  CacheGuard,
+  type CacheGuardOptions,
+  type CacheGuardStats,
+  type RebuildOptions,
+  type RebuildReport,
+} from './apps/cache-guard.js';
+export type { AnyFilter } from './apps/membership.js';
+export {
+  RuntimeFilter,
+  type RuntimeFilterBuildOptions,
+  type RuntimeFilterOptions,
+  type RuntimeFilterStats,
+} from './apps/runtime-filter.js';
 export { BitArray, type BitStorage, popcount32 } from './bits/bit-array.js';
 export { COUNTER_MAX, CounterArray, MAX_COUNTERS } from './bits/counters.js';
 export { SharedBitArray } from './bits/shared-bit-array.js';
 export { FilterFullError, FormatError, IncompatibleFiltersError } from './errors.js';
+export { FilterBase, type FilterJSON } from './filters/base.js';
 export {
   BLOCK_BITS,
   BlockedBloomFilter,
@@ -16,19 +31,19 @@ export {
   type BlockedSize,
   blockedFalsePositiveRate,
   blockedSize,
-} from './filters/blocked.js';
+} from './filters/blocked/filter.js';
 export {
   BloomFilter,
   type BloomFilterCommonOptions,
   type BloomFilterCreateOptions,
   type BloomFilterShape,
-} from './filters/bloom.js';
+} from './filters/bloom/filter.js';
 export {
   CountingBloomFilter,
   type CountingBloomFilterCreateOptions,
   type CountingBloomFilterShape,
   type MembershipSource,
-} from './filters/counting.js';
+} from './filters/counting/filter.js';
 export {
   CuckooFilter,
   type CuckooFilterCreateOptions,
@@ -36,13 +51,24 @@ export {
   type CuckooVictim,
   cuckooFingerprintBits,
   cuckooSafeCapacity,
-} from './filters/cuckoo.js';
-export type { DeletableFilter, MembershipFilter } from './filters/filter.js';
+} from './filters/cuckoo/filter.js';
+export type {
+  AbortSignalLike,
+  AsyncMembershipFilter,
+  DeletableFilter,
+  KeyOf,
+  MembershipFilter,
+  PackedKeys,
+  ProgressOptions,
+  ReadonlyAsyncMembershipFilter,
+  ReadonlyMembershipFilter,
+} from './filters/filter.js';
+export { forEachPacked, packKeys, splitRecords } from './filters/packed.js';
 export {
   ScalableBloomFilter,
   type ScalableBloomFilterCreateOptions,
   type ScalableLayerInfo,
-} from './filters/scalable.js';
+} from './filters/scalable/filter.js';
 export {
   PARQUET_TYPE_IDS,
   type ParquetPhysicalType,
@@ -54,10 +80,19 @@ export {
   type SplitBlockSize,
   splitBlockFalsePositiveRate,
   splitBlockSize,
-} from './filters/split-block.js';
-export { fromBytes } from './formats/any.js';
+} from './filters/split-block/filter.js';
+export type { FilterCodec, FilterFacts } from './formats/codec.js';
 export { crc32c } from './formats/crc32c.js';
+export { detectFormat, type FilterFormat, formatAdvice } from './formats/detect.js';
 export { type DecodeOptions, FILTER_TYPES, HASH_SCHEMES } from './formats/native.js';
+export {
+  CODECS,
+  codecForType,
+  codecOf,
+  describeFilter,
+  fromBytes,
+  fromJSON,
+} from './formats/registry.js';
 export {
   compositeKey,
   hbaseRowColBloomKey,

@@ -31,7 +31,7 @@ runConformance({
     return {
       ...adapt(f),
       add: (k) => f.addMany([k]) === 1,
-      has: (k) => f.hasMany([k])[0] === 1,
+      has: (k) => f.hasMany([k])[0] === true,
     };
   },
   fppSlack: 1,

@@ -1,5 +1,5 @@
 /**
- * The classic BloomFilter's API: construction, add/has/addAll, union/intersect with Guava's
+ * The classic BloomFilter's API: construction, add/has/addMany, union/intersect with Guava's
  * compatibility rule, estimators, clone/clear/equals, bit positions against Guava's vectors
  * (shared/REFERENCE.md §1.6), and the native and Guava serial forms with their error cases.
  */
@@ -76,7 +76,7 @@ describe('construction', () => {
   });
 });
 
-describe('add, has, addAll', () => {
+describe('add, has, addMany', () => {
   it('add returns true iff a bit changed (Guava put), has never gives a false negative', () => {
     const f = BloomFilter.create({ capacity: 5000, fpp: 0.01 });
     for (const k of keys('k', 5000)) {
@@ -94,16 +94,16 @@ describe('add, has, addAll', () => {
     for (const k of keys('absent', 1000)) expect(f.has(k)).toBe(false);
   });
 
-  it('addAll takes any iterable and reports whether anything changed', () => {
+  it('addMany takes any iterable and counts the keys that were new', () => {
     const f = BloomFilter.create({ capacity: 100, fpp: 0.01 });
-    expect(f.addAll(['a', 'b', 'c'])).toBe(true);
-    expect(f.addAll(new Set(['a', 'b']))).toBe(false);
+    expect(f.addMany(['a', 'b', 'c'])).toBe(3);
+    expect(f.addMany(new Set(['a', 'b']))).toBe(0);
     function* gen(): Generator<string> {
       yield 'a';
       yield 'd';
     }
-    expect(f.addAll(gen())).toBe(true);
-    expect(f.addAll([])).toBe(false);
+    expect(f.addMany(gen())).toBeGreaterThan(0);
+    expect(f.addMany([])).toBe(0);
     for (const k of ['a', 'b', 'c', 'd']) expect(f.has(k)).toBe(true);
     const g = BloomFilter.create({ capacity: 100, fpp: 0.01 });
     for (const k of ['a', 'b', 'c', 'd']) g.add(k);
@@ -331,7 +331,7 @@ describe('union, intersect, isCompatible', () => {
       `${op} with a different %s is an IncompatibleFiltersError naming both values`,
       (_w, other, message) => {
         const a = make();
-        a.addAll(keys('a', 100));
+        a.addMany(keys('a', 100));
         const before = snapshot(a);
         const o = other();
         o.add(o.funnel === 'int' ? 12345 : 'zzz');
@@ -390,8 +390,8 @@ describe('estimators', () => {
       Array.from(f.bits.data).reduce((n, w) => n + popcount(w), 0);
     const a = BloomFilter.create({ capacity: 1000, fpp: 0.01 });
     const b = BloomFilter.create({ capacity: 1000, fpp: 0.01 });
-    a.addAll(keys('a', 300));
-    b.addAll(keys('b', 300));
+    a.addMany(keys('a', 300));
+    b.addMany(keys('b', 300));
     expect(a.bitCount).toBe(recount(a));
     a.union(b);
     expect(a.bitCount).toBe(recount(a));
@@ -407,7 +407,7 @@ describe('clone, clear, equals', () => {
   it('clone is equal and independent in both directions', () => {
     for (const shared of [false, true]) {
       const f = BloomFilter.create({ capacity: 1000, fpp: 0.01, shared });
-      f.addAll(keys('k', 100));
+      f.addMany(keys('k', 100));
       const c = f.clone();
       expect(c).not.toBe(f);
       expect(c.equals(f)).toBe(true);
@@ -424,7 +424,7 @@ describe('clone, clear, equals', () => {
 
   it('clear forgets every key and the filter is usable again', () => {
     const f = BloomFilter.create({ capacity: 1000, fpp: 0.01 });
-    f.addAll(keys('k', 1000));
+    f.addMany(keys('k', 1000));
     f.clear();
     expect(f.bitCount).toBe(0);
     expect(f.estimatedCount()).toBe(0);
@@ -482,7 +482,7 @@ describe('native format round trip', () => {
 
   it.each(combos)('%s / %s (shared source: %s)', (funnel, strategy, shared) => {
     const f = BloomFilter.create({ capacity: 500, fpp: 0.02, funnel, strategy, shared });
-    f.addAll(FUNNEL_KEYS[funnel]);
+    f.addMany(FUNNEL_KEYS[funnel]);
     const bytes = f.toBytes();
     const g = BloomFilter.fromBytes(bytes);
     expect(g.equals(f)).toBe(true);
@@ -521,7 +521,7 @@ describe('native format round trip', () => {
 
   it('a flipped payload bit is a FormatError (checksum), never a silently different filter', () => {
     const f = BloomFilter.create({ capacity: 100, fpp: 0.01 });
-    f.addAll(keys('k', 50));
+    f.addMany(keys('k', 50));
     const bytes = f.toBytes();
     for (const at of [0, 10, 30, bytes.length - 30, bytes.length - 1]) {
       const bad = bytes.slice();
@@ -542,7 +542,7 @@ describe('Guava format: toGuava / fromGuava', () => {
     for (const funnel of Object.keys(FUNNEL_KEYS) as Funnel[]) {
       for (const strategy of ['MURMUR128_MITZ_64', 'MURMUR128_MITZ_32'] as const) {
         const f = BloomFilter.create({ capacity: 300, fpp: 0.01, funnel, strategy });
-        f.addAll(FUNNEL_KEYS[funnel]);
+        f.addMany(FUNNEL_KEYS[funnel]);
         const bytes = f.toGuava();
         expect(bytes.length).toBe(6 + 8 * (f.bitSize / 64));
         expect(bytes[0]).toBe(strategy === 'MURMUR128_MITZ_64' ? 1 : 0);
@@ -586,7 +586,7 @@ describe('Guava format: toGuava / fromGuava', () => {
   describe('bad bytes are a FormatError naming the field and the value', () => {
     const good = (() => {
       const f = BloomFilter.create({ capacity: 100, fpp: 0.03 });
-      f.addAll(['a', 'b', 'c']);
+      f.addMany(['a', 'b', 'c']);
       return f.toGuava(); // 01 05 00 00 00 0c + 96 bytes
     })();
     const patched = (offset: number, ...values: number[]): Uint8Array => {

@@ -137,7 +137,7 @@ describe('MURMUR128_MITZ_64 probe walk', () => {
 
 describe('wasm kernels', () => {
   it('filters beyond the live-kernel cap answer exactly like kernel-backed ones', async () => {
-    const { BloomFilter } = await import('../src/filters/bloom.js');
+    const { BloomFilter } = await import('../src/filters/bloom/filter.js');
     const filters = Array.from({ length: 400 }, () =>
       BloomFilter.create({ capacity: 10_000, fpp: 0.01 }),
     );

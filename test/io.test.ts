@@ -27,6 +27,7 @@ import {
   save,
 } from '../src/node.js';
 import { ShardedBloomFilter } from '../src/redis.js';
+import { decodeAny, loadAny } from './support/any-filter.js';
 import { forge } from './support/native-bytes.js';
 import { lcg } from './support/random.js';
 
@@ -102,11 +103,11 @@ describe('save and load', () => {
       const bytes = new Uint8Array(await readFile(path));
       expect(n).toBe(bytes.length);
       expect(bytes).toEqual(f.toBytes());
-      const g = await load(path);
+      const g = await loadAny(path);
       expect(g).toBeInstanceOf(BloomFilter);
       expect((g as BloomFilter).equals(f)).toBe(true);
       expect((g as BloomFilter).bitCount).toBe(f.bitCount);
-      expect((fromBytes(bytes) as BloomFilter).equals(f)).toBe(true);
+      expect((decodeAny(bytes) as BloomFilter).equals(f)).toBe(true);
     }
   });
 
@@ -121,14 +122,14 @@ describe('save and load', () => {
     for (const size of [1, 3, 40, 41, 1000, 1 << 20]) {
       const chunks: Uint8Array[] = [];
       for (let p = 0; p < bytes.length; p += size) chunks.push(bytes.subarray(p, p + size));
-      const g = (await load(Readable.from(chunks))) as BloomFilter;
+      const g = (await loadAny(Readable.from(chunks))) as BloomFilter;
       expect(g.equals(f), `chunks of ${size}`).toBe(true);
     }
     async function* generator() {
       yield bytes.subarray(0, 100);
       yield bytes.subarray(100);
     }
-    expect(((await load(generator())) as BloomFilter).equals(f)).toBe(true);
+    expect(((await loadAny(generator())) as BloomFilter).equals(f)).toBe(true);
   });
 
   it('does not end a stream it was given, and waits for each slice to be accepted', async () => {
@@ -154,7 +155,7 @@ describe('save and load', () => {
     const path = join(dir, 'wrapped.blmk');
     expect(await save(wrapper, path)).toBe(c.toBytes().length);
     expect(new Uint8Array(await readFile(path))).toEqual(c.toBytes());
-    const d = await load(path);
+    const d = await loadAny(path);
     expect(d).toBeInstanceOf(CountingBloomFilter);
     expect((d as CountingBloomFilter).equals(c)).toBe(true);
   });
@@ -177,21 +178,21 @@ describe('save and load', () => {
     failing.on('error', () => {});
     await expect(save(sample(), failing)).rejects.toThrow('disk full');
     await expect(save(sample(), join(dir, 'no-such-dir', 'x.blmk'))).rejects.toThrow(/ENOENT/);
-    expect(((await load(path)) as BloomFilter).equals(old)).toBe(true);
+    expect(((await loadAny(path)) as BloomFilter).equals(old)).toBe(true);
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     const newer = sample(3000);
     await save(newer, path);
-    expect(((await load(path)) as BloomFilter).equals(newer)).toBe(true);
+    expect(((await loadAny(path)) as BloomFilter).equals(newer)).toBe(true);
   });
 
   it('rejects bad arguments with TypeError/RangeError', async () => {
     await expect(save({} as never, join(dir, 'x'))).rejects.toThrow(TypeError);
     await expect(save(sample(), 42 as never)).rejects.toThrow(TypeError);
-    await expect(load(42 as never)).rejects.toThrow(TypeError);
-    await expect(load(Readable.from(['text'], { objectMode: true }))).rejects.toThrow(
+    await expect(loadAny(42 as never)).rejects.toThrow(TypeError);
+    await expect(loadAny(Readable.from(['text'], { objectMode: true }))).rejects.toThrow(
       /must yield bytes/,
     );
-    await expect(load(Readable.from([sample().toBytes()]), { maxBytes: -1 })).rejects.toThrow(
+    await expect(loadAny(Readable.from([sample().toBytes()]), { maxBytes: -1 })).rejects.toThrow(
       /maxBytes must be a positive number, got -1/,
     );
   });
@@ -247,7 +248,7 @@ function fullCuckoo(): CuckooFilter {
 async function everyType(): Promise<Array<{ name: string; filter: MembershipFilter }>> {
   const out: Array<{ name: string; filter: MembershipFilter }> = [];
   for (const c of GOLDEN_CASES.filter((g) => g.type !== 7 && g.kind !== 'sidecar')) {
-    out.push({ name: c.file.replace(/\.blmk$/, ''), filter: fromBytes(await c.build()) });
+    out.push({ name: c.file.replace(/\.blmk$/, ''), filter: decodeAny(await c.build()) });
   }
   out.push({ name: 'cuckoo with a victim', filter: fullCuckoo() });
   const shared = BlockedBloomFilter.create({ capacity: 300, fpp: 0.01, shared: true });
@@ -281,17 +282,17 @@ describe('every filter type streams', () => {
       const bytes = filter.toBytes();
       const path = join(dir, `${name}.blmk`);
       await save(filter, path);
-      expectSame(await load(path), filter, `${name} from a file`);
+      expectSame(await loadAny(path), filter, `${name} from a file`);
       for (const size of [1, 7, 24, 25, 61, 4096, bytes.length]) {
         const chunks: Uint8Array[] = [];
         for (let p = 0; p < bytes.length; p += size) chunks.push(bytes.subarray(p, p + size));
-        expectSame(await load(Readable.from(chunks)), filter, `${name} in chunks of ${size}`);
+        expectSame(await loadAny(Readable.from(chunks)), filter, `${name} in chunks of ${size}`);
       }
       const out = new PassThrough();
       const written = collect(out);
       await save(filter, out);
       out.end();
-      expectSame(await load(Readable.from([await written])), filter, `${name} through a pipe`);
+      expectSame(await loadAny(Readable.from([await written])), filter, `${name} through a pipe`);
     }
   });
 
@@ -300,7 +301,7 @@ describe('every filter type streams', () => {
       if (filter instanceof CuckooFilter && filter.victim !== undefined) continue; // full
       const path = join(dir, `${name}.blmk`);
       await save(filter, path);
-      const loaded = await load(path);
+      const loaded = await loadAny(path);
       const keyOf = {
         string: 'after-load',
         utf16: 'after-load',
@@ -317,7 +318,7 @@ describe('every filter type streams', () => {
   });
 });
 
-describe('fromBytes(bytes, { copy: false })', () => {
+describe('decodeAny(bytes, { copy: false })', () => {
   const make = {
     counting: () => {
       const f = CountingBloomFilter.create({ capacity: 500, fpp: 0.01 });
@@ -357,18 +358,18 @@ describe('fromBytes(bytes, { copy: false })', () => {
     it(`${name}: views the payload in place, and writes reach the bytes`, () => {
       const f = build();
       const bytes = f.toBytes();
-      const g = fromBytes(bytes, { copy: false });
+      const g = decodeAny(bytes, { copy: false });
       expectSame(g, f, name);
       for (const view of storageOf(g)) expect(view.buffer, name).toBe(bytes.buffer);
       const before = bytes.slice();
       g.add('added-in-place');
       expect(bytes, name).not.toEqual(before);
       // The default copies.
-      const h = fromBytes(f.toBytes());
+      const h = decodeAny(f.toBytes());
       for (const view of storageOf(h)) expect(view.buffer, name).not.toBe(bytes.buffer);
       // A misaligned payload is copied for word types, viewed for byte types; equal either way.
       const shifted = misaligned(f.toBytes());
-      const k = fromBytes(shifted, { copy: false });
+      const k = decodeAny(shifted, { copy: false });
       expectSame(k, f, `${name} misaligned`);
       const viewed = name === 'counting' || name === 'sharded';
       for (const view of storageOf(k)) expect(view.buffer === shifted.buffer, name).toBe(viewed);
@@ -378,7 +379,7 @@ describe('fromBytes(bytes, { copy: false })', () => {
   it('cuckoo: always copies (its constructor owns the table; see cuckoo-codec.ts)', () => {
     const f = fullCuckoo();
     const bytes = f.toBytes();
-    const g = fromBytes(bytes, { copy: false });
+    const g = decodeAny(bytes, { copy: false });
     expectSame(g, f, 'cuckoo');
     expect(storageOf(g)[0]!.buffer).not.toBe(bytes.buffer);
   });
@@ -407,16 +408,17 @@ describe('load rejects bad input with FormatError', () => {
     const path = join(dir, 'cut.blmk');
     for (const n of [0, 1, 4, 10, 23, 24, 30, 39, 40, 41, 1000, bytes.length - 1]) {
       await writeFile(path, bytes.subarray(0, n));
-      await expect(load(path), `file of ${n} bytes`).rejects.toThrow(FormatError);
-      await expect(load(Readable.from([bytes.subarray(0, n)])), `stream of ${n}`).rejects.toThrow(
-        FormatError,
-      );
+      await expect(loadAny(path), `file of ${n} bytes`).rejects.toThrow(FormatError);
+      await expect(
+        loadAny(Readable.from([bytes.subarray(0, n)])),
+        `stream of ${n}`,
+      ).rejects.toThrow(FormatError);
     }
     await writeFile(path, bytes.subarray(0, 1000));
-    await expect(load(path)).rejects.toThrow(
+    await expect(loadAny(path)).rejects.toThrow(
       /truncated: the header announces \d+ bytes, the file has 1000/,
     );
-    await expect(load(Readable.from([bytes.subarray(0, 1000)]))).rejects.toThrow(
+    await expect(loadAny(Readable.from([bytes.subarray(0, 1000)]))).rejects.toThrow(
       /truncated: the input ends inside the payload at byte 1000/,
     );
   });
@@ -425,18 +427,18 @@ describe('load rejects bad input with FormatError', () => {
     const bytes = sample().toBytes();
     const path = join(dir, 'bad.blmk');
     await writeFile(path, Buffer.concat([bytes, Buffer.from([0])]));
-    await expect(load(path)).rejects.toThrow(/length mismatch/);
-    await expect(load(Readable.from([bytes, new Uint8Array(1)]))).rejects.toThrow(
+    await expect(loadAny(path)).rejects.toThrow(/length mismatch/);
+    await expect(loadAny(Readable.from([bytes, new Uint8Array(1)]))).rejects.toThrow(
       /continues after/,
     );
     const flipped = bytes.slice();
     flipped[500]! ^= 4;
     await writeFile(path, flipped);
-    await expect(load(path)).rejects.toThrow(/checksum mismatch/);
-    await expect(load(Readable.from([flipped]))).rejects.toThrow(/checksum mismatch/);
+    await expect(loadAny(path)).rejects.toThrow(/checksum mismatch/);
+    await expect(loadAny(Readable.from([flipped]))).rejects.toThrow(/checksum mismatch/);
     const chunked = join(dir, 'chunked.blmk');
     await ChunkedBloomFilter.build(chunked, ['a', 'b'], { capacity: 10, fpp: 0.01 });
-    await expect(load(chunked)).rejects.toThrow(/chunked filter file.*ChunkedBloomFilter\.open/);
+    await expect(loadAny(chunked)).rejects.toThrow(/chunked filter file.*ChunkedBloomFilter\.open/);
   });
 
   it('a forged 2^50-byte length allocates nothing, from a file or a stream', async () => {
@@ -447,12 +449,12 @@ describe('load rejects bad input with FormatError', () => {
     const path = join(dir, 'forged.blmk');
     await writeFile(path, forged);
     const { growth } = await peakGrowth(async () => {
-      await expect(load(path)).rejects.toThrow(
+      await expect(loadAny(path)).rejects.toThrow(
         /truncated: the header announces 11258999068\d+ bytes/,
       );
-      await expect(load(Readable.from([forged]))).rejects.toThrow(/more than maxBytes/);
+      await expect(loadAny(Readable.from([forged]))).rejects.toThrow(/more than maxBytes/);
       // Even a caller who lifts maxBytes gets a FormatError from the parameter checks first.
-      await expect(load(Readable.from([forged]), { maxBytes: 2 ** 53 })).rejects.toThrow(
+      await expect(loadAny(Readable.from([forged]), { maxBytes: 2 ** 53 })).rejects.toThrow(
         FormatError,
       );
     });
@@ -462,7 +464,7 @@ describe('load rejects bad input with FormatError', () => {
   it('a stream larger than maxBytes is refused from its header', async () => {
     const f = sample();
     const size = f.toBytes().length;
-    await expect(load(Readable.from([f.toBytes()]), { maxBytes: 100 })).rejects.toThrow(
+    await expect(loadAny(Readable.from([f.toBytes()]), { maxBytes: 100 })).rejects.toThrow(
       `announces ${size} bytes, more than maxBytes (100)`,
     );
   });
@@ -475,8 +477,8 @@ describe('every type rejects damaged files and streams with FormatError', () => 
     await writeFile(path, bytes);
     const cut = Math.min(bytes.length, 30);
     for (const [how, attempt] of [
-      ['file', () => load(path)],
-      ['stream', () => load(Readable.from([bytes.subarray(0, cut), bytes.subarray(cut)]))],
+      ['file', () => loadAny(path)],
+      ['stream', () => loadAny(Readable.from([bytes.subarray(0, cut), bytes.subarray(cut)]))],
     ] as const) {
       const error = await attempt().then(
         () => undefined,
@@ -587,7 +589,7 @@ describe('every type rejects damaged files and streams with FormatError', () => 
     ];
     const { growth } = await peakGrowth(async () => {
       for (const [what, forged, message] of cases) {
-        expect(() => fromBytes(forged), what).toThrow(message);
+        expect(() => decodeAny(forged), what).toThrow(message);
         await expectRejected(forged, what, message);
       }
     });
@@ -617,10 +619,10 @@ describe('memory: 64 MiB filters of the other types', () => {
   async function measure(name: string, f: MembershipFilter, bytes: number) {
     const path = join(dir, `${name}-big.blmk`);
     const saved = await peakGrowth(() => save(f, path));
-    const loaded = await peakGrowth(() => load(path));
+    const loaded = await peakGrowth(() => loadAny(path));
     const streamed = await peakGrowth(async () => {
       const { createReadStream } = await import('node:fs');
-      return load(createReadStream(path), { maxBytes: 256 * mib });
+      return loadAny(createReadStream(path), { maxBytes: 256 * mib });
     });
     expectSame(loaded.result, f, `${name} from a file`);
     expectSame(streamed.result, f, `${name} from a stream`);
@@ -676,7 +678,7 @@ describe('memory: a 128 MiB filter', () => {
     expect(saved.result).toBe(128 * mib + 44);
     expect(saved.growth).toBeLessThan(24 * mib); // toBytes() would add 128 MiB
 
-    const loaded = await peakGrowth(() => load(path));
+    const loaded = await peakGrowth(() => loadAny(path));
     const g = loaded.result as BloomFilter;
     expect(loaded.growth).toBeLessThan(128 * mib + 40 * mib); // a second copy would need 256 MiB
     expect(loaded.growth).toBeGreaterThan(120 * mib); // the filter itself
@@ -684,7 +686,7 @@ describe('memory: a 128 MiB filter', () => {
 
     const streamed = await peakGrowth(async () => {
       const { createReadStream } = await import('node:fs');
-      return load(createReadStream(path), { maxBytes: 256 * mib });
+      return loadAny(createReadStream(path), { maxBytes: 256 * mib });
     });
     expect(streamed.growth).toBeLessThan(128 * mib + 40 * mib);
     expect((streamed.result as BloomFilter).equals(f)).toBe(true);

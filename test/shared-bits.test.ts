@@ -111,7 +111,7 @@ async function run(s: Scenario) {
   });
   expect(filter.bits).toBeInstanceOf(SharedBitArray);
   const preloaded = range('pre', 500);
-  filter.addAll(preloaded);
+  filter.addMany(preloaded);
   const bitsBefore = popcountAll(filter.bits.data);
   const common = range('common', s.common);
   const gate = new SharedArrayBuffer(4);
@@ -131,8 +131,8 @@ async function run(s: Scenario) {
 
   // Reference: one thread, the union of all keys.
   const reference = BloomFilter.create({ capacity: s.capacity, fpp: s.fpp, strategy: s.strategy });
-  reference.addAll(preloaded);
-  for (const job of jobs) reference.addAll(job.keys);
+  reference.addMany(preloaded);
+  for (const job of jobs) reference.addMany(job.keys);
   return { filter, reference, jobs, reports, common, preloaded, bitsBefore };
 }
 

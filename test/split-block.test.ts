@@ -4,7 +4,7 @@ import {
   decodeParquetBloomFilter,
   decodeParquetHeader,
   encodeParquetHeader,
-} from '../src/formats/split-block-codec.js';
+} from '../src/filters/split-block/format.js';
 import {
   FormatError,
   fromBytes,

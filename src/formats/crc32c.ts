@@ -4,7 +4,7 @@
  * `crc32c(b, crc32c(a))` equals `crc32c(a ++ b)`. Check value: crc32c("123456789") = 0xE3069283.
  */
 
-import { checkBytes, show } from '../errors.js';
+import { checkUint8Array, show } from '../errors.js';
 
 const TABLES = (() => {
   const t = new Uint32Array(8 * 256);
@@ -25,7 +25,7 @@ const TABLES = (() => {
 
 /** CRC-32C of `bytes`, continuing from `crc` (the value of the bytes before; 0 to start). */
 export function crc32c(bytes: Uint8Array, crc = 0): number {
-  checkBytes('bytes', bytes);
+  checkUint8Array('bytes', bytes);
   if (!Number.isInteger(crc) || crc < 0 || crc > 0xffffffff) {
     throw new RangeError(`crc must be an integer in [0, 2^32), got ${show(crc)}`);
   }

@@ -35,6 +35,7 @@ import { checkBytes, FormatError } from '../errors.js';
 import { type Funnel, funnelFromId } from '../hash/keys.js';
 import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import { crc32c } from './crc32c.js';
+import { detectFormat, formatAdvice } from './detect.js';
 
 /** Filter type ids. Never reuse or reorder; the next free id is 11. */
 export const FILTER_TYPES = {
@@ -142,7 +143,7 @@ export function encodeHeader(
  * Parses and checks the 24-byte header (everything that can be checked before the payload is
  * read, so a streaming reader can refuse a forged length before allocating anything).
  */
-export function decodeHeader(bytes: Uint8Array): NativeHeader {
+export function decodeHeader(bytes: Uint8Array, totalLength = bytes.length): NativeHeader {
   if (bytes.length < HEADER_BYTES) {
     throw new FormatError(
       `not a bloomkit filter: ${bytes.length} bytes is shorter than the ${HEADER_BYTES}-byte header`,
@@ -152,7 +153,11 @@ export function decodeHeader(bytes: Uint8Array): NativeHeader {
   const magic = v.getUint32(0, true);
   if (magic !== MAGIC) {
     const hex = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
-    throw new FormatError(`not a bloomkit filter: magic is ${hex}, expected 42 4c 4d 4b ("BLMK")`);
+    const format = detectFormat(bytes, totalLength);
+    const advice = format === 'unknown' ? '' : `: ${formatAdvice(format)}`;
+    throw new FormatError(
+      `not a bloomkit filter: magic is ${hex}, expected 42 4c 4d 4b ("BLMK")${advice}`,
+    );
   }
   const version = v.getUint16(4, true);
   if (version !== FORMAT_VERSION) {
@@ -189,7 +194,7 @@ export function containerSize(h: NativeHeader): number {
  * `expectedType`, when given, must match the type id.
  */
 export function decodeContainer(bytes: Uint8Array, expectedType?: number): NativeContainer {
-  checkBytes('bytes', bytes);
+  bytes = checkBytes('bytes', bytes);
   const header = decodeHeader(bytes);
   if (expectedType !== undefined && header.type !== expectedType) {
     throw new FormatError(

@@ -27,19 +27,8 @@
 import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { FormatError, show } from '../errors.js';
-import { BlockedBloomFilter } from '../filters/blocked.js';
-import { BloomFilter } from '../filters/bloom.js';
-import { CountingBloomFilter } from '../filters/counting.js';
-import { CuckooFilter } from '../filters/cuckoo.js';
-import type { MembershipFilter } from '../filters/filter.js';
-import { ScalableBloomFilter } from '../filters/scalable.js';
-import { SplitBlockBloomFilter } from '../filters/split-block.js';
-import { fromBytes } from '../formats/any.js';
-import { blockedParts, blockedSink } from '../formats/blocked-codec.js';
-import { bloomParts, bloomSink } from '../formats/bloom-codec.js';
-import { countingParts, countingSink } from '../formats/counting-codec.js';
+import type { ReadonlyMembershipFilter } from '../filters/filter.js';
 import { crc32c } from '../formats/crc32c.js';
-import { cuckooParts, cuckooSink } from '../formats/cuckoo-codec.js';
 import {
   type ContainerParts,
   containerSize,
@@ -50,10 +39,7 @@ import {
   type PayloadSink,
   TRAILER_BYTES,
 } from '../formats/native.js';
-import { scalableParts, scalableSink } from '../formats/scalable-codec.js';
-import { splitBlockParts, splitBlockSink } from '../formats/split-block-codec.js';
-import { ShardedBloomFilter } from '../redis/sharded-bloom.js';
-import { shardedParts, shardedSink } from '../redis/sharded-codec.js';
+import { codecForType, codecOf, fromBytes } from '../formats/registry.js';
 
 /** Anything bloomkit can save: every filter type has `toBytes()`. */
 export interface Serializable {
@@ -76,65 +62,13 @@ export interface LoadOptions {
   maxBytes?: number;
 }
 
-/** Per-type streaming codecs: parts for `save`, a sink for `load`. Types not listed fall back. */
-const STREAM_CODECS: ReadonlyArray<{
-  type: number;
-  parts: (filter: never) => ContainerParts;
-  owns: (filter: unknown) => boolean;
-  sink: (header: NativeHeader, params: DataView) => PayloadSink<MembershipFilter>;
-}> = [
-  {
-    type: FILTER_TYPES.bloom,
-    owns: (f) => f instanceof BloomFilter,
-    parts: bloomParts as (filter: never) => ContainerParts,
-    sink: bloomSink,
-  },
-  {
-    type: FILTER_TYPES.counting,
-    owns: (f) => f instanceof CountingBloomFilter,
-    parts: countingParts as (filter: never) => ContainerParts,
-    sink: countingSink,
-  },
-  {
-    type: FILTER_TYPES.scalable,
-    owns: (f) => f instanceof ScalableBloomFilter,
-    parts: scalableParts as (filter: never) => ContainerParts,
-    sink: scalableSink,
-  },
-  {
-    type: FILTER_TYPES.cuckoo,
-    owns: (f) => f instanceof CuckooFilter,
-    parts: cuckooParts as (filter: never) => ContainerParts,
-    sink: cuckooSink,
-  },
-  {
-    type: FILTER_TYPES.blocked,
-    owns: (f) => f instanceof BlockedBloomFilter,
-    parts: blockedParts as (filter: never) => ContainerParts,
-    sink: blockedSink,
-  },
-  {
-    type: FILTER_TYPES.splitBlock,
-    owns: (f) => f instanceof SplitBlockBloomFilter,
-    parts: splitBlockParts as (filter: never) => ContainerParts,
-    sink: splitBlockSink,
-  },
-  {
-    type: FILTER_TYPES.shardedBloom,
-    owns: (f) => f instanceof ShardedBloomFilter,
-    parts: shardedParts as (filter: never) => ContainerParts,
-    sink: shardedSink,
-  },
-];
-
 /** The largest slice handed to one write or read call (fs calls are limited to 2 GiB). */
 const SLICE = 8 * 1024 * 1024;
 const DEFAULT_STREAM_MAX = 2 ** 30;
 
 function partsOf(filter: Serializable): ContainerParts {
-  for (const codec of STREAM_CODECS) {
-    if (codec.owns(filter)) return codec.parts(filter as never);
-  }
+  const codec = codecOf(filter);
+  if (codec !== undefined) return codec.parts(filter);
   if (filter === null || typeof filter !== 'object' || typeof filter.toBytes !== 'function') {
     throw new TypeError(`filter must have a toBytes() method, got ${show(filter)}`);
   }
@@ -334,7 +268,7 @@ function* slicesOf(targets: Iterable<Uint8Array>): Generator<Uint8Array, void, u
 }
 
 /** Reads one container from `source` (whose size, when known, was checked by the caller). */
-async function readContainer(source: Source, maxBytes: number): Promise<MembershipFilter> {
+async function readContainer(source: Source, maxBytes: number): Promise<ReadonlyMembershipFilter> {
   const head = new Uint8Array(HEADER_BYTES);
   await source.readInto(head, 'header');
   const header = decodeHeader(head);
@@ -349,8 +283,8 @@ async function readContainer(source: Source, maxBytes: number): Promise<Membersh
       `the header announces ${size} bytes, more than maxBytes (${maxBytes}); pass a larger maxBytes to load it`,
     );
   }
-  const codec = STREAM_CODECS.find((c) => c.type === header.type);
-  if (codec === undefined) {
+  const codec = codecForType(header.type);
+  if (codec === undefined || codec.sink === null) {
     // Fallback for types without a sink: one buffer, decoded in place.
     const all = new Uint8Array(size);
     all.set(head, 0);
@@ -393,7 +327,7 @@ async function readContainer(source: Source, maxBytes: number): Promise<Membersh
     );
   }
   await source.expectEnd(size);
-  return sink.finish();
+  return sink.finish() as ReadonlyMembershipFilter;
 }
 
 /**
@@ -404,30 +338,14 @@ async function readContainer(source: Source, maxBytes: number): Promise<Membersh
 export async function load(
   source: LoadSource,
   options: LoadOptions = {},
-): Promise<MembershipFilter> {
+): Promise<ReadonlyMembershipFilter> {
   if (typeof source === 'string') {
-    const maxBytes = checkMaxBytes(options.maxBytes, Number.POSITIVE_INFINITY);
-    const fh = await open(source, 'r');
     try {
-      const fileSize = (await fh.stat()).size;
-      if (fileSize >= HEADER_BYTES) {
-        const head = new Uint8Array(HEADER_BYTES);
-        await fileSource(fh).readInto(head, 'header');
-        const size = containerSize(decodeHeader(head));
-        if (fileSize < size) {
-          throw new FormatError(
-            `truncated: the header announces ${size} bytes, the file has ${fileSize}`,
-          );
-        }
-        if (fileSize > size) {
-          throw new FormatError(
-            `length mismatch: the header announces ${size} bytes, the file has ${fileSize}`,
-          );
-        }
-      }
-      return await readContainer(fileSource(fh), maxBytes);
-    } finally {
-      await fh.close();
+      return await loadFile(source, options);
+    } catch (error) {
+      // Name the file: a FormatError from deep inside says what, this says where.
+      if (error instanceof FormatError) throw new FormatError(`${source}: ${error.message}`);
+      throw error;
     }
   }
   if (source === null || typeof source !== 'object' || !(Symbol.asyncIterator in source)) {
@@ -435,4 +353,30 @@ export async function load(
   }
   const maxBytes = checkMaxBytes(options.maxBytes, DEFAULT_STREAM_MAX);
   return readContainer(streamSource(source as AsyncIterable<unknown>), maxBytes);
+}
+
+async function loadFile(source: string, options: LoadOptions): Promise<ReadonlyMembershipFilter> {
+  const maxBytes = checkMaxBytes(options.maxBytes, Number.POSITIVE_INFINITY);
+  const fh = await open(source, 'r');
+  try {
+    const fileSize = (await fh.stat()).size;
+    if (fileSize >= HEADER_BYTES) {
+      const head = new Uint8Array(HEADER_BYTES);
+      await fileSource(fh).readInto(head, 'header');
+      const size = containerSize(decodeHeader(head, fileSize));
+      if (fileSize < size) {
+        throw new FormatError(
+          `truncated: the header announces ${size} bytes, the file has ${fileSize}`,
+        );
+      }
+      if (fileSize > size) {
+        throw new FormatError(
+          `length mismatch: the header announces ${size} bytes, the file has ${fileSize}`,
+        );
+      }
+    }
+    return await readContainer(fileSource(fh), maxBytes);
+  } finally {
+    await fh.close();
+  }
 }

@@ -69,7 +69,7 @@ Atomics.or = ((array: Uint32Array, index: number, value: number): number => {
 
 // Prepare everything before the gate so that the workers really start together.
 const local = job.mode === 'union' ? new BloomFilter(shape) : null;
-if (local !== null) local.addAll(job.keys);
+if (local !== null) local.addMany(job.keys);
 const adds = new Uint8Array(job.mode === 'add' ? job.keys.length : 0);
 const gate = new Int32Array(job.gate);
 

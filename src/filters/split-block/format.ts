@@ -35,16 +35,8 @@
  * words in place).
  */
 
-import { BitArray } from '../bits/bit-array.js';
-import { FormatError } from '../errors.js';
-import {
-  MAX_SPLIT_BLOCKS,
-  PARQUET_TYPE_IDS,
-  type ParquetPhysicalType,
-  SPLIT_BLOCK_BITS,
-  SplitBlockBloomFilter,
-} from '../filters/split-block.js';
-import { FUNNEL_IDS } from '../hash/keys.js';
+import { BitArray } from '../../bits/bit-array.js';
+import { FormatError } from '../../errors.js';
 import {
   type ContainerParts,
   containerParts,
@@ -54,14 +46,22 @@ import {
   fillWords,
   getU64,
   HASH_SCHEMES,
-  joinContainer,
   type NativeHeader,
   type PayloadSink,
   payloadWordsView,
   setU64,
   wordsSink,
   wordsToBytes,
-} from './native.js';
+} from '../../formats/native.js';
+import { FUNNEL_IDS } from '../../hash/keys.js';
+import type { SplitBlockBloomFilter } from './filter.js';
+import {
+  MAX_SPLIT_BLOCKS,
+  PARQUET_FUNNELS,
+  PARQUET_TYPE_IDS,
+  type ParquetPhysicalType,
+  SPLIT_BLOCK_BITS,
+} from './sizing.js';
 
 // ------------------------------------------------------------------------------------------------
 // Parquet's thrift header
@@ -277,10 +277,6 @@ function splitBlockParams(filter: SplitBlockBloomFilter): Uint8Array {
   return params;
 }
 
-export function encodeSplitBlock(filter: SplitBlockBloomFilter): Uint8Array {
-  return joinContainer(splitBlockParts(filter));
-}
-
 /** The container of `filter` as parts; the payload views the filter's words (on LE hosts). */
 export function splitBlockParts(filter: SplitBlockBloomFilter): ContainerParts {
   return containerParts(
@@ -329,7 +325,7 @@ function checkSplitBlock(
     );
   }
   // The funnel follows from the type; a one-block filter tells it without allocating the real one.
-  const funnel = new SplitBlockBloomFilter({ blocks: 1, type }).funnel;
+  const funnel = PARQUET_FUNNELS[type];
   if (header.funnel !== FUNNEL_IDS[funnel]) {
     throw new FormatError(
       `funnel id ${header.funnel} does not match a ${type} split-block filter (expected ${FUNNEL_IDS[funnel]})`,
@@ -346,15 +342,16 @@ function checkSplitBlock(
  */
 export function decodeSplitBlock(
   bytes: Uint8Array,
-  options?: DecodeOptions,
+  options: DecodeOptions | undefined,
+  Filter: typeof SplitBlockBloomFilter,
 ): SplitBlockBloomFilter {
   const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.splitBlock);
   const shape = checkSplitBlock(header, params);
   const view = payloadWordsView(payload, options);
   if (view !== null) {
-    return new SplitBlockBloomFilter(shape, new BitArray(shape.blocks * SPLIT_BLOCK_BITS, view));
+    return new Filter(shape, new BitArray(shape.blocks * SPLIT_BLOCK_BITS, view));
   }
-  const filter = new SplitBlockBloomFilter(shape);
+  const filter = new Filter(shape);
   fillWords(filter.bits, payload);
   return filter;
 }
@@ -366,7 +363,8 @@ export function decodeSplitBlock(
 export function splitBlockSink(
   header: NativeHeader,
   params: DataView,
+  Filter: typeof SplitBlockBloomFilter,
 ): PayloadSink<SplitBlockBloomFilter> {
-  const filter = new SplitBlockBloomFilter(checkSplitBlock(header, params));
+  const filter = new Filter(checkSplitBlock(header, params));
   return wordsSink(filter.bits, filter);
 }

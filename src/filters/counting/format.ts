@@ -21,10 +21,8 @@
  * { copy: false })` views the payload inside `bytes` at any alignment.
  */
 
-import { CounterArray, MAX_COUNTERS } from '../bits/counters.js';
-import { FormatError } from '../errors.js';
-import { CountingBloomFilter, type CountingBloomFilterShape } from '../filters/counting.js';
-import { FUNNEL_IDS } from '../hash/keys.js';
+import { CounterArray, MAX_COUNTERS } from '../../bits/counters.js';
+import { FormatError } from '../../errors.js';
 import {
   type ContainerParts,
   checkHashCount,
@@ -37,11 +35,12 @@ import {
   getU64,
   HASH_SCHEMES,
   headerFunnel,
-  joinContainer,
   type NativeHeader,
   type PayloadSink,
   setU64,
-} from './native.js';
+} from '../../formats/native.js';
+import { FUNNEL_IDS } from '../../hash/keys.js';
+import type { CountingBloomFilter, CountingBloomFilterShape } from './filter.js';
 
 const PARAMS_BYTES = 16;
 const COUNTER_BITS = 4;
@@ -53,10 +52,6 @@ function countingParams(filter: CountingBloomFilter): Uint8Array {
   v.setUint32(8, filter.hashes, true);
   v.setUint8(12, COUNTER_BITS);
   return params;
-}
-
-export function encodeCounting(filter: CountingBloomFilter): Uint8Array {
-  return joinContainer(countingParts(filter));
 }
 
 /** The container of `filter` as parts; the payload views the filter's counters. */
@@ -106,11 +101,15 @@ function checkCounting(header: NativeHeader, params: DataView): Required<Countin
  * `bytes` (any alignment: they are single bytes), so `bytes` must then stay untouched for the
  * filter's life and changes to the filter change `bytes`; otherwise the payload is copied.
  */
-export function decodeCounting(bytes: Uint8Array, options?: DecodeOptions): CountingBloomFilter {
+export function decodeCounting(
+  bytes: Uint8Array,
+  options: DecodeOptions | undefined,
+  Filter: typeof CountingBloomFilter,
+): CountingBloomFilter {
   const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.counting);
   const shape = checkCounting(header, params);
   const data = options?.copy === false ? payload : payload.slice();
-  return new CountingBloomFilter(shape, new CounterArray(shape.counters, data));
+  return new Filter(shape, new CounterArray(shape.counters, data));
 }
 
 /**
@@ -120,7 +119,8 @@ export function decodeCounting(bytes: Uint8Array, options?: DecodeOptions): Coun
 export function countingSink(
   header: NativeHeader,
   params: DataView,
+  Filter: typeof CountingBloomFilter,
 ): PayloadSink<CountingBloomFilter> {
-  const filter = new CountingBloomFilter(checkCounting(header, params));
+  const filter = new Filter(checkCounting(header, params));
   return { targets: [filter.counters.data], finish: () => filter };
 }

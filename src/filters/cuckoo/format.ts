@@ -27,18 +27,7 @@
  * allocation but not the pass over the table.
  */
 
-import { FormatError } from '../errors.js';
-import {
-  CUCKOO_BUCKET_SIZE,
-  CUCKOO_MAX_BUCKETS,
-  CUCKOO_MAX_FINGERPRINT_BITS,
-  CUCKOO_MAX_TABLE_BITS,
-  CUCKOO_MIN_FINGERPRINT_BITS,
-  CuckooFilter,
-  type CuckooVictim,
-} from '../filters/cuckoo.js';
-import { FUNNEL_IDS, type Funnel } from '../hash/keys.js';
-import { LITTLE_ENDIAN } from '../hash/murmur3.js';
+import { FormatError } from '../../errors.js';
 import {
   bytesToWords,
   type ContainerParts,
@@ -50,12 +39,21 @@ import {
   getU64,
   HASH_SCHEMES,
   headerFunnel,
-  joinContainer,
   type NativeHeader,
   type PayloadSink,
   setU64,
   wordsToBytes,
-} from './native.js';
+} from '../../formats/native.js';
+import { FUNNEL_IDS, type Funnel } from '../../hash/keys.js';
+import { LITTLE_ENDIAN } from '../../hash/murmur3.js';
+import type { CuckooFilter, CuckooVictim } from './filter.js';
+import {
+  CUCKOO_BUCKET_SIZE,
+  CUCKOO_MAX_BUCKETS,
+  CUCKOO_MAX_FINGERPRINT_BITS,
+  CUCKOO_MAX_TABLE_BITS,
+  CUCKOO_MIN_FINGERPRINT_BITS,
+} from './sizing.js';
 
 const PARAMS_BYTES = 32;
 
@@ -73,10 +71,6 @@ function cuckooParams(filter: CuckooFilter): Uint8Array {
   }
   setU64(v, 24, filter.size);
   return params;
-}
-
-export function encodeCuckoo(filter: CuckooFilter): Uint8Array {
-  return joinContainer(cuckooParts(filter));
 }
 
 /** The container of `filter` as parts; the payload views the filter's table (on LE hosts). */
@@ -183,10 +177,10 @@ function finishCuckoo(filter: CuckooFilter, shape: CuckooShape): CuckooFilter {
   return filter;
 }
 
-export function decodeCuckoo(bytes: Uint8Array): CuckooFilter {
+export function decodeCuckoo(bytes: Uint8Array, Filter: typeof CuckooFilter): CuckooFilter {
   const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.cuckoo);
   const shape = checkCuckoo(header, params);
-  const filter = new CuckooFilter(shape);
+  const filter = new Filter(shape);
   bytesToWords(payload, filter.table);
   return finishCuckoo(filter, shape);
 }
@@ -196,9 +190,13 @@ export function decodeCuckoo(bytes: Uint8Array): CuckooFilter {
  * filter (after every check) and exposes its table as the bytes to fill; `finish` checks the
  * padding bits and the count.
  */
-export function cuckooSink(header: NativeHeader, params: DataView): PayloadSink<CuckooFilter> {
+export function cuckooSink(
+  header: NativeHeader,
+  params: DataView,
+  Filter: typeof CuckooFilter,
+): PayloadSink<CuckooFilter> {
   const shape = checkCuckoo(header, params);
-  const filter = new CuckooFilter(shape);
+  const filter = new Filter(shape);
   const table = filter.table;
   const target = new Uint8Array(table.buffer, table.byteOffset, table.byteLength);
   return {

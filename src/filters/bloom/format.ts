@@ -18,12 +18,8 @@
  * checked, and the reader fills its words in place).
  */
 
-import { BitArray } from '../bits/bit-array.js';
-import { FormatError } from '../errors.js';
-import { BloomFilter } from '../filters/bloom.js';
-import { FUNNEL_IDS, type Funnel } from '../hash/keys.js';
-import { STRATEGY_ORDINALS, type StrategyName, strategyFromOrdinal } from '../hash/strategies.js';
-import { MAX_BITS } from '../math.js';
+import { BitArray } from '../../bits/bit-array.js';
+import { FormatError } from '../../errors.js';
 import {
   type ContainerParts,
   checkHashCount,
@@ -35,14 +31,21 @@ import {
   fillWords,
   getU64,
   headerFunnel,
-  joinContainer,
   type NativeHeader,
   type PayloadSink,
   payloadWordsView,
   setU64,
   wordsSink,
   wordsToBytes,
-} from './native.js';
+} from '../../formats/native.js';
+import { FUNNEL_IDS, type Funnel } from '../../hash/keys.js';
+import {
+  STRATEGY_ORDINALS,
+  type StrategyName,
+  strategyFromOrdinal,
+} from '../../hash/strategies.js';
+import { MAX_BITS } from '../../math.js';
+import type { BloomFilter } from './filter.js';
 
 const PARAMS_BYTES = 16;
 
@@ -52,10 +55,6 @@ function bloomParams(filter: BloomFilter): Uint8Array {
   setU64(v, 0, filter.bitSize);
   v.setUint32(8, filter.hashes, true);
   return params;
-}
-
-export function encodeBloom(filter: BloomFilter): Uint8Array {
-  return joinContainer(bloomParts(filter));
 }
 
 /** The container of `filter` as parts; the payload views the filter's words (on LE hosts). */
@@ -111,12 +110,16 @@ function checkBloom(header: NativeHeader, params: DataView): BloomShape {
  * inside `bytes` when it starts at a 4-byte-aligned address on a little-endian host (always the
  * case for a buffer read whole from a file: the payload sits at offset 40); otherwise it is copied.
  */
-export function decodeBloom(bytes: Uint8Array, options?: DecodeOptions): BloomFilter {
+export function decodeBloom(
+  bytes: Uint8Array,
+  options: DecodeOptions | undefined,
+  Filter: typeof BloomFilter,
+): BloomFilter {
   const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.bloom);
   const shape = checkBloom(header, params);
   const view = payloadWordsView(payload, options);
-  if (view !== null) return new BloomFilter(shape, new BitArray(shape.bits, view));
-  const filter = new BloomFilter(shape);
+  if (view !== null) return new Filter(shape, new BitArray(shape.bits, view));
+  const filter = new Filter(shape);
   fillWords(filter.bits, payload);
   return filter;
 }
@@ -125,7 +128,11 @@ export function decodeBloom(bytes: Uint8Array, options?: DecodeOptions): BloomFi
  * A streaming sink for a bloom container whose header and parameters were read: allocates the
  * filter (after every check) and exposes its words as the bytes to fill.
  */
-export function bloomSink(header: NativeHeader, params: DataView): PayloadSink<BloomFilter> {
-  const filter = new BloomFilter(checkBloom(header, params));
+export function bloomSink(
+  header: NativeHeader,
+  params: DataView,
+  Filter: typeof BloomFilter,
+): PayloadSink<BloomFilter> {
+  const filter = new Filter(checkBloom(header, params));
   return wordsSink(filter.bits, filter);
 }

@@ -13,11 +13,11 @@
  * 6 + 8·N that the header announces are not read.
  */
 
-import { checkBytes, checkOptions, FormatError } from '../errors.js';
-import { BloomFilter } from '../filters/bloom.js';
-import { checkFunnel, type Funnel } from '../hash/keys.js';
-import { STRATEGY_ORDINALS, strategyFromOrdinal } from '../hash/strategies.js';
-import { MAX_BITS } from '../math.js';
+import { checkBytes, checkOptions, FormatError } from '../../errors.js';
+import { checkFunnel, type Funnel } from '../../hash/keys.js';
+import { STRATEGY_ORDINALS, strategyFromOrdinal } from '../../hash/strategies.js';
+import { MAX_BITS } from '../../math.js';
+import type { BloomFilter } from './filter.js';
 
 /** Writes `filter` as Guava's `writeTo` would. */
 export function writeGuava(filter: BloomFilter): Uint8Array {
@@ -38,9 +38,10 @@ export function writeGuava(filter: BloomFilter): Uint8Array {
 /** Reads Guava's `writeTo` bytes, rejecting what Guava's `readFrom` rejects, with the same facts. */
 export function readGuava(
   bytes: Uint8Array,
-  options: { funnel?: Funnel; shared?: boolean } = {},
+  options: { funnel?: Funnel; shared?: boolean },
+  Filter: typeof BloomFilter,
 ): BloomFilter {
-  checkBytes('bytes', bytes);
+  bytes = checkBytes('bytes', bytes);
   checkOptions('options', options);
   const funnel = checkFunnel(options.funnel ?? 'string');
   if (bytes.length < 6) {
@@ -68,7 +69,7 @@ export function readGuava(
       `Guava BloomFilter bytes truncated: the header announces ${need} bytes, got ${bytes.length} (${facts})`,
     );
   }
-  const filter = new BloomFilter({
+  const filter = new Filter({
     bits: words * 64,
     hashes,
     funnel,

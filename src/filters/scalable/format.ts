@@ -36,11 +36,7 @@
  * as its bytes arrive and a forged layer size never allocates past L.
  */
 
-import { FormatError } from '../errors.js';
-import { ScalableBloomFilter } from '../filters/scalable.js';
-import { FUNNEL_IDS, type Funnel } from '../hash/keys.js';
-import { LITTLE_ENDIAN } from '../hash/murmur3.js';
-import { MAX_BITS } from '../math.js';
+import { FormatError } from '../../errors.js';
 import {
   bytesToWords,
   type ContainerParts,
@@ -53,12 +49,15 @@ import {
   getU64,
   HASH_SCHEMES,
   headerFunnel,
-  joinContainer,
   type NativeHeader,
   type PayloadSink,
   setU64,
   wordsToBytes,
-} from './native.js';
+} from '../../formats/native.js';
+import { FUNNEL_IDS, type Funnel } from '../../hash/keys.js';
+import { LITTLE_ENDIAN } from '../../hash/murmur3.js';
+import { MAX_BITS } from '../../math.js';
+import type { ScalableBloomFilter } from './filter.js';
 
 const PARAMS_BYTES = 32;
 const LAYER_HEADER_BYTES = 24;
@@ -88,10 +87,6 @@ function scalablePayload(filter: ScalableBloomFilter): Uint8Array[] {
     parts.push(head, wordsToBytes(filter.layer(i).bits.data));
   }
   return parts;
-}
-
-export function encodeScalable(filter: ScalableBloomFilter): Uint8Array {
-  return joinContainer(scalableParts(filter));
 }
 
 /** The container of `filter` as parts; the layers' words are views, not copies (on LE hosts). */
@@ -191,8 +186,11 @@ function checkLayer(
   return { bits, count, hashes };
 }
 
-function restoreScalable(shape: ScalableShape): ScalableBloomFilter {
-  return ScalableBloomFilter.restore(shape.c0, shape.fpp, shape.growth, shape.ratio, shape.funnel);
+function restoreScalable(
+  shape: ScalableShape,
+  Filter: typeof ScalableBloomFilter,
+): ScalableBloomFilter {
+  return Filter.restore(shape.c0, shape.fpp, shape.growth, shape.ratio, shape.funnel);
 }
 
 /**
@@ -201,10 +199,14 @@ function restoreScalable(shape: ScalableShape): ScalableBloomFilter {
  * at offset 0 of its buffer); `bytes` must then stay untouched for the filter's life (and changes
  * to the filter change `bytes`). Otherwise each layer is copied.
  */
-export function decodeScalable(bytes: Uint8Array, options?: DecodeOptions): ScalableBloomFilter {
+export function decodeScalable(
+  bytes: Uint8Array,
+  options: DecodeOptions | undefined,
+  Filter: typeof ScalableBloomFilter,
+): ScalableBloomFilter {
   const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.scalable);
   const shape = checkScalable(header, params);
-  const filter = restoreScalable(shape);
+  const filter = restoreScalable(shape, Filter);
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   const inPlace = options?.copy === false && LITTLE_ENDIAN && payload.byteOffset % 4 === 0;
   let p = 0;
@@ -240,9 +242,10 @@ export function decodeScalable(bytes: Uint8Array, options?: DecodeOptions): Scal
 export function scalableSink(
   header: NativeHeader,
   params: DataView,
+  Filter: typeof ScalableBloomFilter,
 ): PayloadSink<ScalableBloomFilter> {
   const shape = checkScalable(header, params);
-  const filter = restoreScalable(shape);
+  const filter = restoreScalable(shape, Filter);
   const filled: Uint8Array[] = [];
   function* targets(): Generator<Uint8Array, void, undefined> {
     let left = header.payloadLength;

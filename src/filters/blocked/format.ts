@@ -22,16 +22,8 @@
  * in place).
  */
 
-import { BitArray } from '../bits/bit-array.js';
-import { FormatError } from '../errors.js';
-import {
-  BLOCK_BITS,
-  BlockedBloomFilter,
-  type BlockedBloomFilterShape,
-  MAX_BLOCKS,
-  MAX_PROBES,
-} from '../filters/blocked.js';
-import { FUNNEL_IDS, funnelFromId } from '../hash/keys.js';
+import { BitArray } from '../../bits/bit-array.js';
+import { FormatError } from '../../errors.js';
 import {
   type ContainerParts,
   containerParts,
@@ -41,14 +33,16 @@ import {
   fillWords,
   getU64,
   HASH_SCHEMES,
-  joinContainer,
   type NativeHeader,
   type PayloadSink,
   payloadWordsView,
   setU64,
   wordsSink,
   wordsToBytes,
-} from './native.js';
+} from '../../formats/native.js';
+import { FUNNEL_IDS, funnelFromId } from '../../hash/keys.js';
+import type { BlockedBloomFilter, BlockedBloomFilterShape } from './filter.js';
+import { BLOCK_BITS, MAX_BLOCKS, MAX_PROBES } from './sizing.js';
 
 function blockedParams(filter: BlockedBloomFilter): Uint8Array {
   const params = new Uint8Array(16);
@@ -56,10 +50,6 @@ function blockedParams(filter: BlockedBloomFilter): Uint8Array {
   setU64(v, 0, filter.blocks);
   v.setUint32(8, filter.hashes, true);
   return params;
-}
-
-export function encodeBlocked(filter: BlockedBloomFilter): Uint8Array {
-  return joinContainer(blockedParts(filter));
 }
 
 /** The container of `filter` as parts; the payload views the filter's words (on LE hosts). */
@@ -115,14 +105,18 @@ function checkBlocked(header: NativeHeader, params: DataView): BlockedBloomFilte
  * then stay untouched for the filter's life (and changes to the filter change `bytes`). Otherwise
  * the payload is copied.
  */
-export function decodeBlocked(bytes: Uint8Array, options?: DecodeOptions): BlockedBloomFilter {
+export function decodeBlocked(
+  bytes: Uint8Array,
+  options: DecodeOptions | undefined,
+  Filter: typeof BlockedBloomFilter,
+): BlockedBloomFilter {
   const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.blocked);
   const shape = checkBlocked(header, params);
   const view = payloadWordsView(payload, options);
   if (view !== null) {
-    return new BlockedBloomFilter(shape, new BitArray(shape.blocks * BLOCK_BITS, view));
+    return new Filter(shape, new BitArray(shape.blocks * BLOCK_BITS, view));
   }
-  const filter = new BlockedBloomFilter(shape);
+  const filter = new Filter(shape);
   fillWords(filter.bits, payload);
   return filter;
 }
@@ -134,7 +128,8 @@ export function decodeBlocked(bytes: Uint8Array, options?: DecodeOptions): Block
 export function blockedSink(
   header: NativeHeader,
   params: DataView,
+  Filter: typeof BlockedBloomFilter,
 ): PayloadSink<BlockedBloomFilter> {
-  const filter = new BlockedBloomFilter(checkBlocked(header, params));
+  const filter = new Filter(checkBlocked(header, params));
   return wordsSink(filter.bits, filter);
 }

@@ -1,0 +1,134 @@
+/**
+ * What every in-memory filter class shares, written once: the batch methods of
+ * {@link MembershipFilter} in terms of the class's own `add` / `has` (and its funnel-bytes
+ * paths for packed keys), JSON, and a one-line summary for `toString` and `console.log`.
+ *
+ * Hot paths stay in each class: `add` and `has` are the class's own methods (one call site per
+ * class, so the engine keeps them monomorphic); a class overrides a batch method here when it
+ * has a faster one (the blocked filter's `hasMany`, the batch kernels).
+ */
+
+import { show } from '../errors.js';
+import type { Key } from '../hash/keys.js';
+import type { PackedKeys } from './filter.js';
+import { checkKeys, checkPacked, keyEnd } from './packed.js';
+
+// The platform's base64 (browsers, Node 16+); declared here because the core has no DOM types.
+declare const btoa: (data: string) => string;
+declare const atob: (data: string) => string;
+
+/** `util.inspect` (Node) looks this symbol up; no Node import needed. */
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/** What `JSON.stringify(filter)` writes: the native bytes in base64 (read with `fromJSON`). */
+export interface FilterJSON {
+  /** Always `'bloomkit'`: marks the object as a serialized filter. */
+  readonly format: 'bloomkit';
+  /** The filter's class, for a person reading the JSON (the bytes say it too). */
+  readonly type: string;
+  /** Base64 of `toBytes()`. */
+  readonly base64: string;
+}
+
+/** Base64 of `bytes` (the platform's `btoa`, present in browsers and Node 16+), in slices. */
+export function toBase64(bytes: Uint8Array): string {
+  let out = '';
+  const SLICE = 0x6000; // multiple of 3, so slices encode independently
+  for (let i = 0; i < bytes.length; i += SLICE) {
+    out += btoa(String.fromCharCode(...bytes.subarray(i, i + SLICE)));
+  }
+  return out;
+}
+
+/** The bytes of a base64 string; a `TypeError` naming the problem for anything else. */
+export function fromBase64(text: string): Uint8Array {
+  if (typeof text !== 'string') throw new TypeError(`base64 must be a string, got ${show(text)}`);
+  let binary: string;
+  try {
+    binary = atob(text);
+  } catch {
+    throw new TypeError(`base64 is not valid base64 (${text.length} characters)`);
+  }
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+export abstract class FilterBase<K extends Key = Key> {
+  abstract add(key: K): boolean;
+  abstract has(key: K): boolean;
+  abstract clear(): void;
+  abstract toBytes(): Uint8Array;
+  abstract estimatedCount(): number;
+  /** Adds a key given as its funnel bytes (what `add` would hash). */
+  protected abstract addEncoded(bytes: Uint8Array): boolean;
+  /** Tests a key given as its funnel bytes. */
+  protected abstract hasEncoded(bytes: Uint8Array): boolean;
+  /** The shape in a few words, e.g. `m=9600 k=7 funnel=string`. */
+  protected abstract summary(): string;
+
+  /**
+   * Adds every key in order; returns how many were new (changed the filter). A key of the
+   * wrong kind throws after the keys before it were added.
+   */
+  addMany(keys: Iterable<K>): number {
+    checkKeys(keys);
+    let added = 0;
+    for (const key of keys) if (this.add(key)) added++;
+    return added;
+  }
+
+  /** `has` of each key, in order. */
+  hasMany(keys: Iterable<K>): boolean[] {
+    checkKeys(keys);
+    const out: boolean[] = [];
+    for (const key of keys) out.push(this.has(key));
+    return out;
+  }
+
+  /** Adds every packed key (funnel bytes, see {@link PackedKeys}); returns how many were new. */
+  addBatch(batch: PackedKeys): number {
+    const count = checkPacked(batch);
+    const { bytes, offsets } = batch;
+    let added = 0;
+    for (let i = 0; i < count; i++) {
+      if (this.addEncoded(bytes.subarray(offsets[i]!, keyEnd(batch, i)))) added++;
+    }
+    return added;
+  }
+
+  /** `has` of every packed key: `out[i]` is 1 or 0 (`out` must hold one byte per key). */
+  hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
+    const count = checkPacked(batch);
+    const result = out ?? new Uint8Array(count);
+    if (!(result instanceof Uint8Array) || result.length < count) {
+      throw new RangeError(`out must be a Uint8Array of at least ${count} bytes, got ${show(out)}`);
+    }
+    const { bytes, offsets } = batch;
+    for (let i = 0; i < count; i++) {
+      result[i] = this.hasEncoded(bytes.subarray(offsets[i]!, keyEnd(batch, i))) ? 1 : 0;
+    }
+    return result;
+  }
+
+  /** The native bytes in base64, so a filter survives a JSON API (read back with `fromJSON`). */
+  toJSON(): FilterJSON {
+    return { format: 'bloomkit', type: this.constructor.name, base64: toBase64(this.toBytes()) };
+  }
+
+  /** One line: the class, its shape and how full it is. */
+  toString(): string {
+    return `${this.constructor.name} { ${this.summary()} }`;
+  }
+
+  [INSPECT](): string {
+    return this.toString();
+  }
+}
+
+/** `12.5%`-style fill for summaries. */
+export function percent(part: number, whole: number): string {
+  if (whole === 0) return '0%';
+  const p = (100 * part) / whole;
+  return `${p < 0.1 && p > 0 ? p.toPrecision(2) : p.toFixed(1)}%`;
+}

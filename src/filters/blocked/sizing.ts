@@ -1,0 +1,124 @@
+/**
+ * Sizing of the blocked Bloom filter (Putze, Sanders, Singler, "Cache-, Hash- and Space-Efficient
+ * Bloom Filters", WEA 2007): keys spread over 512-bit blocks by a Poisson(λ = n/z) load, so the
+ * rate is Σ_j Pois(j; λ)·(1 − (1 − 1/512)^(k·j))^k; sizing picks the fewest blocks whose rate,
+ * with the best k, is at most the target. Also the multiply-shift range reduction both block
+ * filters use. See filter.ts.
+ */
+
+import { checkPositiveInteger, checkProbability, show } from '../../errors.js';
+
+/** Bits per block: one 64-byte cache line. */
+export const BLOCK_BITS = 512;
+/** Most blocks a blocked filter may have: 2^27 (2^36 bits). */
+export const MAX_BLOCKS = 2 ** 27;
+/** Most probes per key. */
+export const MAX_PROBES = 32;
+/** The model rate a new filter is sized for, as a fraction of the requested fpp. */
+export const SIZING_HEADROOM = 0.97;
+
+const TWO_32 = 4294967296;
+
+/**
+ * Σ_j Pois(j; λ)·f(j): the expectation of `f` over a Poisson(λ) load, summed in log space from
+ * j = 0 to λ + 12√λ + 30 (the rest of the mass is below 1e-30).
+ */
+export function poissonMix(lambda: number, f: (j: number) => number): number {
+  if (lambda === 0) return f(0);
+  const last = Math.ceil(lambda + 12 * Math.sqrt(lambda) + 30);
+  const logLambda = Math.log(lambda);
+  let logP = -lambda;
+  let sum = 0;
+  for (let j = 0; j <= last; j++) {
+    if (j > 0) logP += logLambda - Math.log(j);
+    sum += Math.exp(logP) * f(j);
+  }
+  return sum;
+}
+
+/** The model false positive rate of a 512-bit blocked filter at λ keys per block, k probes. */
+export function blockedFalsePositiveRate(lambda: number, k: number): number {
+  const q = k * Math.log1p(-1 / BLOCK_BITS);
+  return poissonMix(lambda, (j) => (-Math.expm1(q * j)) ** k);
+}
+
+/**
+ * The largest load λ (keys per block) at which `rate(λ)` stays at or below `target`, by doubling
+ * then bisection (the rate grows with λ). `rate` must be increasing.
+ */
+export function maxLoad(target: number, rate: (lambda: number) => number): number {
+  let lo = 0;
+  let hi = 1;
+  while (rate(hi) <= target) {
+    lo = hi;
+    hi *= 2;
+    if (hi > 2 ** 40) return hi;
+  }
+  for (let i = 0; i < 60 && hi - lo > 1e-9 * hi; i++) {
+    const mid = (lo + hi) / 2;
+    if (rate(mid) <= target) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The k in 1..MAX_PROBES with the lowest model rate at load λ (the rate is unimodal in k). */
+function bestProbes(lambda: number): { k: number; rate: number } {
+  let best = { k: 1, rate: blockedFalsePositiveRate(lambda, 1) };
+  for (let k = 2; k <= MAX_PROBES; k++) {
+    const rate = blockedFalsePositiveRate(lambda, k);
+    if (rate >= best.rate) break;
+    best = { k, rate };
+  }
+  return best;
+}
+
+const loadCache = new Map<number, number>();
+
+/** The shape {@link BlockedBloomFilter.create} picks. */
+export interface BlockedSize {
+  /** Number of 512-bit blocks (z). */
+  readonly blocks: number;
+  /** Probes per key (k). */
+  readonly hashes: number;
+  /** Bits per key at capacity: 512·z/n. */
+  readonly bitsPerKey: number;
+  /** The model false positive rate at capacity. */
+  readonly expectedRate: number;
+}
+
+/**
+ * Sizes a blocked filter: the fewest 512-bit blocks z whose model rate (with the best k) at
+ * `capacity` keys is at most {@link SIZING_HEADROOM}·fpp. `capacity: 1e6, fpp: 0.01` →
+ * 19,471 blocks (9.97 bits/key), k = 6, model rate 0.970%.
+ */
+export function blockedSize(capacity: number, fpp: number): BlockedSize {
+  checkPositiveInteger('capacity', capacity);
+  checkProbability('fpp', fpp);
+  let lambda = loadCache.get(fpp);
+  if (lambda === undefined) {
+    lambda = maxLoad(SIZING_HEADROOM * fpp, (l) => bestProbes(l).rate);
+    if (loadCache.size > 256) loadCache.clear();
+    loadCache.set(fpp, lambda);
+  }
+  const blocks = Math.max(1, Math.ceil(capacity / lambda));
+  if (!(blocks <= MAX_BLOCKS)) {
+    throw new RangeError(
+      `capacity ${show(capacity)} at fpp ${show(fpp)} needs ${blocks} blocks of 512 bits, more than the maximum ${MAX_BLOCKS}`,
+    );
+  }
+  const { k, rate } = bestProbes(capacity / blocks);
+  return { blocks, hashes: k, bitsPerKey: (blocks * BLOCK_BITS) / capacity, expectedRate: rate };
+}
+
+/**
+ * ⌊x·n / 2^32⌋ for a 32-bit x (taken unsigned) and 1 ≤ n ≤ 2^31, exactly: Lemire's
+ * multiply-shift range reduction ("Fast random integer generation in an interval", ACM TOMACS
+ * 2019) without `%` or BigInt. Below n = 2^21 the product fits a double's 53 bits; above, x is
+ * split into 16-bit halves so that every partial product is exact.
+ */
+export function fastRange32(x: number, n: number): number {
+  const u = x >>> 0;
+  if (n <= 0x200000) return Math.floor((u * n) / TWO_32);
+  return Math.floor(((u >>> 16) * n + Math.floor(((u & 0xffff) * n) / 65536)) / 65536);
+}

@@ -1,0 +1,342 @@
+/**
+ * The classic Bloom filter (Bloom, "Space/Time Trade-offs in Hash Coding with Allowable Errors",
+ * CACM 1970), bit for bit the same as Guava's `com.google.common.hash.BloomFilter` (31.1).
+ *
+ * Guarantee: `has(key)` is true for every key ever added (no false negatives, ever). For a key
+ * never added it is true with probability about (1 − e^(−kn/m))^k after n adds into m bits with
+ * k hashes; sized by {@link BloomFilter.create} that is the requested fpp at `capacity` keys.
+ *
+ * Each key is hashed once with MurmurHash3 x64 128 (seed 0) over its funnel's bytes; the k bit
+ * positions come from the two 64-bit halves by double hashing (Guava MURMUR128_MITZ_64, see
+ * `hash/strategies.ts`). A filter built here and one built by Guava from the same keys have the
+ * same bits: `toGuava()` writes Guava's `writeTo` bytes and `fromGuava()` reads them.
+ *
+ * Limits: at most 2^36 bits (8 GiB) and 255 hashes (Guava's own bound). Items cannot be removed
+ * (see `CountingBloomFilter`); the rate rises past the sized capacity (watch `expectedFpp()`).
+ */
+
+import { BitArray, type BitStorage } from '../../bits/bit-array.js';
+import { SharedBitArray } from '../../bits/shared-bit-array.js';
+import { checkOptions, checkPositiveInteger, checkProbability, show } from '../../errors.js';
+import { type DecodeOptions, joinContainer } from '../../formats/native.js';
+import { BloomKernel, hashKey, mitz64Probes, views } from '../../hash/hasher.js';
+import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
+import {
+  checkStrategy,
+  Modulus,
+  mitz32Indexes,
+  mitz64Indexes,
+  type StrategyName,
+} from '../../hash/strategies.js';
+import { bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../../math.js';
+import { FilterBase, percent } from '../base.js';
+import {
+  checkCombinable,
+  incompatibility,
+  type KeyOf,
+  type MembershipFilter,
+  type Requirement,
+} from '../filter.js';
+import { bloomParts, decodeBloom } from './format.js';
+import { readGuava, writeGuava } from './guava.js';
+
+/** Options shared by every way of making a classic filter. */
+export interface BloomFilterCommonOptions<F extends Funnel = Funnel> {
+  /** Key encoding; default `'string'` (UTF-8, Guava's `stringFunnel(UTF_8)`). */
+  funnel?: F;
+  /** Guava strategy; default `'MURMUR128_MITZ_64'`. */
+  strategy?: StrategyName;
+  /** Keep the bits in a `SharedArrayBuffer` written atomically, for worker threads. */
+  shared?: boolean;
+}
+
+/** Options of {@link BloomFilter.create}: Guava sizing from an expected count and rate. */
+export interface BloomFilterCreateOptions<F extends Funnel = Funnel>
+  extends BloomFilterCommonOptions<F> {
+  /** Expected number of distinct keys (n): a positive safe integer. */
+  capacity: number;
+  /** Target false positive probability at `capacity` keys, in (0, 1). */
+  fpp: number;
+}
+
+/** Options of `new BloomFilter(...)`: an explicit shape. */
+export interface BloomFilterShape<F extends Funnel = Funnel> extends BloomFilterCommonOptions<F> {
+  /** Bits (m); rounded up to a multiple of 64 as Guava does. */
+  bits: number;
+  /** Hash functions per key (k), 1 to 255. */
+  hashes: number;
+}
+
+export class BloomFilter<K extends Key = Key> extends FilterBase<K> implements MembershipFilter<K> {
+  /** The bit storage (plain or shared). */
+  readonly bits: BitStorage;
+  /** Number of hash functions (bit positions per key), k. */
+  readonly hashes: number;
+  readonly funnel: Funnel;
+  readonly strategy: StrategyName;
+  private readonly mod: Modulus;
+  private readonly data: Uint32Array;
+  private readonly mitz64: boolean;
+  private readonly idx: Float64Array;
+  /** Plain bits inside a wasm kernel (see hash/hasher.ts), or null for the general path. */
+  private readonly kernel: BloomKernel | null;
+  private readonly plain: BitArray | null;
+
+  /**
+   * A filter of an explicit shape, or over existing storage (`storage` must have `bits` bits,
+   * rounded up to a multiple of 64). Most callers want {@link BloomFilter.create}.
+   */
+  constructor(shape: BloomFilterShape, storage?: BitStorage) {
+    super();
+    checkOptions('shape', shape);
+    const bits = checkPositiveInteger('bits', shape.bits, MAX_BITS);
+    const hashes = checkPositiveInteger('hashes', shape.hashes, 255);
+    const bitSize = Math.ceil(bits / 64) * 64;
+    this.funnel = checkFunnel(shape.funnel ?? 'string');
+    this.strategy = checkStrategy(shape.strategy ?? 'MURMUR128_MITZ_64');
+    if (storage !== undefined && storage.bitSize !== bitSize) {
+      throw new RangeError(`storage has ${storage.bitSize} bits, the shape needs ${bitSize}`);
+    }
+    this.mitz64 = this.strategy === 'MURMUR128_MITZ_64';
+    this.kernel =
+      storage === undefined && !shape.shared && this.mitz64 ? BloomKernel.create(bitSize) : null;
+    this.plain = this.kernel === null ? null : new BitArray(bitSize, this.kernel.data, 0);
+    this.bits =
+      this.plain ?? storage ?? (shape.shared ? new SharedBitArray(bitSize) : new BitArray(bitSize));
+    this.hashes = hashes;
+    this.mod = new Modulus(bitSize);
+    this.data = this.bits.data;
+    this.idx = new Float64Array(hashes);
+  }
+
+  /**
+   * A filter for `capacity` keys at false positive rate `fpp`, sized exactly as Guava 31.1's
+   * `BloomFilter.create(funnel, capacity, fpp)`: m = ⌊−n·ln p / ln²2⌋ bits (rounded up to 64),
+   * k = max(1, round(m/n · ln 2)). `capacity: 1000, fpp: 0.01` → 9600 bits, k = 7.
+   */
+  static create<F extends Funnel = 'string'>(
+    options: BloomFilterCreateOptions<F>,
+  ): BloomFilter<KeyOf<F>> {
+    checkOptions('options', options);
+    checkProbability('fpp', options.fpp);
+    const size = bloomSize(options.capacity, options.fpp);
+    return new BloomFilter<KeyOf<F>>({ ...options, bits: size.bits, hashes: size.hashes });
+  }
+
+  /** Number of bits (m), a multiple of 64. */
+  get bitSize(): number {
+    return this.bits.bitSize;
+  }
+
+  /** Number of bits set (maintained for plain storage). */
+  get bitCount(): number {
+    return this.bits.bitCount();
+  }
+
+  /** Adds `key`. True iff a bit changed, i.e. the key was certainly not in the filter before. */
+  override add(key: K): boolean {
+    return this.addAs(this.funnel, key);
+  }
+
+  /** False if `key` was certainly never added; true if it probably was. */
+  override has(key: K): boolean {
+    return this.hasAs(this.funnel, key);
+  }
+
+  protected override addEncoded(bytes: Uint8Array): boolean {
+    return this.addAs('bytes', bytes);
+  }
+
+  protected override hasEncoded(bytes: Uint8Array): boolean {
+    return this.hasAs('bytes', bytes);
+  }
+
+  private addAs(funnel: Funnel, key: Key): boolean {
+    const k = this.hashes;
+    if (this.kernel !== null) {
+      const added = this.kernel.add(funnel, key, k, this.mod);
+      if (added >= 0) {
+        this.plain!.noteSet(added);
+        return added > 0;
+      }
+    }
+    const bits = this.bits;
+    let changed = false;
+    if (this.mitz64) {
+      mitz64Probes(funnel, key, k, this.mod);
+      return bits.setProbes(views.words, views.masks, k);
+    }
+    hashKey(funnel, key);
+    mitz32Indexes(views.hash, k, this.mod.m, this.idx);
+    for (let i = 0; i < k; i++) if (bits.set(this.idx[i]!)) changed = true;
+    return changed;
+  }
+
+  private hasAs(funnel: Funnel, key: Key): boolean {
+    const k = this.hashes;
+    if (this.kernel !== null) {
+      const found = this.kernel.has(funnel, key, k, this.mod);
+      if (found >= 0) return found === 1;
+    }
+    const data = this.data;
+    if (this.mitz64) {
+      mitz64Probes(funnel, key, k, this.mod);
+      const words = views.words;
+      const masks = views.masks;
+      for (let i = 0; i < k; i++) if ((data[words[i]!]! & masks[i]!) === 0) return false;
+      return true;
+    }
+    hashKey(funnel, key);
+    mitz32Indexes(views.hash, k, this.mod.m, this.idx);
+    for (let i = 0; i < k; i++) {
+      const j = this.idx[i]!;
+      if ((data[(j / 32) | 0]! & (1 << (j & 31))) === 0) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The k bit indexes of `key` in this filter, in probe order (for tools, tests and storages
+   * that are not in memory). Allocates the result.
+   */
+  indexesOf(key: K): number[] {
+    hashKey(this.funnel, key);
+    const out = new Float64Array(this.hashes);
+    if (this.mitz64) mitz64Indexes(views.hash, this.hashes, this.mod, out);
+    else mitz32Indexes(views.hash, this.hashes, this.mod.m, out);
+    return Array.from(out);
+  }
+
+  /**
+   * Guava's `isCompatible`: same k, same bit size, same strategy, same funnel, and not the same
+   * object. Filters built for (1000, 0.01) and (1001, 0.01) are compatible: both have 9600 bits.
+   */
+  isCompatible(other: BloomFilter<K>): boolean {
+    return incompatibility(BloomFilter, this, other, this.requirements) === null;
+  }
+
+  /** What Guava's `putAll` requires of another filter. */
+  private readonly requirements = (other: BloomFilter<K>): readonly Requirement[] => [
+    ['have the same number of hash functions', this.hashes, other.hashes],
+    ['have the same size underlying bit arrays', this.bitSize, other.bitSize],
+    ['have equal strategies', this.strategy, other.strategy],
+    ['have equal funnels', this.funnel, other.funnel],
+  ];
+
+  /** Throws `IncompatibleFiltersError` naming the first difference (Guava's `putAll` checks). */
+  private checkCompatible(other: BloomFilter<K>): void {
+    checkCombinable(BloomFilter, this, other, this.requirements);
+  }
+
+  /**
+   * Adds every key of `other` to this filter (Guava's `putAll`): the bitwise OR. In place;
+   * returns this. The result answers true for every key added to either filter.
+   */
+  union(other: BloomFilter<K>): this {
+    this.checkCompatible(other);
+    this.bits.orWith(other.bits);
+    return this;
+  }
+
+  /**
+   * Keeps only the bits set in both filters: the bitwise AND, in place; returns this. Every key
+   * added to both still answers true; the rate is at most that of either filter (often higher
+   * than a filter built from the true intersection, since shared bits of different keys survive).
+   */
+  intersect(other: BloomFilter<K>): this {
+    this.checkCompatible(other);
+    this.bits.andWith(other.bits);
+    return this;
+  }
+
+  /** Guava `approximateElementCount()`: −(m/k)·ln(1 − bitCount/m), rounded half up. */
+  override estimatedCount(): number {
+    return estimateCount(this.bits.bitCount(), this.bitSize, this.hashes);
+  }
+
+  /** Guava `expectedFpp()`: (bitCount/m)^k, the rate that the bits set now imply. */
+  expectedFpp(): number {
+    return expectedFpp(this.bits.bitCount(), this.bitSize, this.hashes);
+  }
+
+  /** An independent copy (with the same kind of storage). */
+  clone(): BloomFilter<K> {
+    if (this.bits instanceof SharedBitArray)
+      return new BloomFilter<K>(this.shape(), this.bits.clone());
+    const copy = new BloomFilter<K>(this.shape());
+    copy.bits.data.set(this.data);
+    copy.bits.recount();
+    return copy;
+  }
+
+  /** Forgets every key. */
+  override clear(): void {
+    this.bits.clear();
+  }
+
+  /** Guava `equals`: same k, funnel, strategy and bits. */
+  equals(other: unknown): boolean {
+    if (!(other instanceof BloomFilter)) return false;
+    if (other === this) return true;
+    if (
+      other.hashes !== this.hashes ||
+      other.bitSize !== this.bitSize ||
+      other.strategy !== this.strategy ||
+      other.funnel !== this.funnel
+    ) {
+      return false;
+    }
+    const a = this.data;
+    const b = other.data;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+
+  /** The explicit shape of this filter. */
+  shape(): BloomFilterShape {
+    return {
+      bits: this.bitSize,
+      hashes: this.hashes,
+      funnel: this.funnel,
+      strategy: this.strategy,
+    };
+  }
+
+  /** Guava's `writeTo` bytes (see `formats/guava.ts`). */
+  toGuava(): Uint8Array {
+    return writeGuava(this);
+  }
+
+  /**
+   * Reads Guava's `writeTo` bytes, as `BloomFilter.readFrom(in, funnel)`. The funnel is not in
+   * Guava's bytes: pass the one the Java side used (default `'string'`).
+   */
+  static fromGuava<F extends Funnel = 'string'>(
+    bytes: Uint8Array,
+    options: { funnel?: F; shared?: boolean } = {},
+  ): BloomFilter<KeyOf<F>> {
+    return readGuava(bytes, options, BloomFilter) as BloomFilter<KeyOf<F>>;
+  }
+
+  /** bloomkit's native format: see `formats/native.ts` and docs/FORMAT.md. */
+  override toBytes(): Uint8Array {
+    return joinContainer(bloomParts(this));
+  }
+
+  protected override summary(): string {
+    const m = this.bitSize;
+    return `m=${m} k=${this.hashes} funnel=${this.funnel} fill=${percent(this.bitCount, m)} ≈${this.estimatedCount()} keys`;
+  }
+
+  /**
+   * Reads bloomkit's native format written by {@link BloomFilter.toBytes}. With
+   * `{ copy: false }` the bits view the payload inside `bytes` when it is 4-byte aligned on a
+   * little-endian host (no copy; `bytes` must then stay untouched), else they are copied.
+   */
+  static fromBytes<K extends Key = Key>(
+    bytes: Uint8Array,
+    options?: DecodeOptions,
+  ): BloomFilter<K> {
+    return decodeBloom(bytes, options, BloomFilter) as BloomFilter<K>;
+  }
+}

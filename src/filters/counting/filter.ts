@@ -1,0 +1,375 @@
+/**
+ * The counting Bloom filter (Fan, Cao, Almeida and Broder, "Summary Cache: A Scalable Wide-Area
+ * Web Cache Sharing Protocol", IEEE/ACM ToN 8(3), 2000): a classic Bloom filter whose bits are
+ * 4-bit counters, so that keys can be removed.
+ *
+ * Positions: exactly those of the classic filter with the same m and k (MurmurHash3 x64 128 of
+ * the key's funnel bytes, then Guava's MURMUR128_MITZ_64 double hashing, see `hash/strategies.ts`).
+ * A counter is above 0 exactly where the classic filter built from the same keys has a bit set, so
+ * `has` answers exactly like that classic filter and the false positive rate is the same:
+ * (1 − e^(−kn/m))^k after n keys, the requested fpp at `capacity` with Guava sizing
+ * (`capacity: 1000, fpp: 0.01` → 9600 counters, k = 7, 4800 bytes). {@link
+ * CountingBloomFilter.toBloomFilter} returns that classic filter (a quarter of the bytes: one bit
+ * per counter instead of four), for readers that never remove.
+ *
+ * Guarantee: a key added and not removed answers true, as long as every key removed was added
+ * before (see "the hazard" below). Each add records one occurrence: a key added twice needs two
+ * removes before it may answer false (a multiset, as the counters are).
+ *
+ * Memory: half a byte per counter (`capacity: 1e6, fpp: 0.01` → 4.8 MB, 4.79 bytes per key), four
+ * times the classic filter.
+ *
+ * Counters saturate at 15 and a saturated counter is never decremented (`bits/counters.ts`): its
+ * true count is unknown, and lowering it could reach 0 under keys that are still present. A key
+ * whose counters are all saturated can never be removed; this costs a stale positive, never a
+ * false negative.
+ *
+ * The hazard: `remove(key)` of a key that was never added but is a false positive (all k of its
+ * counters are above 0 because of other keys) decrements counters that belong to other keys, and
+ * one of those keys may then answer false. No filter can tell such a key from a real one: that is
+ * what a false positive is. `remove` is only safe for keys that were added; a caller that tracks
+ * membership elsewhere (a database, a `Set`) uses {@link CountingBloomFilter.safeRemove}, which
+ * asks that source before touching anything.
+ *
+ * Limits: at most 2^32 counters (2 GiB), 1 to 255 hashes; string funnel by default.
+ */
+
+import { COUNTER_MAX, CounterArray, MAX_COUNTERS } from '../../bits/counters.js';
+import { checkPositiveInteger, checkProbability, show } from '../../errors.js';
+import { type DecodeOptions, joinContainer } from '../../formats/native.js';
+import { mitz64Probes, views } from '../../hash/hasher.js';
+import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
+import { Modulus } from '../../hash/strategies.js';
+import { bloomSize, estimateCount, expectedFpp } from '../../math.js';
+import { FilterBase, percent } from '../base.js';
+import { BloomFilter } from '../bloom/filter.js';
+import type { DeletableFilter, KeyOf } from '../filter.js';
+import { countingParts, decodeCounting } from './format.js';
+
+/** Options of {@link CountingBloomFilter.create}: Guava sizing from an expected count and rate. */
+export interface CountingBloomFilterCreateOptions<F extends Funnel = Funnel> {
+  /** Expected number of keys present at once (n): a positive safe integer. */
+  capacity: number;
+  /** Target false positive probability at `capacity` keys, in (0, 1). */
+  fpp: number;
+  /** Key encoding; default `'string'` (UTF-8). */
+  funnel?: F;
+}
+
+/** Options of `new CountingBloomFilter(...)`: an explicit shape. */
+export interface CountingBloomFilterShape {
+  /** Number of counters (m); rounded up to a multiple of 64, as the classic filter's bits are. */
+  counters: number;
+  /** Counters per key (k), 1 to 255. */
+  hashes: number;
+  /** Key encoding; default `'string'`. */
+  funnel?: Funnel;
+}
+
+/**
+ * The source of truth {@link CountingBloomFilter.safeRemove} asks: a `Set` of keys, or anything
+ * with `has(key)`, or a function. It must answer for the state before the removal.
+ */
+export type MembershipSource = { has(key: Key): boolean } | ((key: Key) => boolean);
+
+export class CountingBloomFilter<K extends Key = Key>
+  extends FilterBase<K>
+  implements DeletableFilter<K>
+{
+  /** The 4-bit counters. */
+  readonly counters: CounterArray;
+  /** Counters per key (k). */
+  readonly hashes: number;
+  readonly funnel: Funnel;
+  private readonly mod: Modulus;
+  /** The distinct positions of the last key hashed. */
+  private readonly idx: Float64Array;
+
+  /**
+   * A filter of an explicit shape, or over existing counters (`storage` must hold `counters`
+   * counters, rounded up to a multiple of 64). Most callers want {@link CountingBloomFilter.create}.
+   */
+  constructor(shape: CountingBloomFilterShape, storage?: CounterArray) {
+    super();
+    if (shape === null || typeof shape !== 'object') {
+      throw new TypeError(`shape must be an object, got ${show(shape)}`);
+    }
+    const m = checkPositiveInteger('counters', shape.counters, MAX_COUNTERS);
+    const hashes = checkPositiveInteger('hashes', shape.hashes, 255);
+    const size = Math.ceil(m / 64) * 64;
+    this.funnel = checkFunnel(shape.funnel ?? 'string');
+    if (storage !== undefined && (!(storage instanceof CounterArray) || storage.size !== size)) {
+      throw new RangeError(
+        `storage must be a CounterArray of ${size} counters, got ${storage instanceof CounterArray ? storage.size : show(storage)}`,
+      );
+    }
+    this.counters = storage ?? new CounterArray(size);
+    this.hashes = hashes;
+    this.mod = new Modulus(size);
+    this.idx = new Float64Array(hashes);
+  }
+
+  /**
+   * A filter for `capacity` keys at rate `fpp`, sized as Guava sizes a classic filter:
+   * m = ⌊−n·ln p / ln²2⌋ counters (rounded up to 64), k = max(1, round(m/n · ln 2)).
+   */
+  static create<F extends Funnel = 'string'>(
+    options: CountingBloomFilterCreateOptions<F>,
+  ): CountingBloomFilter<KeyOf<F>> {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`options must be an object, got ${show(options)}`);
+    }
+    checkPositiveInteger('capacity', options.capacity);
+    checkProbability('fpp', options.fpp);
+    const size = bloomSize(options.capacity, options.fpp);
+    if (size.bits > MAX_COUNTERS) {
+      throw new RangeError(
+        `capacity ${options.capacity} at fpp ${options.fpp} needs ${size.bits} counters, more than the maximum ${MAX_COUNTERS}`,
+      );
+    }
+    return new CountingBloomFilter<KeyOf<F>>({
+      counters: size.bits,
+      hashes: size.hashes,
+      funnel: options.funnel ?? 'string',
+    });
+  }
+
+  /** Number of counters (m), a multiple of 64. */
+  get counterSize(): number {
+    return this.counters.size;
+  }
+
+  /** Bytes held by the counters: m / 2. */
+  get byteLength(): number {
+    return this.counters.data.length;
+  }
+
+  /**
+   * Hashes `key` once and writes its distinct MITZ_64 positions into `idx` (a position that the
+   * double hashing repeats is counted once, so add and remove stay symmetric); returns how many.
+   */
+  private positions(funnel: Funnel, key: Key): number {
+    mitz64Probes(funnel, key, this.hashes, this.mod);
+    const words = views.words;
+    const masks = views.masks;
+    const idx = this.idx;
+    let n = 0;
+    outer: for (let i = 0; i < this.hashes; i++) {
+      const p = words[i]! * 32 + 31 - Math.clz32(masks[i]!);
+      for (let j = 0; j < n; j++) if (idx[j] === p) continue outer;
+      idx[n++] = p;
+    }
+    return n;
+  }
+
+  /**
+   * Records one occurrence of `key` (each of its counters goes up by one, saturating at 15).
+   * Returns true iff the key was certainly new: some counter was 0, i.e. `has(key)` was false
+   * (Guava's `put` contract). Adding a present key still counts it: two adds need two removes.
+   */
+  override add(key: K): boolean {
+    return this.addAs(this.funnel, key);
+  }
+
+  protected override addEncoded(bytes: Uint8Array): boolean {
+    return this.addAs('bytes', bytes);
+  }
+
+  protected override hasEncoded(bytes: Uint8Array): boolean {
+    return this.hasAs('bytes', bytes);
+  }
+
+  private addAs(funnel: Funnel, key: Key): boolean {
+    const n = this.positions(funnel, key);
+    const c = this.counters;
+    let fresh = false;
+    for (let i = 0; i < n; i++) if (c.increment(this.idx[i]!) === 0) fresh = true;
+    return fresh;
+  }
+
+  /** False if `key` is certainly absent; true if it is probably present (all counters > 0). */
+  override has(key: K): boolean {
+    return this.hasAs(this.funnel, key);
+  }
+
+  private hasAs(funnel: Funnel, key: Key): boolean {
+    mitz64Probes(funnel, key, this.hashes, this.mod);
+    const words = views.words;
+    const masks = views.masks;
+    const c = this.counters;
+    // No need to skip repeated positions here: stop at the first counter at 0.
+    for (let i = 0; i < this.hashes; i++) {
+      if (c.get(words[i]! * 32 + 31 - Math.clz32(masks[i]!)) === 0) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Removes one occurrence of `key`. If any of its counters is 0 the key is certainly absent:
+   * nothing changes and the result is false. Otherwise every counter below 15 goes down by one
+   * and the result is true.
+   *
+   * Only remove keys that were added. A never-added key that is a false positive passes the
+   * check and takes counters from other keys, which may then answer false (the class comment's
+   * hazard). When membership is tracked elsewhere, prefer {@link CountingBloomFilter.safeRemove}.
+   */
+  remove(key: K): boolean {
+    const n = this.positions(this.funnel, key);
+    const c = this.counters;
+    const idx = this.idx;
+    for (let i = 0; i < n; i++) if (c.get(idx[i]!) === 0) return false;
+    for (let i = 0; i < n; i++) c.decrement(idx[i]!);
+    return true;
+  }
+
+  /**
+   * Removes one occurrence of `key` only if `source` (the caller's exact record of what was
+   * added: a `Set`, an object with `has`, or a function) says it is present. This closes the
+   * hazard of {@link CountingBloomFilter.remove}: a key the source does not hold is never
+   * removed, whatever the counters say. The source must answer for the state before this
+   * removal; update it afterwards. Returns true iff an occurrence was removed. A key the source
+   * holds but whose counters include a 0 (the source and the filter disagree) is not removed
+   * and gives false.
+   */
+  safeRemove(key: K, source: MembershipSource): boolean {
+    let present: unknown;
+    if (typeof source === 'function') present = source(key);
+    else if (source !== null && typeof source === 'object' && typeof source.has === 'function') {
+      present = source.has(key);
+    } else {
+      throw new TypeError(
+        `source must be a Set, an object with has(key) or a function, got ${show(source)}`,
+      );
+    }
+    if (typeof present !== 'boolean') {
+      throw new TypeError(`source must answer a boolean for ${show(key)}, got ${show(present)}`);
+    }
+    return present && this.remove(key);
+  }
+
+  /**
+   * The minimum of `key`'s counters: 0 means certainly absent. Without hazardous removes it is
+   * never below min(occurrences of `key`, 15): an upper estimate of the key's multiplicity (as in
+   * a count-min sketch; collisions only add), and 15 means "15 or more".
+   */
+  count(key: K): number {
+    const n = this.positions(this.funnel, key);
+    const c = this.counters;
+    let min = COUNTER_MAX;
+    for (let i = 0; i < n; i++) {
+      const v = c.get(this.idx[i]!);
+      if (v < min) min = v;
+    }
+    return min;
+  }
+
+  /** The k positions of `key` in probe order, as the classic filter's `indexesOf`. */
+  indexesOf(key: K): number[] {
+    mitz64Probes(this.funnel, key, this.hashes, this.mod);
+    const out: number[] = [];
+    for (let i = 0; i < this.hashes; i++) {
+      out.push(views.words[i]! * 32 + 31 - Math.clz32(views.masks[i]!));
+    }
+    return out;
+  }
+
+  /**
+   * The classic filter with a bit set wherever a counter is above 0: same m, k, funnel and
+   * positions, so its `has` answers exactly as this filter's does now, at an eighth of a byte per
+   * counter instead of half a byte (a quarter of the size). It does not follow later changes.
+   */
+  toBloomFilter(): BloomFilter<K> {
+    const f = new BloomFilter<K>({
+      bits: this.counterSize,
+      hashes: this.hashes,
+      funnel: this.funnel,
+    });
+    const words = f.bits.data;
+    const bytes = this.counters.data;
+    // Counter i becomes bit i: byte j holds counters 2j and 2j+1, i.e. bits 2j and 2j+1.
+    for (let w = 0; w < words.length; w++) {
+      let word = 0;
+      for (let b = 0; b < 16; b++) {
+        const v = bytes[w * 16 + b]!;
+        if ((v & 15) !== 0) word |= 1 << (2 * b);
+        if (v >>> 4 !== 0) word |= 1 << (2 * b + 1);
+      }
+      words[w] = word;
+    }
+    f.bits.recount();
+    return f;
+  }
+
+  /** Number of counters above 0 (a scan of the counters). */
+  nonZeroCount(): number {
+    return this.counters.nonZeroCount();
+  }
+
+  /** Number of saturated counters (at 15, never decremented again). */
+  saturatedCount(): number {
+    return this.counters.saturatedCount();
+  }
+
+  /** The classic filter's `expectedFpp()`: (counters above 0 / m)^k. */
+  expectedFpp(): number {
+    return expectedFpp(this.counters.nonZeroCount(), this.counterSize, this.hashes);
+  }
+
+  /** The classic filter's `approximateElementCount()` from the counters above 0 (distinct keys). */
+  override estimatedCount(): number {
+    return estimateCount(this.counters.nonZeroCount(), this.counterSize, this.hashes);
+  }
+
+  /** Sets every counter to 0. */
+  override clear(): void {
+    this.counters.clear();
+  }
+
+  /** An independent copy. */
+  clone(): CountingBloomFilter<K> {
+    return new CountingBloomFilter<K>(this.shape(), this.counters.clone());
+  }
+
+  /** Same shape, funnel and counters. */
+  equals(other: unknown): boolean {
+    if (!(other instanceof CountingBloomFilter)) return false;
+    if (other === this) return true;
+    if (
+      other.hashes !== this.hashes ||
+      other.counterSize !== this.counterSize ||
+      other.funnel !== this.funnel
+    ) {
+      return false;
+    }
+    const a = this.counters.data;
+    const b = other.counters.data;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+
+  /** The explicit shape of this filter. */
+  shape(): CountingBloomFilterShape {
+    return { counters: this.counterSize, hashes: this.hashes, funnel: this.funnel };
+  }
+
+  /** bloomkit's native format (filter type 2, see `formats/counting-codec.ts`). */
+  override toBytes(): Uint8Array {
+    return joinContainer(countingParts(this));
+  }
+
+  protected override summary(): string {
+    const m = this.counterSize;
+    return `m=${m} counters k=${this.hashes} funnel=${this.funnel} nonzero=${percent(this.nonZeroCount(), m)} ≈${this.estimatedCount()} keys`;
+  }
+
+  /**
+   * Reads the native format written by {@link CountingBloomFilter.toBytes}. With
+   * `{ copy: false }` the counters view the payload inside `bytes` (see `DecodeOptions`).
+   */
+  static fromBytes<K extends Key = Key>(
+    bytes: Uint8Array,
+    options?: DecodeOptions,
+  ): CountingBloomFilter<K> {
+    return decodeCounting(bytes, options, CountingBloomFilter) as CountingBloomFilter<K>;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * Packed keys for the batch paths (`addBatch` / `hasBatch`): many keys in one byte buffer with
+ * an offsets array, so that a batch is hashed where its bytes lie, with no JavaScript string or
+ * object per key. Key i is `bytes.subarray(offsets[i], offsets[i + 1])`.
+ *
+ * `packKeys(funnel, keys)` encodes JavaScript keys exactly as the filter's funnel does (so a
+ * packed key and the same key given to `add` hash alike); `splitRecords(buffer)` cuts a buffer
+ * of lines (or NUL-separated records) into packed keys without copying a byte: for a `'string'`
+ * filter a line's raw UTF-8 bytes are its key bytes, so invalid UTF-8 is hashed as it is.
+ */
+
+import { checkBytes, show } from '../errors.js';
+import { encodeKeyInto, type Funnel, type Key } from '../hash/keys.js';
+import type { PackedKeys } from './filter.js';
+
+/** Encodes every key with `funnel` into one buffer (see {@link PackedKeys}). */
+export function packKeys(funnel: Funnel, keys: Iterable<Key>): PackedKeys {
+  checkKeys(keys);
+  let bytes: Uint8Array = new Uint8Array(1024);
+  let offsets: Uint32Array = new Uint32Array(65);
+  let count = 0;
+  let end = 0;
+  for (const key of keys) {
+    let len = encodeKeyInto(funnel, key, bytes, end);
+    if (len < 0) {
+      const grown = new Uint8Array(Math.max(bytes.length * 2, end - len + 64));
+      grown.set(bytes.subarray(0, end));
+      bytes = grown;
+      len = encodeKeyInto(funnel, key, bytes, end);
+    }
+    end += len;
+    if (count + 2 > offsets.length) {
+      const grown = new Uint32Array(offsets.length * 2);
+      grown.set(offsets);
+      offsets = grown;
+    }
+    offsets[++count] = end;
+  }
+  return { bytes: bytes.subarray(0, end), offsets: offsets.subarray(0, count + 1) };
+}
+
+/**
+ * Splits `buffer` at every `separator` byte (default `\n`; `0` for NUL-separated records) into
+ * packed keys that view `buffer` (nothing is copied: `offsets` holds each record's start and
+ * `ends` its end). A `\r` before a `\n` is dropped, and a final record without a separator
+ * counts; an empty line is an empty key. With `{ trailing: false }` the bytes after the last
+ * separator are left out, and `rest` says where they begin (for a stream read in chunks: carry
+ * them into the next chunk).
+ */
+export function splitRecords(
+  buffer: Uint8Array,
+  separator = 0x0a,
+  options: { trailing?: boolean } = {},
+): Required<PackedKeys> & { rest: number } {
+  buffer = checkBytes('buffer', buffer);
+  if (!Number.isInteger(separator) || separator < 0 || separator > 255) {
+    throw new RangeError(`separator must be a byte value (0 to 255), got ${show(separator)}`);
+  }
+  const trailing = options.trailing ?? true;
+  let starts: Uint32Array = new Uint32Array(257);
+  let ends: Uint32Array = new Uint32Array(256);
+  let count = 0;
+  let start = 0;
+  const n = buffer.length;
+  while (start < n) {
+    const at = buffer.indexOf(separator, start);
+    if (at < 0 && !trailing) break;
+    const stop = at < 0 ? n : at;
+    let end = stop;
+    if (separator === 0x0a && end > start && buffer[end - 1] === 0x0d) end--;
+    if (count + 1 >= ends.length) {
+      starts = grow(starts);
+      ends = grow(ends);
+    }
+    starts[count] = start;
+    ends[count] = end;
+    count++;
+    start = stop + 1;
+  }
+  const rest = Math.min(start, n);
+  starts[count] = rest;
+  return {
+    bytes: buffer,
+    offsets: starts.subarray(0, count + 1),
+    ends: ends.subarray(0, count),
+    rest,
+  };
+}
+
+function grow(a: Uint32Array): Uint32Array {
+  const b = new Uint32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/** The end of key `i` of `batch` (see {@link PackedKeys}). */
+export function keyEnd(batch: PackedKeys, i: number): number {
+  return batch.ends === undefined ? batch.offsets[i + 1]! : batch.ends[i]!;
+}
+
+/** Calls `each(bytes, i)` with a view of every packed key, in order. */
+export function forEachPacked(
+  batch: PackedKeys,
+  each: (key: Uint8Array, index: number) => void,
+): void {
+  const count = checkPacked(batch);
+  const { bytes, offsets } = batch;
+  for (let i = 0; i < count; i++) each(bytes.subarray(offsets[i]!, keyEnd(batch, i)), i);
+}
+
+/** Throws a `TypeError` unless `batch` is a well-formed {@link PackedKeys}. */
+export function checkPacked(batch: PackedKeys): number {
+  if (batch === null || typeof batch !== 'object') {
+    throw new TypeError(`batch must be { bytes, offsets }, got ${show(batch)}`);
+  }
+  const { bytes, offsets } = batch;
+  if (!(bytes instanceof Uint8Array)) {
+    throw new TypeError(`batch.bytes must be a Uint8Array, got ${show(bytes)}`);
+  }
+  if (!(offsets instanceof Uint32Array) || offsets.length < 1) {
+    throw new TypeError(`batch.offsets must be a non-empty Uint32Array, got ${show(offsets)}`);
+  }
+  const count = offsets.length - 1;
+  const ends = batch.ends;
+  if (ends !== undefined && (!(ends instanceof Uint32Array) || ends.length !== count)) {
+    throw new TypeError(`batch.ends must be a Uint32Array of ${count} entries, got ${show(ends)}`);
+  }
+  let prev = offsets[0]!;
+  for (let i = 1; i <= count; i++) {
+    const o = offsets[i]!;
+    if (o < prev || o > bytes.length) {
+      throw new RangeError(
+        `batch.offsets[${i}] must be in [${prev}, ${bytes.length}], got ${show(o)}`,
+      );
+    }
+    if (ends !== undefined && !(ends[i - 1]! >= prev && ends[i - 1]! <= o)) {
+      throw new RangeError(
+        `batch.ends[${i - 1}] must be in [${prev}, ${o}], got ${show(ends[i - 1])}`,
+      );
+    }
+    prev = o;
+  }
+  return count;
+}
+
+/** Throws a `TypeError` unless `keys` is an iterable of keys (a lone string is refused). */
+export function checkKeys(keys: unknown): void {
+  if (
+    typeof keys === 'string' ||
+    keys === null ||
+    typeof keys !== 'object' ||
+    typeof (keys as Iterable<unknown>)[Symbol.iterator] !== 'function'
+  ) {
+    throw new TypeError(`keys must be an iterable of keys (not a string), got ${show(keys)}`);
+  }
+}

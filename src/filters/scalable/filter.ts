@@ -1,0 +1,408 @@
+/**
+ * The scalable Bloom filter (Almeida, Baquero, Preguiça and Hutchison, "Scalable Bloom Filters",
+ * Information Processing Letters 101(6), 2007): a chain of classic Bloom filters (layers) that
+ * grows when the number of keys is not known in advance.
+ *
+ * Layer i holds c_i = c0·s^i keys at rate P_i = P0·r^i, with P0 = P·(1 − r): c0 is the initial
+ * capacity, s the growth factor (2 or 4), r the tightening ratio in (0, 1) (default 0.9; the paper
+ * advises 0.8 to 0.9) and P the target rate. `add` of a key that `has` already answers true for
+ * adds nothing and returns false; otherwise the key goes into the newest layer, which counts its
+ * keys, and a new layer is made when the newest one holds c_i keys. `has` checks the layers
+ * newest first. Each key is hashed once (MurmurHash3 x64 128); every layer derives its own
+ * positions from that hash with Guava's MURMUR128_MITZ_64 over its own size, so a layer is a
+ * plain {@link BloomFilter}.
+ *
+ * The bound, stated exactly: a key never added is a false positive if any layer says yes, so the
+ * rate is 1 − Π(1 − f_i) ≤ Σ f_i, where f_i is layer i's rate. A layer never holds more than c_i
+ * keys, and each layer is sized with Guava's formulas and then, where Guava's rounding of k and m
+ * would leave its rate (1 − e^(−k·c_i/m_i))^k above P_i (by up to 2.3%), widened by 64-bit words
+ * until it is not. So f_i ≤ P0·r^i and the rate stays below Σ P0·r^i = P·(1 − r^L) < P for any
+ * number of keys and L layers. This is a bound on the expected rate (over the hash), within the
+ * standard approximation of a Bloom filter's rate; a given set of absent keys scatters around it.
+ * With r = 0.9 and 1000× the initial capacity (10 layers at s = 2) the rate is about 0.64·P.
+ *
+ * Memory: each layer is k_i ≈ log2(1/P_i) bits per key, growing by log2(1/r) per layer; at
+ * P = 0.01, s = 2, r = 0.9, 1000× growth it is about 16.5 bits (2.06 bytes) per key when the newest
+ * layer is full and up to twice that just after a layer is added. A classic filter sized for the
+ * final count needs 9.6. The price of not knowing n.
+ *
+ * Limits: no removal (see `CountingBloomFilter`); a layer is at most 2^36 bits, so the chain
+ * stops growing when the next layer would be larger (or its capacity passes 2^53): `add` then
+ * throws a `FilterFullError` and changes nothing.
+ */
+
+import { BitArray } from '../../bits/bit-array.js';
+import { checkPositiveInteger, checkProbability, FilterFullError, show } from '../../errors.js';
+import { type DecodeOptions, joinContainer } from '../../formats/native.js';
+import { hashKeyInto } from '../../hash/hasher.js';
+import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
+import { Mitz64Walk, Modulus, mitz64Indexes } from '../../hash/strategies.js';
+import { bloomSize, expectedFpp, falsePositiveRate, MAX_BITS } from '../../math.js';
+import { FilterBase } from '../base.js';
+import { BloomFilter } from '../bloom/filter.js';
+import type { KeyOf, MembershipFilter } from '../filter.js';
+import { decodeScalable, scalableParts } from './format.js';
+
+/** The default tightening ratio r. */
+export const SCALABLE_DEFAULT_RATIO = 0.9;
+/** The default growth factor s. */
+export const SCALABLE_DEFAULT_GROWTH = 2;
+
+/** Options of {@link ScalableBloomFilter.create}. */
+export interface ScalableBloomFilterCreateOptions<F extends Funnel = Funnel> {
+  /** Keys the first layer holds (c0): a positive safe integer. */
+  capacity: number;
+  /** Target false positive rate P for any number of keys, in (0, 1). */
+  fpp: number;
+  /** Growth factor s: each layer holds s times the keys of the previous one; 2 (default) or 4. */
+  growth?: 2 | 4;
+  /** Tightening ratio r in (0, 1): each layer's rate is r times the previous one's; default 0.9. */
+  ratio?: number;
+  /** Key encoding; default `'string'` (UTF-8). */
+  funnel?: F;
+}
+
+/** What one layer is, for inspection. */
+export interface ScalableLayerInfo {
+  /** Keys this layer holds when full: c0·s^i. */
+  readonly capacity: number;
+  /** Keys added to this layer. */
+  readonly count: number;
+  /** The layer's rate at capacity: P0·r^i. */
+  readonly fpp: number;
+  /** Bits (m_i). */
+  readonly bits: number;
+  /** Hash functions (k_i). */
+  readonly hashes: number;
+}
+
+/** A layer: the classic filter, its modulus, its capacity, rate and count. */
+interface Layer {
+  readonly filter: BloomFilter;
+  readonly mod: Modulus;
+  readonly data: Uint32Array;
+  readonly capacity: number;
+  readonly fpp: number;
+  count: number;
+}
+
+/**
+ * The shape of layer i: Guava sizing for (c_i, P_i), widened by 64-bit words until the rate at
+ * capacity is at most P_i. Throws `RangeError` when the layer would pass {@link MAX_BITS}.
+ */
+export function scalableLayerSize(capacity: number, fpp: number): { bits: number; hashes: number } {
+  const size = bloomSize(capacity, fpp);
+  let bits = size.bits;
+  while (falsePositiveRate(capacity, bits, size.hashes) > fpp) bits += 64;
+  if (bits > MAX_BITS) {
+    throw new RangeError(
+      `a layer of ${capacity} keys at fpp ${fpp} needs ${bits} bits, more than the maximum ${MAX_BITS}`,
+    );
+  }
+  return { bits, hashes: size.hashes };
+}
+
+export class ScalableBloomFilter<K extends Key = Key>
+  extends FilterBase<K>
+  implements MembershipFilter<K>
+{
+  /** Keys the first layer holds (c0). */
+  readonly initialCapacity: number;
+  /** Target rate P. */
+  readonly fpp: number;
+  /** Growth factor s. */
+  readonly growth: 2 | 4;
+  /** Tightening ratio r. */
+  readonly ratio: number;
+  readonly funnel: Funnel;
+  private readonly chain: Layer[] = [];
+  private readonly h = new Int32Array(4);
+  private readonly walk = new Mitz64Walk();
+  private idx = new Float64Array(0);
+
+  private constructor(
+    capacity: number,
+    fpp: number,
+    growth: 2 | 4,
+    ratio: number,
+    funnel: Funnel,
+    empty: boolean,
+  ) {
+    super();
+    this.initialCapacity = capacity;
+    this.fpp = fpp;
+    this.growth = growth;
+    this.ratio = ratio;
+    this.funnel = funnel;
+    if (!empty) this.chain.push(this.makeLayer(0));
+  }
+
+  /**
+   * An empty filter whose first layer holds `capacity` keys; it grows by `growth` (2 or 4) and
+   * tightens by `ratio` (default 0.9) so the rate stays below `fpp` for any number of keys.
+   */
+  static create<F extends Funnel = 'string'>(
+    options: ScalableBloomFilterCreateOptions<F>,
+  ): ScalableBloomFilter<KeyOf<F>> {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`options must be an object, got ${show(options)}`);
+    }
+    const capacity = checkPositiveInteger('capacity', options.capacity);
+    const fpp = checkProbability('fpp', options.fpp);
+    const growth = options.growth ?? SCALABLE_DEFAULT_GROWTH;
+    if (growth !== 2 && growth !== 4) {
+      throw new RangeError(`growth must be 2 or 4, got ${show(growth)}`);
+    }
+    const ratio = checkProbability('ratio', options.ratio ?? SCALABLE_DEFAULT_RATIO);
+    const funnel = checkFunnel(options.funnel ?? 'string');
+    return new ScalableBloomFilter(capacity, fpp, growth, ratio, funnel, false);
+  }
+
+  /** The capacity of layer i: c0·s^i. */
+  private layerCapacity(i: number): number {
+    return this.initialCapacity * this.growth ** i;
+  }
+
+  /** The rate of layer i: P·(1 − r)·r^i. */
+  private layerFpp(i: number): number {
+    return this.fpp * (1 - this.ratio) * this.ratio ** i;
+  }
+
+  /** Makes layer i (empty, or over `data` read from bytes), sized as {@link scalableLayerSize}. */
+  private makeLayer(
+    i: number,
+    shape?: { bits: number; hashes: number },
+    data?: Uint32Array,
+  ): Layer {
+    const capacity = this.layerCapacity(i);
+    const fpp = this.layerFpp(i);
+    const size = shape ?? scalableLayerSize(capacity, fpp);
+    const storage = data === undefined ? undefined : new BitArray(size.bits, data);
+    const filter = new BloomFilter(
+      { bits: size.bits, hashes: size.hashes, funnel: this.funnel },
+      storage,
+    );
+    if (this.idx.length < size.hashes) this.idx = new Float64Array(size.hashes);
+    return {
+      filter,
+      mod: new Modulus(filter.bitSize),
+      data: filter.bits.data,
+      capacity,
+      fpp,
+      count: 0,
+    };
+  }
+
+  /**
+   * True if `layer` holds the hash in `h`: the MITZ_64 walk of `hash/strategies.ts`, stopped at
+   * the first clear bit (an absent key costs about two probes per layer instead of k).
+   */
+  private layerHas(layer: Layer): boolean {
+    const data = layer.data;
+    const walk = this.walk.start(this.h, layer.mod);
+    for (let i = layer.filter.hashes; i > 0; i--) {
+      const idx = walk.next();
+      if ((data[(idx / 32) | 0]! & (1 << (idx & 31))) === 0) return false;
+    }
+    return true;
+  }
+
+  /** True if any layer holds the hash in `h`, newest layer first. */
+  private hasHash(): boolean {
+    for (let l = this.chain.length - 1; l >= 0; l--) if (this.layerHas(this.chain[l]!)) return true;
+    return false;
+  }
+
+  /**
+   * Adds `key` unless `has(key)` is already true. Returns true iff it was added (the key was
+   * certainly new). Throws `FilterFullError`, changing nothing, when a new layer is needed and
+   * would pass the size limits.
+   */
+  override add(key: K): boolean {
+    return this.addAs(this.funnel, key);
+  }
+
+  protected override addEncoded(bytes: Uint8Array): boolean {
+    return this.addAs('bytes', bytes);
+  }
+
+  protected override hasEncoded(bytes: Uint8Array): boolean {
+    hashKeyInto('bytes', bytes, this.h);
+    return this.hasHash();
+  }
+
+  private addAs(funnel: Funnel, key: Key): boolean {
+    hashKeyInto(funnel, key, this.h);
+    if (this.hasHash()) return false;
+    let layer = this.chain[this.chain.length - 1]!;
+    if (layer.count >= layer.capacity) {
+      const i = this.chain.length;
+      const capacity = this.layerCapacity(i);
+      let next: Layer;
+      try {
+        if (!Number.isSafeInteger(capacity)) throw new RangeError(`capacity ${capacity}`);
+        next = this.makeLayer(i);
+      } catch (e) {
+        if (!(e instanceof RangeError)) throw e;
+        throw new FilterFullError(
+          `scalable filter cannot grow past ${this.chain.length} layers (${this.size} keys): ${e.message}`,
+        );
+      }
+      this.chain.push(next);
+      layer = next;
+    }
+    const k = layer.filter.hashes;
+    mitz64Indexes(this.h, k, layer.mod, this.idx);
+    const bits = layer.filter.bits;
+    for (let i = 0; i < k; i++) bits.set(this.idx[i]!);
+    layer.count++;
+    return true;
+  }
+
+  /** False if `key` was certainly never added; true if it probably was. */
+  override has(key: K): boolean {
+    hashKeyInto(this.funnel, key, this.h);
+    return this.hasHash();
+  }
+
+  /** Keys added (each counted once: a key `has` already knew is not added again). */
+  get size(): number {
+    let n = 0;
+    for (const layer of this.chain) n += layer.count;
+    return n;
+  }
+
+  /** Keys added (the filter counts them exactly; a false positive at add time is not counted). */
+  override estimatedCount(): number {
+    return this.size;
+  }
+
+  /** Keys the current layers hold before the next one is made: Σ c0·s^i. */
+  get capacity(): number {
+    let n = 0;
+    for (const layer of this.chain) n += layer.capacity;
+    return n;
+  }
+
+  /** Number of layers. */
+  get layerCount(): number {
+    return this.chain.length;
+  }
+
+  /** Total bits of all layers. */
+  get bitSize(): number {
+    let n = 0;
+    for (const layer of this.chain) n += layer.filter.bitSize;
+    return n;
+  }
+
+  /** Bytes held by the layers' bits. */
+  get byteLength(): number {
+    return this.bitSize / 8;
+  }
+
+  /** Each layer's capacity, count, rate and shape, oldest first. */
+  layers(): ScalableLayerInfo[] {
+    return this.chain.map((l) => ({
+      capacity: l.capacity,
+      count: l.count,
+      fpp: l.fpp,
+      bits: l.filter.bitSize,
+      hashes: l.filter.hashes,
+    }));
+  }
+
+  /** The layer's classic filter (read it, do not add to it: its count would go stale). */
+  layer(i: number): BloomFilter {
+    const l = this.chain[i];
+    if (l === undefined) {
+      throw new RangeError(`layer must be an index below ${this.chain.length}, got ${show(i)}`);
+    }
+    return l.filter;
+  }
+
+  /** The rate the bits set now imply: 1 − Π(1 − (bitCount_i/m_i)^k_i). */
+  expectedFpp(): number {
+    let miss = 1;
+    for (const l of this.chain) {
+      miss *= 1 - expectedFpp(l.filter.bitCount, l.filter.bitSize, l.filter.hashes);
+    }
+    return 1 - miss;
+  }
+
+  /** Forgets every key: back to one empty first layer. */
+  override clear(): void {
+    this.chain.length = 1;
+    const first = this.chain[0]!;
+    first.filter.clear();
+    first.count = 0;
+  }
+
+  /** An independent copy. */
+  clone(): ScalableBloomFilter<K> {
+    const c = this.emptyCopy();
+    for (const [i, l] of this.chain.entries()) {
+      const layer = c.makeLayer(i, l.filter.shape(), l.data.slice());
+      layer.count = l.count;
+      c.chain.push(layer);
+    }
+    return c;
+  }
+
+  private emptyCopy(): ScalableBloomFilter<K> {
+    return new ScalableBloomFilter<K>(
+      this.initialCapacity,
+      this.fpp,
+      this.growth,
+      this.ratio,
+      this.funnel,
+      true,
+    );
+  }
+
+  /**
+   * For the codec: a filter with the given parameters and no layers; layers are then appended
+   * with {@link ScalableBloomFilter.restoreLayer}. The parameters must be checked by the caller.
+   * @internal
+   */
+  static restore(
+    capacity: number,
+    fpp: number,
+    growth: 2 | 4,
+    ratio: number,
+    funnel: Funnel,
+  ): ScalableBloomFilter {
+    return new ScalableBloomFilter(capacity, fpp, growth, ratio, funnel, true);
+  }
+
+  /**
+   * For the codec: appends the next layer with its shape, words and count.
+   * @internal
+   */
+  restoreLayer(bits: number, hashes: number, data: Uint32Array, count: number): void {
+    const layer = this.makeLayer(this.chain.length, { bits, hashes }, data);
+    layer.count = count;
+    this.chain.push(layer);
+  }
+
+  /** bloomkit's native format (filter type 3, see `formats/scalable-codec.ts`). */
+  override toBytes(): Uint8Array {
+    return joinContainer(scalableParts(this));
+  }
+
+  protected override summary(): string {
+    return `${this.layerCount} layers, ${this.bitSize} bits, fpp=${this.fpp} growth=${this.growth} funnel=${this.funnel} ${this.size} keys`;
+  }
+
+  /**
+   * Reads the native format written by {@link ScalableBloomFilter.toBytes}. With
+   * `{ copy: false }` each layer's words view a 4-byte-aligned payload inside `bytes` on a
+   * little-endian host (see `DecodeOptions`).
+   */
+  static fromBytes<K extends Key = Key>(
+    bytes: Uint8Array,
+    options?: DecodeOptions,
+  ): ScalableBloomFilter<K> {
+    return decodeScalable(bytes, options, ScalableBloomFilter) as ScalableBloomFilter<K>;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Which filter format a buffer holds, from its first bytes, so that a reader given the wrong kind
+ * of file says what it is and how to read it (`this is a Guava BloomFilter: use
+ * BloomFilter.fromGuava(bytes, { funnel })`) instead of only "bad magic".
+ *
+ * | format          | how it is recognised                                                       |
+ * |-----------------|----------------------------------------------------------------------------|
+ * | `native`        | "BLMK" magic (bloomkit's container, docs/FORMAT.md); type id 7 = `chunked` |
+ * | `guava`         | byte 0 = strategy 0 or 1, byte 1 = k ≥ 1, u32 BE N ≥ 1, length 6 + 8N       |
+ * | `parquet-file`  | "PAR1" at the start (a Parquet file: its column chunks hold the filters)   |
+ * | `parquet-bloom` | a thrift BloomFilterHeader: field 1 (numBytes, i32) first, byte 0x15       |
+ * | `mlbf`          | u16 LE version 1 (then a hash algorithm 1..3) or 2 (inverted 0/1, salt)     |
+ *
+ * The checks are cheap and can be fooled by crafted bytes: a detection picks the reader to try,
+ * and that reader still checks everything.
+ */
+
+export type FilterFormat =
+  | 'native'
+  | 'chunked'
+  | 'guava'
+  | 'parquet-file'
+  | 'parquet-bloom'
+  | 'mlbf'
+  | 'unknown';
+
+const MAGIC = [0x42, 0x4c, 0x4d, 0x4b]; // "BLMK"
+const CHUNKED_TYPE = 7;
+
+/**
+ * The format `bytes` most likely holds. `totalLength` is the whole input's length when `bytes`
+ * is only its beginning (a streaming reader's first bytes); it defaults to `bytes.length`.
+ */
+export function detectFormat(bytes: Uint8Array, totalLength = bytes.length): FilterFormat {
+  const at = (i: number): number => bytes[i] ?? -1;
+  if (MAGIC.every((b, i) => at(i) === b)) return at(6) === CHUNKED_TYPE ? 'chunked' : 'native';
+  if (at(0) === 0x50 && at(1) === 0x41 && at(2) === 0x52 && at(3) === 0x31) return 'parquet-file';
+  if ((at(0) === 0 || at(0) === 1) && at(1) >= 1 && bytes.length >= 6) {
+    const words = ((at(2) << 24) | (at(3) << 16) | (at(4) << 8) | at(5)) >>> 0;
+    if (words >= 1 && 6 + 8 * words === totalLength) return 'guava';
+  }
+  if (at(1) === 0) {
+    if (at(0) === 1 && at(2) >= 1 && at(2) <= 3) return 'mlbf';
+    if (at(0) === 2 && (at(2) === 0 || at(2) === 1) && bytes.length >= 4) {
+      const algo = at(4 + at(3));
+      if (algo === -1 || (algo >= 1 && algo <= 3)) return 'mlbf';
+    }
+  }
+  if (at(0) === 0x15) return 'parquet-bloom';
+  return 'unknown';
+}
+
+/** How to read a buffer of `format`, in one sentence (for error messages). */
+export function formatAdvice(format: FilterFormat): string {
+  switch (format) {
+    case 'native':
+      return 'this is a bloomkit filter: use fromBytes(bytes), or load(path) from bloomkit/node';
+    case 'chunked':
+      return "this is a chunked bloomkit filter file: open it with ChunkedBloomFilter.open(path) from 'bloomkit/node'";
+    case 'guava':
+      return 'this is a Guava BloomFilter (writeTo bytes): use BloomFilter.fromGuava(bytes, { funnel }) with the funnel the Java side used';
+    case 'parquet-file':
+      return 'this is a Parquet file: read its column chunks’ filters with readParquetBloomFilters(pathOrBytes)';
+    case 'parquet-bloom':
+      return 'this looks like a Parquet bloom filter (thrift header + bitset): use SplitBlockBloomFilter.fromParquet(bytes, { type })';
+    case 'mlbf':
+      return 'this looks like a Mozilla MLBF filter cascade: use FilterCascade.fromMlbf(bytes)';
+    default:
+      return 'no known filter format starts with these bytes';
+  }
+}
