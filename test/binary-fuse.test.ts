@@ -92,7 +92,7 @@ describe('BinaryFuseFilter, 16-bit fingerprints', () => {
     const members = keys('m16', 100_000);
     const f16 = BinaryFuseFilter.build(members, { fingerprintBits: 16 });
     expect(members.every((k) => f16.has(k))).toBe(true);
-    expect(f16.bitCount).toBe(16 * fuseShape(100_000).arrayLength);
+    expect(f16.bitSize).toBe(16 * fuseShape(100_000).arrayLength);
     const Q = 500_000;
     let fp = 0;
     for (const k of keys('o16', Q)) if (f16.has(k)) fp++;

@@ -173,13 +173,13 @@ export class BinaryFuseFilter<K extends Key = string> implements ReadonlyMembers
   }
 
   /** Size of the fingerprint array in bits. */
-  get bitCount(): number {
+  get bitSize(): number {
     return this.fingerprints.length * this.fingerprintBits;
   }
 
   /** Bits per key: array size / distinct keys (Infinity for an empty filter). */
   get bitsPerKey(): number {
-    return this.bitCount / this.keyCount;
+    return this.bitSize / this.keyCount;
   }
 
   /** bloomkit's native binary form (filter type 10, see format.ts). */

@@ -21,10 +21,10 @@ export const cascadeCodec: FilterCodec<FilterCascade<never>> = {
     salt: Array.from(f.salt, (b) => b.toString(16).padStart(2, '0')).join(''),
     inverted: f.inverted,
     layers: f.layers.map((l) => ({ bits: l.bits, hashes: l.hashes })),
-    bits: f.bitCount,
+    bits: f.bitSize,
     includeCount: f.includeCount ?? null,
     excludeCount: f.excludeCount ?? null,
-    bitsPerIncludedKey: f.includeCount ? f.bitCount / f.includeCount : null,
+    bitsPerIncludedKey: f.includeCount ? f.bitSize / f.includeCount : null,
     estimatedCount: f.estimatedCount(),
   }),
 };

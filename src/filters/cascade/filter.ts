@@ -242,8 +242,13 @@ export class FilterCascade<K extends Key = string> implements ReadonlyMembership
     return `FilterCascade { ${this.layers.length} layers (bits/hashes: ${bits}), ${this.hash}${this.inverted ? ', inverted' : ''}, funnel=${this.funnel} }`;
   }
 
-  /** Total size of the layers' bits. */
-  get bitCount(): number {
+  /** Number of layers. */
+  get layerCount(): number {
+    return this.layers.length;
+  }
+
+  /** Total number of bits over all layers. */
+  get bitSize(): number {
     let bits = 0;
     for (const layer of this.layers) bits += layer.bits;
     return bits;
