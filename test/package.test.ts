@@ -1,80 +1,372 @@
 /**
- * The published shape: `npm run build` (tsup) produces ESM and CJS for every entry point, with
- * type declarations first in every `exports` condition, and both module systems load the package
- * by its own name (Node's self-reference through `exports`).
+ * The package as a user receives it: `npm pack` (which builds through `prepack`), the tarball
+ * installed into an empty project outside this repository, and there used from ESM, CommonJS,
+ * TypeScript (`--strict`, NodeNext and Bundler resolution), a browser bundle run in headless
+ * Chromium, and the `bloomkit` command. Every consumer reads the golden filters this repository's
+ * own tests froze (test/fixtures/golden), so the published build must decode the native format
+ * exactly as the sources do.
+ *
+ * Slow by nature (a full build and an install): the pack and install happen once, in `beforeAll`,
+ * and every check below reuses them. TypeScript, esbuild and Chromium are the repository's (run
+ * with the consumer project as their working directory), so the install fetches only bloomkit's
+ * own dependencies, from npm's cache when it has them.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GOLDEN_CASES } from '../scripts/golden-cases.js';
+import type { Key } from '../src/index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const repoPkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
-describe('package', () => {
-  beforeAll(() => {
-    execFileSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'pipe' });
-  }, 240_000);
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+const inCI = !!process.env.CI && process.env.CI !== '0' && process.env.CI !== 'false';
+if (!CHROMIUM && inCI) throw new Error('Chromium is required in CI: apt-get install chromium');
 
-  it('lists types first in every exports condition, and every target exists', () => {
-    for (const [entry, conditions] of Object.entries(pkg.exports as Record<string, unknown>)) {
-      if (typeof conditions === 'string') continue;
+/** A golden key, as JSON (bigints and bytes have no JSON form of their own). */
+type WireKey = { s: string } | { n: number } | { b: string } | { u: number[] };
+const wire = (k: Key): WireKey =>
+  typeof k === 'string'
+    ? { s: k }
+    : typeof k === 'number'
+      ? { n: k }
+      : typeof k === 'bigint'
+        ? { b: k.toString() }
+        : { u: Array.from(k) };
+
+/** The golden native containers a consumer can decode from bytes (not sidecars, not chunk files). */
+const goldens = GOLDEN_CASES.filter((c) => c.kind === undefined && c.type !== 7).map((c) => ({
+  file: c.file,
+  present: c.present.map(wire),
+  absent: c.absent.map(wire),
+}));
+
+/**
+ * Consumer code shared by the ESM, CJS and browser checks (it only uses what it is passed):
+ * decodes every golden container with the published `fromBytes` and checks its recorded answers;
+ * checks that every exported class and function keeps its own name (no bundler renaming).
+ */
+const CHECK = `
+function check(lib, cases, fixtures) {
+  const key = (w) => ('s' in w ? w.s : 'n' in w ? w.n : 'b' in w ? BigInt(w.b) : new Uint8Array(w.u));
+  const problems = [];
+  for (const c of cases) {
+    const filter = lib.fromBytes(fixtures[c.file]);
+    for (const w of c.present) if (filter.has(key(w)) !== true) problems.push(c.file + ' lost ' + JSON.stringify(w));
+    for (const w of c.absent) if (filter.has(key(w)) !== false) problems.push(c.file + ' holds ' + JSON.stringify(w));
+  }
+  for (const [name, value] of Object.entries(lib)) {
+    if (typeof value === 'function' && value.name !== name) problems.push('export ' + name + ' is named ' + value.name);
+  }
+  const f = lib.BloomFilter.create({ capacity: 1000, fpp: 0.01 });
+  f.add('a');
+  if (!f.has('a')) problems.push('BloomFilter lost a key');
+  return { problems, decoded: cases.length };
+}
+`;
+
+let dir = '';
+let project = '';
+let tarball = '';
+let packed: string[] = [];
+let installedPkg: Record<string, unknown> = {};
+
+const exec = promisify(execFile);
+
+/** Runs a command without blocking the test worker; its output, or an error that shows it. */
+async function run(file: string, args: string[], cwd = project): Promise<string> {
+  try {
+    const { stdout } = await exec(file, args, { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
+    return stdout;
+  } catch (e) {
+    const err = e as { stdout?: string; stderr?: string; message: string };
+    throw new Error(
+      `${file} ${args.join(' ')} failed:\n${err.stdout ?? ''}\n${err.stderr ?? err.message}`,
+    );
+  }
+}
+
+describe('the packed package, installed in an empty project', () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bloomkit-package-'));
+    // `npm pack` runs `prepack` (the build); --json lists what went into the tarball.
+    // The build's own log comes first on stdout; the JSON report starts at a line holding '['.
+    const out = await run('npm', ['pack', '--json', '--pack-destination', dir], root);
+    const report = JSON.parse(out.slice(out.search(/^\[$/m)));
+    tarball = join(dir, report[0].filename);
+    packed = report[0].files.map((f: { path: string }) => f.path);
+
+    project = join(dir, 'consumer');
+    mkdirSync(join(project, 'fixtures'), { recursive: true });
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }),
+    );
+    await run('npm', [
+      'install',
+      tarball,
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--no-save',
+      '--loglevel=error',
+    ]);
+    installedPkg = JSON.parse(
+      readFileSync(join(project, 'node_modules', 'bloomkit', 'package.json'), 'utf8'),
+    );
+    for (const c of goldens) {
+      copyFileSync(
+        join(root, 'test', 'fixtures', 'golden', c.file),
+        join(project, 'fixtures', c.file),
+      );
+    }
+    writeFileSync(join(project, 'cases.json'), JSON.stringify(goldens));
+  }, 400_000);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('holds the build, its types, LICENSE, README and CHANGELOG, and nothing from the repository', () => {
+    for (const entry of ['index', 'node', 'redis']) {
+      for (const ext of ['js', 'cjs', 'd.ts', 'd.cts']) {
+        expect(packed, `dist/${entry}.${ext}`).toContain(`dist/${entry}.${ext}`);
+      }
+    }
+    // The static page `bloomkit serve` serves ships built.
+    if (repoPkg.scripts['build:web'] !== undefined) expect(packed).toContain('dist/web/index.html');
+    for (const file of ['package.json', 'LICENSE', 'README.md', 'CHANGELOG.md']) {
+      expect(packed, file).toContain(file);
+    }
+    expect(
+      packed.filter((p) => !/^(dist\/|package\.json$|LICENSE$|README\.md$|CHANGELOG\.md$)/.test(p)),
+    ).toEqual([]);
+    expect(readFileSync(join(root, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+    // Every export target is in the tarball, with `types` first in every condition.
+    for (const [entry, conditions] of Object.entries(repoPkg.exports as Record<string, unknown>)) {
+      if (typeof conditions === 'string') {
+        expect(packed, entry).toContain(conditions.replace(/^\.\//, ''));
+        continue;
+      }
       for (const [kind, target] of Object.entries(
         conditions as Record<string, Record<string, string>>,
       )) {
         expect(Object.keys(target)[0], `${entry} ${kind}`).toBe('types');
-        for (const file of Object.values(target)) {
-          expect(existsSync(join(root, file)), `${entry} ${kind} ${file}`).toBe(true);
-        }
+        for (const file of Object.values(target))
+          expect(packed, `${entry} ${kind}`).toContain(file.replace(/^\.\//, ''));
       }
     }
-    expect(pkg.type).toBe('module');
-    expect(pkg.sideEffects).toBe(false);
-    expect(pkg.files).toEqual(['dist']);
   });
 
-  it('loads by name from ESM and from CommonJS', () => {
-    const esm = `import { BloomFilter } from 'bloomkit'; import * as node from 'bloomkit/node';
-const f = BloomFilter.create({ capacity: 1000, fpp: 0.01 }); f.add('a');
-if (!f.has('a') || typeof node.BloomFilter !== 'function') process.exit(1); console.log('esm ok');`;
-    const cjs = `const { BloomFilter } = require('bloomkit'); const node = require('bloomkit/node');
-const f = BloomFilter.create({ capacity: 1000, fpp: 0.01 }); f.add('a');
-if (!f.has('a') || typeof node.BloomFilter !== 'function') process.exit(1); console.log('cjs ok');`;
-    expect(
-      execFileSync('node', ['--input-type=module', '-e', esm], { cwd: root }).toString(),
-    ).toContain('esm ok');
-    expect(
-      execFileSync('node', ['--input-type=commonjs', '-e', cjs], { cwd: root }).toString(),
-    ).toContain('cjs ok');
+  it('says where it comes from and what it may drop (repository, homepage, bugs, license, sideEffects)', () => {
+    expect(installedPkg.license).toBe('MIT');
+    expect(installedPkg.repository).toMatchObject({
+      type: 'git',
+      url: expect.stringMatching(/^git\+https:\/\/.+\.git$/),
+    });
+    expect(installedPkg.homepage).toMatch(/^https:\/\//);
+    expect(installedPkg.bugs).toMatchObject({
+      url: expect.stringMatching(/^https:\/\/.+\/issues$/),
+    });
+    expect(installedPkg.type).toBe('module');
+    expect(installedPkg.sideEffects).toBe(false);
+    expect(installedPkg.scripts).toMatchObject({ prepack: expect.any(String) });
   });
 
-  it('shares one copy of the core between entry points (instanceof holds across them)', () => {
-    const esm = `import { BloomFilter } from 'bloomkit'; import * as node from 'bloomkit/node'; import * as redis from 'bloomkit/redis';
-if (node.BloomFilter !== BloomFilter || redis.BloomFilter !== BloomFilter) process.exit(1); console.log('same');`;
-    const cjs = `const { BloomFilter } = require('bloomkit'); const node = require('bloomkit/node'); const redis = require('bloomkit/redis');
-if (node.BloomFilter !== BloomFilter || redis.BloomFilter !== BloomFilter) process.exit(1); console.log('same');`;
-    expect(
-      execFileSync('node', ['--input-type=module', '-e', esm], { cwd: root }).toString(),
-    ).toContain('same');
-    expect(
-      execFileSync('node', ['--input-type=commonjs', '-e', cjs], { cwd: root }).toString(),
-    ).toContain('same');
+  it('works from ESM: every golden filter decodes, names survive, one core behind every entry', async () => {
+    writeFileSync(
+      join(project, 'esm.mjs'),
+      `import { readFileSync } from 'node:fs';
+import * as lib from 'bloomkit';
+import * as node from 'bloomkit/node';
+import * as redis from 'bloomkit/redis';
+${CHECK}
+const cases = JSON.parse(readFileSync('cases.json', 'utf8'));
+const fixtures = Object.fromEntries(cases.map((c) => [c.file, readFileSync('fixtures/' + c.file)]));
+const result = check(lib, cases, fixtures);
+if (node.BloomFilter !== lib.BloomFilter || redis.BloomFilter !== lib.BloomFilter) result.problems.push('two copies of the core');
+// bloomkit/node's streaming load gives the very class the core's fromBytes gives.
+const first = cases[0].file;
+const loaded = await node.load('fixtures/' + first);
+if (loaded.constructor !== lib.fromBytes(fixtures[first]).constructor) result.problems.push('load and fromBytes differ');
+console.log(JSON.stringify(result));
+`,
+    );
+    const result = JSON.parse(await run('node', ['esm.mjs']));
+    expect(result.problems).toEqual([]);
+    expect(result.decoded).toBe(goldens.length);
   });
 
-  it('keeps the browser entry free of Node imports', () => {
-    // dist/index.js and every chunk it imports, transitively.
-    const seen = new Set<string>();
-    const visit = (file: string): void => {
-      if (seen.has(file)) return;
-      seen.add(file);
-      const js = readFileSync(join(root, 'dist', file), 'utf8');
-      expect(js, file).not.toMatch(
-        /from ['"]node:|require\(['"]node:|from ['"](fs|path|os|worker_threads|redis)['"]/,
-      );
-      for (const m of js.matchAll(/from ['"]\.\/([^'"]+)['"]/g)) visit(m[1]!);
+  it('works from CommonJS (require), with the same checks', async () => {
+    writeFileSync(
+      join(project, 'cjs.cjs'),
+      `const { readFileSync } = require('node:fs');
+const lib = require('bloomkit');
+const node = require('bloomkit/node');
+const redis = require('bloomkit/redis');
+${CHECK}
+const cases = JSON.parse(readFileSync('cases.json', 'utf8'));
+const fixtures = Object.fromEntries(cases.map((c) => [c.file, readFileSync('fixtures/' + c.file)]));
+const result = check(lib, cases, fixtures);
+if (node.BloomFilter !== lib.BloomFilter || redis.BloomFilter !== lib.BloomFilter) result.problems.push('two copies of the core');
+console.log(JSON.stringify(result));
+`,
+    );
+    const result = JSON.parse(await run('node', ['cjs.cjs']));
+    expect(result.problems).toEqual([]);
+    expect(result.decoded).toBe(goldens.length);
+  });
+
+  it('type-checks under tsc --strict with NodeNext (ESM and CJS files) and with Bundler resolution', async () => {
+    const generic = /declare class BloomFilter<K\b/.test(
+      readFileSync(join(project, 'node_modules', 'bloomkit', 'dist', 'index.d.ts'), 'utf8'),
+    );
+    const body = (from: string) => `
+const ids = BloomFilter.create({ capacity: 1000, fpp: 0.01, funnel: 'long' });
+ids.add(42n);
+ids.add(7);
+const seen: boolean = ids.has(42n);
+const copy = fromBytes(ids.toBytes());
+const count: number = copy.estimatedCount();
+${generic ? "// @ts-expect-error a 'long' filter takes bigint | number keys, not strings\nids.add('42');" : ''}
+export const out = [seen, count, ${from}];
+`;
+    mkdirSync(join(project, 'ts'), { recursive: true });
+    writeFileSync(
+      join(project, 'ts', 'esm.mts'),
+      `import { BloomFilter, fromBytes, type MembershipFilter } from 'bloomkit';
+import { save, load } from 'bloomkit/node';
+const any: MembershipFilter = BloomFilter.create({ capacity: 10, fpp: 0.1 });
+${body('any, save, load')}`,
+    );
+    writeFileSync(
+      join(project, 'ts', 'cjs.cts'),
+      `import bloomkit = require('bloomkit');
+import node = require('bloomkit/node');
+const { BloomFilter, fromBytes } = bloomkit;
+${body('node.save')}`,
+    );
+    writeFileSync(
+      join(project, 'ts', 'bundler.ts'),
+      `import { BloomFilter, fromBytes } from 'bloomkit';
+${body('BloomFilter.name')}`,
+    );
+    const common = {
+      strict: true,
+      target: 'ES2022',
+      noEmit: true,
+      skipLibCheck: false,
+      types: ['node'],
+      typeRoots: [join(root, 'node_modules', '@types')],
     };
-    visit('index.js');
-    expect(seen.size).toBeGreaterThan(1);
+    writeFileSync(
+      join(project, 'tsconfig.nodenext.json'),
+      JSON.stringify({
+        compilerOptions: { ...common, module: 'NodeNext', moduleResolution: 'NodeNext' },
+        files: ['ts/esm.mts', 'ts/cjs.cts'],
+      }),
+    );
+    writeFileSync(
+      join(project, 'tsconfig.bundler.json'),
+      JSON.stringify({
+        compilerOptions: { ...common, module: 'ESNext', moduleResolution: 'Bundler' },
+        files: ['ts/bundler.ts'],
+      }),
+    );
+    await run('node', [tsc, '-p', 'tsconfig.nodenext.json']);
+    await run('node', [tsc, '-p', 'tsconfig.bundler.json']);
   });
+
+  it.skipIf(!CHROMIUM)(
+    'bundles the core for the browser and runs it in headless Chromium',
+    async () => {
+      writeFileSync(
+        join(project, 'browser.mjs'),
+        `import * as lib from 'bloomkit';
+${CHECK}
+const b64 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+const input = globalThis.__input;
+const fixtures = Object.fromEntries(Object.entries(input.fixtures).map(([k, v]) => [k, b64(v)]));
+globalThis.__result = check(lib, input.cases, fixtures);
+`,
+      );
+      const bundle = await build({
+        absWorkingDir: project,
+        entryPoints: ['browser.mjs'],
+        bundle: true,
+        format: 'iife',
+        platform: 'browser',
+        minify: true,
+        write: false,
+        logLevel: 'silent',
+      });
+      const js = bundle.outputFiles[0]!.text;
+      expect(js).not.toMatch(/require\(["']node:/);
+      const fixtures = Object.fromEntries(
+        goldens.map((c) => [
+          c.file,
+          readFileSync(join(project, 'fixtures', c.file)).toString('base64'),
+        ]),
+      );
+      const { chromium } = await import('playwright-core');
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      });
+      try {
+        const page = await browser.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(String(e)));
+        await page.setContent('<!doctype html><meta charset="utf-8"><title>bloomkit</title>');
+        await page.evaluate(
+          (input) => {
+            (globalThis as { __input?: unknown }).__input = input;
+          },
+          { cases: goldens, fixtures },
+        );
+        await page.addScriptTag({ content: js });
+        const result = await page.evaluate(() => (globalThis as { __result?: unknown }).__result);
+        expect(errors).toEqual([]);
+        // Minified: names are the bundler's to choose, so only the golden answers are checked.
+        const { problems, decoded } = result as { problems: string[]; decoded: number };
+        expect(problems.filter((p) => !p.startsWith('export '))).toEqual([]);
+        expect(decoded).toBe(goldens.length);
+      } finally {
+        await browser.close();
+      }
+    },
+  );
+
+  it.skipIf(repoPkg.bin === undefined)(
+    'runs the bloomkit command (npx bloomkit --help)',
+    async () => {
+      const help = await run('npx', ['--no-install', 'bloomkit', '--help']);
+      expect(help).toMatch(/bloomkit/);
+      expect(help.toLowerCase()).toMatch(/usage/);
+    },
+  );
 });

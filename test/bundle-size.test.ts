@@ -1,0 +1,175 @@
+/**
+ * What one import costs a browser application: the published ESM build (tsup.config.ts's `esm`,
+ * built here without declarations) is bundled by esbuild for the browser, minified, once per
+ * filter type, importing that type alone, the way an application would. Each must stay within the
+ * budget (30 kB minified), the figures in README.md's size table must be what this test measures
+ * (within a small margin), and importing the core must compile no WebAssembly: the hashing
+ * module is compiled on first use.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { build as tsup } from 'tsup';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { esm } from '../tsup.config.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+/** The budget for importing one filter type, minified (1 kB = 1000 bytes). */
+const BUDGET = 30_000;
+/** How far README.md's figures may drift from what is measured before the test asks for an update. */
+const MARGIN = 0.05;
+/** The imports measured: each filter type alone, then the sizing math alone, then everything. */
+const IMPORTS = [
+  'BloomFilter',
+  'BlockedBloomFilter',
+  'SplitBlockBloomFilter',
+  'CountingBloomFilter',
+  'ScalableBloomFilter',
+  'CuckooFilter',
+] as const;
+
+interface Size {
+  /** How README.md's size table names the import. */
+  what: string;
+  minified: number;
+  gzip: number;
+}
+
+let dir = '';
+const sizes: Size[] = [];
+
+/** Bundles `code` (an application module beside the built dist/) for the browser. */
+async function bundle(code: string, format: 'esm' | 'iife' = 'esm'): Promise<string> {
+  const out = await build({
+    stdin: { contents: code, resolveDir: dir, sourcefile: 'app.js' },
+    bundle: true,
+    format,
+    platform: 'browser',
+    minify: true,
+    write: false,
+    logLevel: 'silent',
+  });
+  return out.outputFiles[0]!.text;
+}
+
+const EVERYTHING = 'the whole core (`import *`)';
+const kB = (n: number): string => (n / 1000).toFixed(1);
+
+describe('browser bundle size of one import', () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bloomkit-size-'));
+    await tsup({
+      ...esm,
+      config: false,
+      dts: false,
+      sourcemap: false,
+      silent: true,
+      outDir: join(dir, 'dist'),
+    });
+    // The bundler reads `sideEffects` from the package the files belong to: the real value.
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'bloomkit', type: 'module', sideEffects: pkg.sideEffects }),
+    );
+    for (const name of IMPORTS) {
+      const js = await bundle(`import { ${name} } from './dist/index.js'; globalThis.x = ${name};`);
+      sizes.push({
+        what: `\`${name}\``,
+        minified: js.length,
+        gzip: gzipSync(js, { level: 9 }).length,
+      });
+    }
+    const all = await bundle(`import * as all from './dist/index.js'; globalThis.x = all;`);
+    sizes.push({
+      what: EVERYTHING,
+      minified: all.length,
+      gzip: gzipSync(all, { level: 9 }).length,
+    });
+    console.log(
+      `measured (minified / gzip, kB):\n${sizes.map((s) => `| ${s.what} | ${kB(s.minified)} | ${kB(s.gzip)} |`).join('\n')}`,
+    );
+  }, 120_000);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps every filter type within 30 kB minified when imported alone', () => {
+    for (const s of sizes.filter((x) => x.what !== EVERYTHING)) {
+      expect(s.minified, `${s.what}: ${s.minified} bytes`).toBeLessThanOrEqual(BUDGET);
+    }
+  });
+
+  it('drops what is not imported: one filter type costs well under the whole core', () => {
+    const everything = sizes.find((s) => s.what === EVERYTHING)!;
+    const classic = sizes.find((s) => s.what === '`BloomFilter`')!;
+    expect(classic.minified).toBeLessThan(everything.minified / 2);
+  });
+
+  it('states in README.md the sizes this test measures (within 5%)', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const rows = new Map<string, [number, number]>();
+    for (const m of readme.matchAll(/^\| (.+?) \| ([\d.]+) kB \| ([\d.]+) kB \|$/gm)) {
+      rows.set(m[1]!, [Number(m[2]) * 1000, Number(m[3]) * 1000]);
+    }
+    const table = sizes.map((s) => `| ${s.what} | ${kB(s.minified)} kB | ${kB(s.gzip)} kB |`);
+    for (const s of sizes) {
+      const stated = rows.get(s.what);
+      const hint = `README.md's size table should read:\n${table.join('\n')}`;
+      expect(stated, hint).toBeDefined();
+      expect(Math.abs(stated![0] - s.minified) / s.minified, hint).toBeLessThanOrEqual(MARGIN);
+      expect(Math.abs(stated![1] - s.gzip) / s.gzip, hint).toBeLessThanOrEqual(MARGIN);
+    }
+  });
+
+  it('compiles no WebAssembly on import, and compiles it on first use', async () => {
+    const js = await bundle(
+      `import { BloomFilter } from './dist/index.js';
+const count = () => globalThis.__wasm.compiled;
+const afterImport = count();
+const f = BloomFilter.create({ capacity: 1000, fpp: 0.01 });
+f.add('a');
+console.log(JSON.stringify({ afterImport, afterUse: count(), has: f.has('a') }));`,
+    );
+    const file = join(dir, 'lazy.mjs');
+    // Counts every way a module can be compiled, installed before the bundle is evaluated.
+    writeFileSync(
+      file,
+      `const W = globalThis.WebAssembly; globalThis.__wasm = { compiled: 0 };
+class Module extends W.Module { constructor(b) { super(b); globalThis.__wasm.compiled++; } }
+const compile = W.compile; const instantiate = W.instantiate;
+globalThis.WebAssembly = Object.assign(Object.create(W), { Module, Instance: W.Instance, Memory: W.Memory,
+  compile: (b) => (globalThis.__wasm.compiled++, compile(b)),
+  instantiate: (b, i) => (b instanceof W.Module ? 0 : globalThis.__wasm.compiled++, instantiate(b, i)) });
+await import('./lazy-app.mjs');`,
+    );
+    writeFileSync(join(dir, 'lazy-app.mjs'), js);
+    const { stdout } = await promisify(execFile)('node', [file], { cwd: dir });
+    const result = JSON.parse(stdout);
+    expect(result.has).toBe(true);
+    expect(result.afterImport, 'WebAssembly compiled while importing').toBe(0);
+    expect(result.afterUse, 'the hashing module was never compiled').toBeGreaterThan(0);
+  });
+
+  it('states the WebAssembly module size README.md gives', () => {
+    // Every embedded module: base64 string literals that start with the wasm magic ("\0asm").
+    const sources = readdirSync(join(root, 'src', 'hash'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => readFileSync(join(root, 'src', 'hash', f), 'utf8'));
+    const modules = sources.flatMap((s) =>
+      [...s.matchAll(/'(AGFzbQ[A-Za-z0-9+/=]+)'/g)].map((m) => Buffer.from(m[1]!, 'base64').length),
+    );
+    expect(modules.length).toBeGreaterThan(0);
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const stated = /WebAssembly module of ([\d,]+) bytes/.exec(readme);
+    expect(stated, 'README.md should say "WebAssembly module of N bytes"').not.toBeNull();
+    expect(modules).toContain(Number(stated![1]!.replace(/,/g, '')));
+  });
+});
