@@ -22,6 +22,7 @@ export { COUNTER_MAX, CounterArray, MAX_COUNTERS } from './bits/counters.js';
 export { SharedBitArray } from './bits/shared-bit-array.js';
 export { FilterFullError, FormatError, IncompatibleFiltersError } from './errors.js';
 export { FilterBase, type FilterJSON } from './filters/base.js';
+export { BinaryFuseFilter, type BinaryFuseOptions } from './filters/binary-fuse/filter.js';
 export {
   BLOCK_BITS,
   BlockedBloomFilter,
@@ -38,6 +39,13 @@ export {
   type BloomFilterCreateOptions,
   type BloomFilterShape,
 } from './filters/bloom/filter.js';
+export {
+  type CascadeBuildOptions,
+  type CascadeReadOptions,
+  FilterCascade,
+} from './filters/cascade/filter.js';
+export type { CascadeHash, CascadeLayer } from './filters/cascade/hashing.js';
+export type { MlbfWriteOptions } from './filters/cascade/mlbf.js';
 export {
   CountingBloomFilter,
   type CountingBloomFilterCreateOptions,
@@ -104,6 +112,7 @@ export {
 } from './hash/composite-keys.js';
 export { FUNNEL_IDS, type Funnel, type Key, keyBytes } from './hash/keys.js';
 export { murmur3x64_128 } from './hash/murmur3.js';
+export { murmur3x86_32 } from './hash/murmur3-x86-32.js';
 export { STRATEGY_ORDINALS, type StrategyName } from './hash/strategies.js';
 export { xxhash64 } from './hash/xxhash64.js';
 export {
