@@ -40,34 +40,52 @@ describe.skipIf(!hasRedis)('RedisSeenSet', () => {
     await redis?.stop();
   });
 
-  it('answers 500 candidates in one round trip; seen items are never offered again', async () => {
-    const seen = feed('feed');
-    const watched = keys('item', 300);
-    expect(await seen.markSeen('alice', watched)).toBe(300);
-    expect(await seen.markSeen('alice', watched.slice(0, 10))).toBe(0);
-    const candidates = [...watched, ...keys('item', 200, 300)];
-    await seen.unseen('alice', candidates.slice(0, 1)); // loads the script (EVAL after NOSCRIPT)
-    let sent = 0;
-    const counting = {
-      sendCommand: (args: readonly (string | Buffer)[], options?: object) => {
-        sent++;
-        return client.sendCommand(args as (string | Buffer)[], options);
-      },
-    };
-    const counted = new RedisSeenSet(counting, 'feed', { capacity: 200, fpp: 0.01, now });
-    const before = await serverStats(redis.port);
-    const fresh = await counted.unseen('alice', candidates);
-    const after = await serverStats(redis.port);
-    // One command sent; the server ran it (the script, whose 30 GETs it counts as commands too)
-    // and the second INFO, and nothing else.
-    expect(sent).toBe(1);
-    expect(after.commands - before.commands).toBe(1 + 30 + 1);
-    expect(fresh.filter((item) => watched.includes(item))).toEqual([]);
-    // Among the 200 never seen, at most a few false positives (rate <= 1%).
-    expect(fresh.length).toBeGreaterThanOrEqual(200 - 10);
-    expect(fresh.every((item) => candidates.indexOf(item) >= 300)).toBe(true);
-    expect(await seen.unseen('bob', candidates)).toEqual(candidates);
-  });
+  // The window's bitmaps are fetched (MGET) and tested here when small, tested on the server by a
+  // script when large (fetchLimit 0 forces that): both answer the same, in one round trip.
+  const MODES = [
+    { mode: 'fetch', fetchLimit: undefined, serverCommands: 1 },
+    { mode: 'script', fetchLimit: 0, serverCommands: 1 + 30 }, // the script's 30 GETs count too
+  ] as const;
+
+  for (const { mode, fetchLimit, serverCommands } of MODES) {
+    it(`answers 500 candidates in one round trip (${mode}); seen items are never offered again`, async () => {
+      const seen = new RedisSeenSet(client, `feed-${mode}`, {
+        capacity: 200,
+        fpp: 0.01,
+        now,
+        fetchLimit,
+      });
+      const watched = keys('item', 300);
+      expect(await seen.markSeen('alice', watched)).toBe(300);
+      expect(await seen.markSeen('alice', watched.slice(0, 10))).toBe(0);
+      const candidates = [...watched, ...keys('item', 200, 300)];
+      await seen.unseen('alice', candidates.slice(0, 1)); // loads the script (EVAL after NOSCRIPT)
+      let sent = 0;
+      const counting = {
+        sendCommand: (args: readonly (string | Buffer)[], options?: object) => {
+          sent++;
+          return client.sendCommand(args as (string | Buffer)[], options);
+        },
+      };
+      const counted = new RedisSeenSet(counting, `feed-${mode}`, {
+        capacity: 200,
+        fpp: 0.01,
+        now,
+        fetchLimit,
+      });
+      const before = await serverStats(redis.port);
+      const fresh = await counted.unseen('alice', candidates);
+      const after = await serverStats(redis.port);
+      // One command sent; the server ran it and the second INFO, and nothing else.
+      expect(sent).toBe(1);
+      expect(after.commands - before.commands).toBe(serverCommands + 1);
+      expect(fresh.filter((item) => watched.includes(item))).toEqual([]);
+      // Among the 200 never seen, at most a few false positives (rate <= 1%).
+      expect(fresh.length).toBeGreaterThanOrEqual(200 - 10);
+      expect(fresh.every((item) => candidates.indexOf(item) >= 300)).toBe(true);
+      expect(await seen.unseen('bob', candidates)).toEqual(candidates);
+    });
+  }
 
   it('keeps the window false positive rate at fpp when every generation is full', async () => {
     const seen = feed('full');
@@ -75,10 +93,18 @@ describe.skipIf(!hasRedis)('RedisSeenSet', () => {
       clock += DAY;
       await seen.markSeen('carol', keys(`d${day}`, 200));
     }
+    const onServer = new RedisSeenSet(client, 'full', {
+      capacity: 200,
+      fpp: 0.01,
+      now,
+      fetchLimit: 0,
+    });
     const n = 10_000;
     let falsePositives = 0;
     for (let start = 0; start < n; start += 500) {
       const flags = await seen.seen('carol', keys('never', 500, start));
+      // The script on the server and the test here answer exactly the same.
+      expect(await onServer.seen('carol', keys('never', 500, start))).toEqual(flags);
       falsePositives += flags.filter(Boolean).length;
     }
     expect(falsePositives / n).toBeLessThanOrEqual(upper(0.01, n));
