@@ -15,11 +15,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeSidecarPrefix } from '../src/node/sidecar.js';
 import {
+  BinaryFuseFilter,
   BlockedBloomFilter,
   BloomFilter,
   ChunkedBloomFilter,
   CountingBloomFilter,
   CuckooFilter,
+  FilterCascade,
   type Key,
   type MembershipFilter,
   ScalableBloomFilter,
@@ -206,6 +208,49 @@ export const GOLDEN_CASES: readonly GoldenCase[] = [
       ),
     strings('sh', 2000),
   ),
+  {
+    file: 'cascade-v1-murmur3.blmk',
+    version: 1,
+    type: 9,
+    present: strings('in', 200),
+    absent: strings('out', 300),
+    build: async () =>
+      FilterCascade.build({ include: strings('in', 200), exclude: strings('out', 2000) }).toBytes(),
+  },
+  {
+    file: 'cascade-v1-sha256ctr-inverted.blmk',
+    version: 1,
+    type: 9,
+    present: strings('big', 300),
+    absent: strings('small', 100),
+    build: async () =>
+      FilterCascade.build({
+        include: strings('big', 300),
+        exclude: strings('small', 100),
+        hash: 'sha256ctr',
+        salt: new TextEncoder().encode('nacl'),
+      }).toBytes(),
+  },
+  {
+    file: 'binary-fuse-v1-8.blmk',
+    version: 1,
+    type: 10,
+    present: strings('fuse', 1000),
+    absent: ABSENT,
+    build: async () => BinaryFuseFilter.build(strings('fuse', 1000)).toBytes(),
+  },
+  {
+    file: 'binary-fuse-v1-16-long.blmk',
+    version: 1,
+    type: 10,
+    present: Array.from({ length: 500 }, (_, i) => BigInt(i) * 1_000_003n),
+    absent: [1n, 2n ** 40n, -5n],
+    build: async () =>
+      BinaryFuseFilter.build(
+        Array.from({ length: 500 }, (_, i) => BigInt(i) * 1_000_003n),
+        { fingerprintBits: 16, funnel: 'long' },
+      ).toBytes(),
+  },
   {
     file: 'chunked-v1-hash.blmk',
     version: 1,

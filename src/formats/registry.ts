@@ -11,8 +11,10 @@
 
 import { checkBytes, FormatError, show } from '../errors.js';
 import { fromBase64 } from '../filters/base.js';
+import { binaryFuseCodec } from '../filters/binary-fuse/codec.js';
 import { blockedCodec } from '../filters/blocked/codec.js';
 import { bloomCodec } from '../filters/bloom/codec.js';
+import { cascadeCodec } from '../filters/cascade/codec.js';
 import { countingCodec } from '../filters/counting/codec.js';
 import { cuckooCodec } from '../filters/cuckoo/codec.js';
 import type { ReadonlyMembershipFilter } from '../filters/filter.js';
@@ -32,7 +34,8 @@ export const CODECS: readonly FilterCodec<object>[] = [
   codec(blockedCodec),
   codec(splitBlockCodec),
   codec(shardedBloomCodec),
-  // Developer F: add codec(cascadeCodec) and codec(binaryFuseCodec) here, in type-id order.
+  codec(cascadeCodec),
+  codec(binaryFuseCodec),
 ];
 
 const BY_TYPE = new Map(CODECS.map((c) => [c.typeId, c]));
