@@ -111,8 +111,9 @@ class StreamSource implements ByteSource {
     let done = 0;
     while (done < into.length) {
       if (this.pending === null) {
-        // Return what we have rather than wait for more once something was read.
-        if (done > 0 && done >= into.length / 4) break;
+        // Hand over what arrived rather than wait for more: a pipe fed by another program
+        // (a crawler feeding its frontier) gets its answers as soon as its lines are in.
+        if (done > 0) break;
         let next: IteratorResult<Uint8Array>;
         try {
           next = await this.chunks.next();
@@ -209,7 +210,9 @@ async function openStdin(): Promise<ByteSource> {
     }
     return new FileSource(name, 0, size, peeked);
   }
-  const stream = createReadStream('', { fd: 0, highWaterMark: STREAM_CHUNK, autoClose: false });
+  // A pipe, socket or terminal: Node's own stdin stream (reading fd 0 with read(2) directly
+  // would fail with EAGAIN on a non-blocking pipe).
+  const stream = process.stdin;
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const first = await chunks.next();
   const head: Uint8Array = first.done ? new Uint8Array(0) : first.value;

@@ -32,11 +32,18 @@ export function recordOptions(options: OptionValues, funnel: Funnel): RecordOpti
 /** Set once Ctrl-C (SIGINT) or SIGTERM arrived: the scan stops at the next batch. */
 export class Interrupt {
   signal: string | null = null;
+  /** Resolves when the signal comes (to stop waiting for input that may never come). */
+  readonly arrived: Promise<null>;
+  private wake: () => void = () => {};
   private readonly handler = (name: string) => {
     this.signal = name;
+    this.wake();
   };
 
   constructor() {
+    this.arrived = new Promise<null>((resolve) => {
+      this.wake = () => resolve(null);
+    });
     process.on('SIGINT', this.handler);
     process.on('SIGTERM', this.handler);
   }
@@ -77,7 +84,8 @@ export async function scanInputs(
       try {
         for (;;) {
           if (interrupt.signal !== null) return records;
-          const batch = await reader.next();
+          const batch = await Promise.race([reader.next(), interrupt.arrived]);
+          if (interrupt.signal !== null) return records;
           if (batch === null) break;
           records += batch.count;
           if ((await each(batch, source)) === false) return records;

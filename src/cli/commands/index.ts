@@ -14,6 +14,7 @@ import { dedup } from './dedup.js';
 import { help } from './help.js';
 import { info } from './info.js';
 import { merge } from './merge.js';
+import { serve } from './serve.js';
 import { which } from './which.js';
 
 export const COMMANDS: readonly Command[] = [
@@ -27,5 +28,6 @@ export const COMMANDS: readonly Command[] = [
   calc,
   cascade,
   which,
+  serve,
   help,
 ];

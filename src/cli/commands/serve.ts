@@ -1,0 +1,48 @@
+import { serveStatic, webPageDir } from '../../node/serve.js';
+import { CliError, type Command } from '../command.js';
+import { parseInteger, stringOption } from '../options.js';
+
+export const serve: Command = {
+  name: 'serve',
+  summary: "serve bloomkit's web page (or a folder) on this machine over HTTP",
+  usage: 'serve [DIR] [--port N] [--host H]',
+  help: `Serves the built web page that ships with bloomkit (or the files of DIR) over HTTP until
+Ctrl-C, on 127.0.0.1 unless --host says otherwise, and prints its address. Only files inside the
+folder are served; only GET and HEAD are answered.
+
+      --port N    TCP port (default: a free one)
+      --host H    interface to bind (default 127.0.0.1: this machine only)
+
+Example:
+  bloomkit serve --port 8080`,
+  options: { port: { type: 'string' }, host: { type: 'string' } },
+  positionals: { min: 0, max: 1 },
+  async run({ args, options, io }) {
+    const dir = args[0] ?? webPageDir();
+    if (dir === null) {
+      throw new CliError(
+        'the web page is not built in this install (npm run build:web); name a folder to serve',
+      );
+    }
+    const portText = stringOption(options, 'port');
+    const port =
+      portText === undefined ? 0 : portText === '0' ? 0 : parseInteger('--port', portText, 65535);
+    let server: Awaited<ReturnType<typeof serveStatic>>;
+    try {
+      server = await serveStatic(dir, { port, host: stringOption(options, 'host') });
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'EADDRINUSE') throw new CliError(`port ${port} is in use`);
+      if (code === 'EACCES') throw new CliError(`port ${port} needs privileges`);
+      throw error;
+    }
+    io.stdout.write(`serving ${dir} at ${server.url} (Ctrl-C stops)\n`);
+    const signal = await new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+    await server.close();
+    io.stderr.write(`bloomkit serve: stopped (${signal})\n`);
+    return 0;
+  },
+};

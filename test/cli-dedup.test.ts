@@ -1,0 +1,190 @@
+/**
+ * `bloomkit dedup` against `awk '!seen[$0]++'`, its `--state` across runs and Ctrl-C, and the
+ * `Deduper` behind it: exact answers inside a batch, checkpoints, and a Deduper process killed
+ * with SIGKILL mid-run (then restarted), which must still know every key it acknowledged before
+ * its last completed checkpoint.
+ */
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packKeys } from '../src/filters/packed.js';
+import { Deduper } from '../src/node/deduper.js';
+import { type BuiltCli, buildCli } from './support/cli.js';
+import { mulberry32 } from './support/random.js';
+
+let cli: BuiltCli;
+let dir: string;
+let text: string;
+
+/** n lines drawn from `distinct` URLs with repeats, some CRLF, some empty, some non-ASCII. */
+function lines(seed: number, n: number, distinct: number): string[] {
+  const rnd = mulberry32(seed);
+  return Array.from({ length: n }, () => {
+    const i = Math.floor(rnd() * distinct);
+    return i % 97 === 0 ? '' : `https://site-${i % 13}.example/p/${i}${i % 5 === 0 ? '/é' : ''}`;
+  });
+}
+
+function awk(input: string, extra: string[] = []): string {
+  const r = spawnSync('awk', [...extra, '!seen[$0]++'], { input, maxBuffer: 1 << 28 });
+  return r.stdout.toString('utf8');
+}
+
+beforeAll(async () => {
+  cli = await buildCli();
+  dir = cli.tempDir();
+  text = `${lines(1, 20_000, 8_000).join('\n')}\n`;
+  writeFileSync(join(dir, 'urls.txt'), text);
+});
+
+afterAll(() => cli?.dispose());
+
+describe('bloomkit dedup', () => {
+  it('prints what awk prints, in order, with a fixed and with a growing filter', () => {
+    const expected = awk(text);
+    for (const args of [[], ['-n', '10000'], ['-n', '10000', '-p', '1e-9']]) {
+      const r = cli.run(['dedup', ...args, join(dir, 'urls.txt')]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.toString(), args.join(' ')).toBe(expected);
+      expect(r.stderr).toMatch(/dedup: 20000 records, \d+ printed, \d+ dropped as repeats/);
+    }
+    const gz = cli.run(['dedup', '--json'], { input: gzipSync(text) });
+    expect(gz.stdout.toString()).toBe(expected);
+    const summary = JSON.parse(gz.stderr);
+    expect(summary.records).toBe(20_000);
+    expect(summary.printed).toBe(expected.split('\n').length - 1);
+  });
+
+  it('with -d/-f dedups by the fields and prints whole records, as awk -F', () => {
+    const csv = `${lines(2, 3000, 500)
+      .map((u, i) => `${i},${u},x`)
+      .join('\n')}\n`;
+    const r = cli.run(['dedup', '-d', ',', '-f', '2'], { input: csv });
+    expect(r.stdout.toString()).toBe(
+      spawnSync('awk', ['-F', ',', '!seen[$2]++'], { input: csv }).stdout.toString(),
+    );
+  });
+
+  it('--state resumes: a second run prints only keys the first did not see', () => {
+    const state = join(dir, 'frontier.bloom');
+    const all = text.split('\n').slice(0, -1);
+    const first = `${all.slice(0, 10_000).join('\n')}\n`;
+    const r1 = cli.run(['dedup', '--state', state, '--checkpoint-every', '1000'], { input: first });
+    expect(r1.code, r1.stderr).toBe(0);
+    expect(r1.stdout.toString()).toBe(awk(first));
+    const r2 = cli.run(['dedup', '--state', state], { input: text });
+    const seen = new Set(first.split('\n'));
+    const expected = awk(text)
+      .split('\n')
+      .slice(0, -1)
+      .filter((l) => !seen.has(l));
+    expect(r2.stdout.toString()).toBe(expected.length ? `${expected.join('\n')}\n` : '');
+    // A state file of another kind is refused, naming it.
+    writeFileSync(join(dir, 'junk.bloom'), 'not a filter');
+    const bad = cli.run(['dedup', '--state', join(dir, 'junk.bloom')], { input: 'a\n' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('junk.bloom');
+  });
+
+  it('on Ctrl-C saves the state whole, then exits 130', async () => {
+    const state = join(dir, 'interrupted.bloom');
+    const child = cli.start(['dedup', '--state', state]);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stdin!.write('one\ntwo\none\n');
+    await new Promise<void>((resolve) => {
+      const poll = () => (out.includes('two\n') ? resolve() : setTimeout(poll, 20));
+      poll();
+    });
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(130);
+    expect(out).toBe('one\ntwo\n');
+    const again = cli.run(['dedup', '--state', state], { input: 'two\nthree\n' });
+    expect(again.stdout.toString()).toBe('three\n');
+  });
+});
+
+describe('Deduper', () => {
+  it('seenBatch answers as seen() would, repeats inside a batch included', async () => {
+    const d = await Deduper.open(null, { capacity: 10_000, fpp: 1e-9 });
+    const keys = lines(3, 5000, 1500);
+    const flags = d.seenBatch(packKeys('string', keys.slice(0, 2500)));
+    const ref = new Set<string>();
+    const expected = keys.slice(0, 2500).map((k) => (ref.has(k) ? 1 : (ref.add(k), 0)));
+    expect(Array.from(flags)).toEqual(expected);
+    for (const k of keys.slice(2500)) expect(d.seen(k)).toBe(ref.has(k) || (ref.add(k), false));
+    expect(d.stats).toMatchObject({ keys: 5000, fresh: ref.size });
+    await expect(d.checkpoint()).rejects.toThrow(TypeError);
+  });
+
+  it('checkpoints atomically and reopens; a filter of another funnel is refused', async () => {
+    const path = join(dir, 'd.bloom');
+    const d = await Deduper.open(path, { checkpointKeys: 100 });
+    for (let i = 0; i < 250; i++) d.seen(`k${i}`);
+    expect(d.checkpointDue).toBe(true);
+    await d.checkpoint();
+    expect(d.checkpointDue).toBe(false);
+    const again = await Deduper.open(path);
+    for (let i = 0; i < 250; i++) expect(again.seen(`k${i}`)).toBe(true);
+    await expect(Deduper.open(path, { funnel: 'long' })).rejects.toThrow(/funnel 'string'/);
+    // A temporary file left by a killed writer (a pid that is not running) is removed.
+    const stale = join(dir, 'd.bloom.999999999.abcdef.tmp');
+    writeFileSync(stale, 'partial');
+    await Deduper.open(path);
+    expect(existsSync(stale)).toBe(false);
+  });
+
+  it('after SIGKILL and a restart, knows every key acknowledged before the last checkpoint', async () => {
+    const script = join(dir, 'frontier.mjs');
+    writeFileSync(
+      script,
+      `import { Deduper } from ${JSON.stringify(cli.nodeEntry)};
+const [path, from] = process.argv.slice(2);
+const d = await Deduper.open(path, { capacity: 2_000_000, fpp: 1e-7 });
+for (let i = Number(from); ; i++) {
+  d.seen('https://example.com/' + i);
+  if (i % 2000 === 1999) { await d.checkpoint(); process.stdout.write('ack ' + (i + 1) + '\\n'); }
+}
+`,
+    );
+    const path = join(dir, 'killed.bloom');
+    const rnd = mulberry32(7);
+    let from = 0;
+    for (let round = 0; round < 3; round++) {
+      const child = spawn(process.execPath, [script, path, String(from)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let acked = from;
+      let acks = 0;
+      const want = 2 + Math.floor(rnd() * 3);
+      await new Promise<void>((resolve) => {
+        child.stdout.on('data', (d: Buffer) => {
+          for (const m of d.toString().matchAll(/ack (\d+)/g)) {
+            acked = Number(m[1]);
+            acks++;
+          }
+          // Kill at a random moment after the wanted ack: often in the middle of the next save.
+          if (acks >= want) setTimeout(() => child.kill('SIGKILL'), Math.floor(rnd() * 40));
+        });
+        child.on('close', () => resolve());
+      });
+      // Restart: the state opens (never half-written) and holds every acknowledged key.
+      const d = await Deduper.open(path, { capacity: 2_000_000, fpp: 1e-7 });
+      let missing = 0;
+      for (let i = 0; i < acked; i++) if (!d.seen(`https://example.com/${i}`)) missing++;
+      expect(missing, `round ${round}: keys before ack ${acked} answered new`).toBe(0);
+      expect(
+        readdirSync(dir).filter((n) => n.startsWith('killed.bloom.') && n.endsWith('.tmp')),
+      ).toEqual([]);
+      from = acked;
+    }
+    expect(from).toBeGreaterThan(0);
+    expect(readFileSync(path).subarray(0, 4).toString()).toBe('BLMK');
+  });
+});
