@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWeb } from '../scripts/build-web.js';
+import * as core from '../src/index.js';
 import {
   BlockedBloomFilter,
   BloomFilter,
@@ -32,6 +33,12 @@ const inCI = !!process.env.CI && process.env.CI !== '0' && process.env.CI !== 'f
 if (!CHROMIUM && inCI) throw new Error('Chromium is required in CI: apt-get install chromium');
 if (!CHROMIUM) console.warn('web page test skipped: install Chromium (apt-get install chromium)');
 const hasJava = requireJava();
+/** The core's browser-safe Parquet reader, when this build exports it from the barrel. */
+const readParquet = (core as unknown as Record<string, unknown>).readParquetBloomFilters as
+  | ((
+      bytes: Uint8Array,
+    ) => Promise<{ rowGroup: number; column: string; filter: { has(v: string): boolean } }[]>)
+  | undefined;
 
 const SHOTS = join(import.meta.dirname, '../docs/screenshots');
 const ARGS = [
@@ -359,6 +366,40 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     expect(answers.slice(0, 2)).toEqual([true, true]);
     await shot('inspector');
   });
+
+  it.skipIf(readParquet === undefined)(
+    'inspector: reads the Bloom filters of a Parquet file written by DuckDB',
+    async () => {
+      const { DuckDBInstance } = await import('@duckdb/node-api');
+      const file = join(out, 'values.parquet');
+      const db = await DuckDBInstance.create();
+      const con = await db.connect();
+      await con.run('SET threads = 1');
+      await con.run(
+        // DuckDB writes a filter for a dictionary-encoded column: few distinct values per group.
+        `COPY (SELECT 'user-' || (i % 500) AS s FROM range(20480) t(i)) TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 10240)`,
+      );
+      con.closeSync();
+      const { readFileSync } = await import('node:fs');
+      const entries = await readParquet!(new Uint8Array(readFileSync(file)));
+      expect(entries.length).toBeGreaterThan(0);
+      await open('#inspector');
+      await page.setInputFiles('#inspect-file', file);
+      await page.waitForSelector('#inspect-parts tbody tr');
+      expect(await page.textContent('#inspect-result [data-out="type"]')).toContain('Parquet');
+      expect(await page.$$eval('#inspect-parts tbody tr', (r) => r.length)).toBe(entries.length);
+      const probes = ['user-1', 'user-499', 'user-500', 'nobody'];
+      await page.fill('#inspect-keys', probes.join('\n'));
+      await page.click('#view-inspector button[type="submit"]');
+      const answers = await page.$$eval('#inspect-answers li', (lis) =>
+        lis.map((li) => li.getAttribute('data-answer') === 'true'),
+      );
+      expect(answers).toEqual(
+        probes.map((v) => entries.some((e) => e.column === 's' && e.filter.has(v))),
+      );
+      expect(answers.slice(0, 2)).toEqual([true, true]);
+    },
+  );
 
   it('plots: measured false positive rates fall within binomial tolerance of the model', async () => {
     await open('#plots?type=classic&n=20000&p=0.05');

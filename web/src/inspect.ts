@@ -11,10 +11,12 @@ import {
   CuckooFilter,
   type Funnel,
   fromBytes,
+  type Key,
   popcount32,
   ScalableBloomFilter,
   SplitBlockBloomFilter,
 } from '../../src/index.js';
+import { type ParquetEntry, readParquet } from './optional.js';
 import { formatBytes, formatInt, formatRate } from './units.js';
 
 /** Whatever `fromBytes` returns: every filter type, read-only ones included. */
@@ -73,13 +75,27 @@ export interface Inspection {
   readonly parts: readonly PartRow[];
   /** The key kind the filter takes. */
   readonly funnel: Funnel;
+  /**
+   * Answers for one typed key: one line for a single filter, one per row group for a Parquet
+   * column (`column` picks it).
+   */
+  check(text: string, column?: string): { label: string; answer: boolean }[];
+  /** Columns that can be checked (Parquet), else empty. */
+  readonly columns: readonly string[];
 }
 
 /** Reads `bytes` (native, or Guava with `guavaFunnel`); throws the library's error when bad. */
-export function inspect(bytes: Uint8Array, guavaFunnel: GuavaFunnel = 'string'): Inspection {
+export async function inspect(
+  bytes: Uint8Array,
+  guavaFunnel: GuavaFunnel = 'string',
+  name = 'file',
+): Promise<Inspection> {
   const format = sniff(bytes);
   if (format === 'parquet') {
-    throw new RangeError('Parquet files are not readable in this build of the page');
+    if (readParquet === null) {
+      throw new RangeError('this build of the library has no browser-side Parquet reader');
+    }
+    return describeParquet(await readParquet(bytes, name), bytes.length);
   }
   if (format === 'unknown') {
     throw new RangeError(
@@ -129,6 +145,13 @@ export function describe(format: FileFormat, filter: AnyFilter, size: number): I
     funnel: filter.funnel,
     partHeader: [] as string[],
     parts: [] as PartRow[],
+    columns: [] as string[],
+    check: (text: string) => [
+      {
+        label: '',
+        answer: (filter as { has(key: Key): boolean }).has(parseKey(filter.funnel, text)),
+      },
+    ],
   };
   if (filter instanceof BloomFilter) {
     return {
@@ -217,11 +240,82 @@ export function describe(format: FileFormat, filter: AnyFilter, size: number): I
   }
   return {
     ...common,
-    type: filter.constructor.name,
+    type: 'A filter this page does not describe in detail',
     shape: [['size', formatBytes(size)]],
     fill: Number.NaN,
     density: new Float32Array(0),
   };
+}
+
+/** A Parquet file: one split-block filter per column chunk, summed over the file. */
+export function describeParquet(entries: readonly ParquetEntry[], size: number): Inspection {
+  if (entries.length === 0) {
+    throw new RangeError('this Parquet file has no Bloom filters (its writer did not write any)');
+  }
+  let bits = 0;
+  let set = 0;
+  let count = 0;
+  let fpr = 0;
+  const parts: PartRow[] = entries.map((e) => {
+    const fill = e.filter.bitCount / e.filter.bitSize;
+    bits += e.filter.bitSize;
+    set += e.filter.bitCount;
+    count += e.filter.estimatedCount();
+    fpr += e.filter.expectedFpp();
+    return {
+      label: String(e.rowGroup),
+      cells: [
+        e.column,
+        e.type,
+        formatBytes(e.filter.bitSize / 8),
+        `${(100 * fill).toFixed(1)}%`,
+        formatInt(e.filter.estimatedCount()),
+        formatRate(e.filter.expectedFpp()),
+      ],
+    };
+  });
+  const columns = [...new Set(entries.map((e) => e.column))];
+  const rowGroups = new Set(entries.map((e) => e.rowGroup)).size;
+  const first = entries[0]!;
+  return {
+    format: 'parquet',
+    filter: first.filter,
+    type: `Parquet file: ${entries.length} split-block filters`,
+    shape: [
+      ['row groups with filters', formatInt(rowGroups)],
+      ['columns with filters', columns.join(', ')],
+      ['filter bytes in all', formatBytes(bits / 8)],
+    ],
+    bytes: size,
+    fill: set / bits,
+    estimatedCount: count,
+    fpr: fpr / entries.length,
+    density: words(first.filter.bits.data, 512),
+    partHeader: ['Row group', 'Column', 'Type', 'Filter', 'Fill', 'Distinct values (est.)', 'Rate'],
+    parts,
+    funnel: first.filter.funnel,
+    columns,
+    check: (text, column = columns[0]) =>
+      entries
+        .filter((e) => e.column === column)
+        .map((e) => ({
+          label: `row group ${e.rowGroup}`,
+          answer: e.filter.has(parseParquetValue(e.type, text)),
+        })),
+  };
+}
+
+/** A typed value as the column's physical type takes it (text, integer, floating point). */
+export function parseParquetValue(type: string, text: string): Key {
+  if (type === 'INT64') return parseKey('long', text);
+  if (type === 'INT32') return parseKey('int', text);
+  if (type === 'FLOAT' || type === 'DOUBLE') {
+    const v = Number(text.trim());
+    if (text.trim() === '' || Number.isNaN(v))
+      throw new RangeError(`a ${type} value must be a number, got "${text}"`);
+    return v;
+  }
+  return text;
 }
 
 /** Parses a key typed for a filter of `funnel`: text for strings, an integer for int/long. */

@@ -7,6 +7,7 @@
 import { BloomFilter, type Key, ScalableBloomFilter } from '../../src/index.js';
 import { fill, h } from './dom.js';
 import { GUAVA_FUNNELS, type GuavaFunnel, type Inspection, inspect, parseKey } from './inspect.js';
+import { readParquet } from './optional.js';
 import { formatBytes, formatInt, formatRate, oneIn } from './units.js';
 
 export function inspectorView(root: HTMLElement): void {
@@ -26,13 +27,26 @@ export function inspectorView(root: HTMLElement): void {
       'aria-label': 'Drop a filter file here, or press Enter to choose one',
     },
     h('strong', {}, 'Drop a filter file here'),
-    h('span', { class: 'muted' }, 'bloomkit native (.blmk, any type) or Guava writeTo bytes'),
+    h(
+      'span',
+      { class: 'muted' },
+      readParquet === null
+        ? 'bloomkit native (any type) or Guava writeTo bytes'
+        : 'bloomkit native (any type), Guava writeTo bytes, or a Parquet file',
+    ),
     chooser,
   );
   const funnel = h(
     'select',
     { id: 'inspect-funnel' },
     ...GUAVA_FUNNELS.map((f) => h('option', { value: f }, f)),
+  );
+  const column = h('select', { id: 'inspect-column' });
+  const columnRow = h(
+    'div',
+    { class: 'field inline', hidden: true },
+    h('label', { for: 'inspect-column' }, 'Column'),
+    column,
   );
   const funnelRow = h(
     'div',
@@ -71,7 +85,7 @@ export function inspectorView(root: HTMLElement): void {
     root,
     h('h1', { id: 'h-inspector' }, 'Look inside a filter file'),
     h('p', { class: 'lede' }, 'The file is read by the library in this page; nothing is uploaded.'),
-    h('div', { class: 'card' }, drop, fileInput, samples, funnelRow, status),
+    h('div', { class: 'card' }, drop, fileInput, samples, funnelRow, columnRow, status),
     result,
     checkForm,
   );
@@ -79,15 +93,17 @@ export function inspectorView(root: HTMLElement): void {
   const load = (data: Uint8Array, label: string): void => {
     bytes = data;
     name = label;
-    analyse();
+    void analyse();
   };
 
-  const analyse = (): void => {
+  const analyse = async (): Promise<void> => {
     if (bytes === null) return;
     try {
-      current = inspect(bytes, funnel.value as GuavaFunnel);
+      current = await inspect(bytes, funnel.value as GuavaFunnel, name);
       funnelRow.hidden = current.format !== 'guava';
-      status.textContent = `${name}: ${formatBytes(bytes.length)}, read as ${current.format === 'guava' ? "Guava's writeTo bytes" : "bloomkit's native format"}.`;
+      status.textContent = `${name}: ${formatBytes(bytes.length)}, read as ${FORMAT_NAMES[current.format]}.`;
+      fill(column, ...current.columns.map((c) => h('option', { value: c }, c)));
+      columnRow.hidden = current.columns.length === 0;
       status.classList.remove('error');
       render(current);
       checkForm.hidden = false;
@@ -116,8 +132,19 @@ export function inspectorView(root: HTMLElement): void {
       stat('Type', r.type, 'type'),
       stat('Size', formatBytes(r.bytes), 'bytes', r.bytes),
       stat('Fill', Number.isFinite(r.fill) ? `${(100 * r.fill).toFixed(1)}%` : '—', 'fill', r.fill),
-      stat('Estimated keys', formatInt(r.estimatedCount), 'estimated', r.estimatedCount),
-      stat('False positive rate', formatRate(r.fpr), 'fpr', r.fpr, oneIn(r.fpr)),
+      stat(
+        r.format === 'parquet' ? 'Distinct values (sum)' : 'Estimated keys',
+        formatInt(r.estimatedCount),
+        'estimated',
+        r.estimatedCount,
+      ),
+      stat(
+        r.format === 'parquet' ? 'Mean rate per chunk' : 'False positive rate',
+        formatRate(r.fpr),
+        'fpr',
+        r.fpr,
+        oneIn(r.fpr),
+      ),
     );
     const shape = h(
       'table',
@@ -228,12 +255,19 @@ export function inspectorView(root: HTMLElement): void {
     const file = e.dataTransfer?.files[0];
     if (file) load(new Uint8Array(await file.arrayBuffer()), file.name);
   });
-  funnel.addEventListener('change', analyse);
+  funnel.addEventListener('change', () => void analyse());
   checkForm.addEventListener('submit', (e) => {
     e.preventDefault();
     check();
   });
 }
+
+const FORMAT_NAMES: Record<Inspection['format'], string> = {
+  native: "bloomkit's native format",
+  guava: "Guava's writeTo bytes",
+  parquet: 'a Parquet file (the Bloom filters of its column chunks)',
+  unknown: 'unknown bytes',
+};
 
 function sampleButton(label: string, onClick: () => void): HTMLButtonElement {
   const b = h('button', { type: 'button', class: 'secondary' }, label);

@@ -141,7 +141,7 @@ export function liveView(root: HTMLElement): void {
           { class: 'legend' },
           legendItem('on', 'set'),
           legendItem('on probe', 'last key added'),
-          legendItem('check', 'checked: set'),
+          legendItem('on check set', 'checked: set'),
           legendItem('check zero', 'checked: 0'),
         ),
         grid,
@@ -228,7 +228,11 @@ export function liveView(root: HTMLElement): void {
         frag.append(group);
       }
       const v = values[i]!;
-      const cell = h('span', { class: 'cell', 'data-i': i });
+      const cell = h('span', {
+        class: 'cell',
+        'data-i': i,
+        title: cellTitle(shape.kind, i, values[i]!),
+      });
       if (v !== 0) cell.classList.add('on');
       if (shape.kind === 'counting' && v !== 0) {
         cell.textContent = v.toString(16);
@@ -316,6 +320,16 @@ export function liveView(root: HTMLElement): void {
   nInput.addEventListener('change', rebuild);
   pInput.addEventListener('change', rebuild);
   rebuild();
+}
+
+function cellTitle(kind: KindId, i: number, v: number): string {
+  if (kind === 'cuckoo')
+    return `bucket ${i >>> 2}, slot ${i & 3}: ${v === 0 ? 'empty' : `0x${v.toString(16)}`}`;
+  if (kind === 'counting') return `counter ${i} = ${v}`;
+  if (kind === 'blocked') return `bit ${i} (block ${Math.floor(i / 512)})`;
+  if (kind === 'split-block')
+    return `bit ${i} (block ${Math.floor(i / 256)}, word ${Math.floor(i / 32) % 8})`;
+  return `bit ${i}`;
 }
 
 function legendItem(cls: string, text: string): HTMLElement {

@@ -11,7 +11,7 @@ import { fill, h } from './dom.js';
 import { KINDS, kindInfo, maxKeys, modelRate, type Shape } from './kinds.js';
 import type { MeasuredPoint } from './measure.js';
 import type { Store } from './state.js';
-import { formatInt, formatNumber, formatRate, parseCount, parseRate } from './units.js';
+import { formatInt, formatRate, parseCount, parseRate } from './units.js';
 
 /** Largest n measured in the page; larger inputs are scaled down to it at the same rate. */
 export const MAX_MEASURED_KEYS = 100_000;
