@@ -121,3 +121,20 @@ describe.skipIf(!hasRedis)('examples against Redis', () => {
     expect(last.measuredPerUser).toBeLessThan(last.memoryPerUser + 30 * 128);
   }, 120_000);
 });
+
+describe('examples without a server', () => {
+  it('deduper.ts: every URL queued before the last checkpoint is known after a restart', async () => {
+    const last = await run<{
+      links: number;
+      fresh: number;
+      duplicates: number;
+      checkpoints: number;
+      forgotten: number;
+      queued: number;
+    }>('deduper', { PAGES: '20000' });
+    expect(last.forgotten).toBe(0);
+    expect(last.queued).toBe(last.fresh);
+    expect(last.fresh + last.duplicates).toBe(last.links + 1);
+    expect(last.checkpoints).toBeGreaterThanOrEqual(4);
+  }, 60_000);
+});
