@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RuntimeFilter } from '../src/index.js';
+import { packKeys, RuntimeFilter } from '../src/index.js';
 import { type PostgresHandle, requirePostgres, startPostgres } from './support/postgres.js';
 
 const CUSTOMERS = 100_000;
@@ -151,6 +151,17 @@ describe('RuntimeFilter without a database', () => {
     for await (const row of small.filter(source(), (r) => r.key)) out.push(row);
     expect(out.filter((r) => r.key === 'a')).toHaveLength(3);
     expect(small.stats).toMatchObject({ rows: 300, checked: 300, disabled: false });
+  });
+
+  it('the shipped filter answers packed integer keys (hasBatch) as it answers has', async () => {
+    // 1,000 'long' keys pack into 8,000 bytes: past packKeys' first 1 KiB buffer, which must grow.
+    const built = await RuntimeFilter.build(
+      Array.from({ length: 1_000 }, (_, i) => i * 7),
+      { fpp: 0.01, funnel: 'long' },
+    );
+    const probe = Array.from({ length: 3_000 }, (_, i) => i);
+    const flags = built.membership.hasBatch(packKeys('long', probe));
+    expect(Array.from(flags, Boolean)).toEqual(probe.map((k) => built.membership.has(k)));
   });
 
   it('rejects bad arguments by name', async () => {

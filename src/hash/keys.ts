@@ -140,9 +140,11 @@ export function encodeKeyInto(funnel: Funnel, key: Key, out: Uint8Array, off: nu
           `key for funnel 'int' must be an integer in [-2^31, 2^31), got ${show(key)}`,
         );
       }
+      if (out.length - off < 4) return -4;
       put32(out, off, key | 0);
       return 4;
     case 'long':
+      if (out.length - off < 8 && (typeof key === 'number' || typeof key === 'bigint')) return -8;
       if (typeof key === 'number') {
         if (!Number.isSafeInteger(key)) {
           throw new RangeError(
