@@ -94,6 +94,12 @@ export { crc32c } from './formats/crc32c.js';
 export { detectFormat, type FilterFormat, formatAdvice } from './formats/detect.js';
 export { type DecodeOptions, FILTER_TYPES, HASH_SCHEMES } from './formats/native.js';
 export {
+  type ParquetBloomFilterEntry,
+  type ParquetByteSource,
+  readParquetBloomFilters,
+  readParquetBloomFiltersFrom,
+} from './formats/parquet-file.js';
+export {
   CODECS,
   codecForType,
   codecOf,

@@ -4,14 +4,20 @@
  * `parquet_bloom_probe(file, column, value)` for every probed value, with no false negative.
  * Rebuilding each filter from its row group's values must also give the stored bytes exactly.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { parquetMetadata } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SplitBlockBloomFilter } from '../src/index.js';
+import {
+  FormatError,
+  readParquetBloomFilters as readParquetBytes,
+  SplitBlockBloomFilter,
+} from '../src/index.js';
 import { type ParquetBloomFilterEntry, readParquetBloomFilters } from '../src/node.js';
+import { HANGING_PARQUET_HEADER } from './fuzz/readers.js';
+import { mulberry32 } from './support/random.js';
 
 const ROW_GROUPS = 3;
 /** Rows per row group: a multiple of DuckDB's 2048-row vectors, so groups split exactly there. */
@@ -232,5 +238,75 @@ describe('readParquetBloomFilters on a file written by DuckDB', () => {
   it('rejects a path that is not a Parquet file', async () => {
     await expect(readParquetBloomFilters(join(dir, 'missing.parquet'))).rejects.toThrow(/ENOENT/);
     await expect(readParquetBloomFilters(42 as never)).rejects.toThrow(TypeError);
+  });
+});
+
+describe('hostile Parquet bytes', () => {
+  /** The file's bytes and where its first filter (column s, row group 0) starts. */
+  const original = () => {
+    const bytes = new Uint8Array(readFileSync(file));
+    const meta = parquetMetadata(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length),
+    );
+    const first = meta.row_groups[0]!.columns[0]!.meta_data!;
+    expect(first.path_in_schema).toEqual(['s']);
+    return { bytes, offset: Number(first.bloom_filter_offset) };
+  };
+
+  it('a 12-byte header declaring 2^63 booleans is a FormatError at once, not a hang', () => {
+    expect(() =>
+      SplitBlockBloomFilter.fromParquet(HANGING_PARQUET_HEADER, { type: 'INT64' }),
+    ).toThrow(
+      /Parquet bloom filter header: list at byte 1 declares \d+ elements, which need at least \d+ bytes; 1 remain/,
+    );
+  });
+
+  it('a DuckDB file with 11 bytes overwritten at bloom_filter_offset: a FormatError naming the file', async () => {
+    const { bytes, offset } = original();
+    bytes.set(HANGING_PARQUET_HEADER.subarray(0, 11), offset);
+    const damaged = join(dir, 'damaged-header.parquet');
+    writeFileSync(damaged, bytes);
+    const message = `column s, row group 0, bloom filter at ${offset}: Parquet bloom filter header: list at byte 1 declares`;
+    await expect(readParquetBloomFilters(damaged)).rejects.toThrow(`${damaged}: ${message}`);
+    await expect(readParquetBloomFilters(bytes)).rejects.toThrow(`Parquet file: ${message}`);
+  });
+
+  it('an empty file and 400 seeded footer corruptions: only FormatErrors, each naming the file', async () => {
+    const empty = join(dir, 'empty.parquet');
+    writeFileSync(empty, new Uint8Array(0));
+    await expect(readParquetBloomFilters(empty)).rejects.toThrow(
+      `${empty}: not a readable Parquet footer (0 bytes)`,
+    );
+    const { bytes } = original();
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    const footer = view.getUint32(bytes.length - 8, true) + 8;
+    const random = mulberry32(1500);
+    const kinds = new Map<string, number>();
+    const corrupt = join(dir, 'corrupt.parquet');
+    for (let round = 0; round < 400; round++) {
+      const bad = bytes.slice();
+      const edits = 1 + Math.floor(random() * 3);
+      for (let e = 0; e < edits; e++) {
+        bad[bad.length - 1 - Math.floor(random() * footer)] = Math.floor(random() * 256);
+      }
+      const viaPath = round % 10 === 0;
+      if (viaPath) writeFileSync(corrupt, bad);
+      try {
+        const entries = viaPath
+          ? await readParquetBloomFilters(corrupt)
+          : await readParquetBytes(bad, `corrupt-${round}.parquet`);
+        for (const { filter } of entries) filter.estimatedCount();
+        kinds.set('accepted', (kinds.get('accepted') ?? 0) + 1);
+      } catch (error) {
+        const name = (error as Error).constructor.name;
+        kinds.set(name, (kinds.get(name) ?? 0) + 1);
+        expect(error, String(error)).toBeInstanceOf(FormatError);
+        expect(
+          (error as Error).message.startsWith(viaPath ? corrupt : `corrupt-${round}.parquet`),
+        ).toBe(true);
+      }
+    }
+    expect([...kinds.keys()].filter((k) => k !== 'accepted')).toEqual(['FormatError']);
+    expect(kinds.get('FormatError')).toBeGreaterThan(60);
   });
 });

@@ -33,7 +33,7 @@ export interface FuzzReader {
   /** Recomputes the checksums of a mutated input, where the format has any. */
   resign?(bytes: Uint8Array): Uint8Array;
   /** Inputs always tried (found problems, kept as regressions). */
-  known?(): readonly Uint8Array[];
+  known?(): Promise<readonly Uint8Array[]> | readonly Uint8Array[];
   /** Frees what the reader made (temporary files). */
   close?(): Promise<void>;
 }
@@ -218,7 +218,7 @@ export async function fuzz(reader: FuzzReader, numRuns: number, seed: number): P
     }
   };
   try {
-    for (const bytes of reader.known?.() ?? []) await check(bytes);
+    for (const bytes of (await reader.known?.()) ?? []) await check(bytes);
     await fc.assert(fc.asyncProperty(inputs(seeds, reader.resign), check), {
       numRuns,
       seed,

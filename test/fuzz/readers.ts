@@ -13,6 +13,7 @@ import {
   crc32c,
   fromBytes,
   type Key,
+  readParquetBloomFilters,
   SplitBlockBloomFilter,
 } from '../../src/node.js';
 import { forge } from '../support/native-bytes.js';
@@ -105,6 +106,46 @@ function parquetSeeds(): Uint8Array[] {
   });
 }
 
+/** The 12 bytes that once hung the Parquet header reader (a list of 2^63 booleans). */
+export const HANGING_PARQUET_HEADER = Uint8Array.from([
+  0x59, 0xf1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x00,
+]);
+
+/** A small Parquet file written by DuckDB: 2 row groups, a string and a BIGINT column, filters. */
+const PARQUET_FILE = new URL('./fixtures/small-bloom.parquet', import.meta.url);
+
+async function parquetFile(): Promise<Uint8Array> {
+  return new Uint8Array(await readFile(PARQUET_FILE));
+}
+
+/** The DuckDB file with its first filter's header overwritten by the hanging header's 11 bytes. */
+async function parquetWithHangingHeader(): Promise<Uint8Array> {
+  const bytes = await parquetFile();
+  const at = bloomFilterOffsets(bytes)[0];
+  if (at === undefined) throw new Error('the fixture has no bloom filter');
+  bytes.set(HANGING_PARQUET_HEADER.subarray(0, 11), at);
+  return bytes;
+}
+
+/** Where each filter's header starts: found by its `15 <varint>` + BLOCK/XXHASH/UNCOMPRESSED. */
+export function bloomFilterOffsets(bytes: Uint8Array): number[] {
+  const tail = [0x1c, 0x1c, 0x00, 0x00, 0x1c, 0x1c, 0x00, 0x00, 0x1c, 0x1c, 0x00, 0x00, 0x00];
+  const out: number[] = [];
+  for (let i = 0; i + 3 + tail.length <= bytes.length; i++) {
+    if (bytes[i] !== 0x15) continue;
+    let j = i + 1;
+    while (j < bytes.length && (bytes[j]! & 0x80) !== 0) j++;
+    j++;
+    if (tail.every((b, t) => bytes[j + t] === b)) out.push(i);
+  }
+  return out;
+}
+
+/** Queries every filter of a Parquet file read from bytes. */
+async function readParquet(bytes: Uint8Array): Promise<void> {
+  for (const { filter } of await readParquetBloomFilters(bytes)) use(filter as never);
+}
+
 /** Chunked files are read from disk: each input is written to one temporary file. */
 function chunkedReader(): FuzzReader {
   let dir: string | null = null;
@@ -142,9 +183,18 @@ export const FUZZ_READERS: readonly FuzzReader[] = [
     resignNative,
   ),
   bytesReader('guava', guavaSeeds, (b) => use(BloomFilter.fromGuava(b) as never)),
-  bytesReader('parquet bloom filter', parquetSeeds, (b) =>
-    use(SplitBlockBloomFilter.fromParquet(b, { type: 'INT64' }) as never),
-  ),
+  {
+    ...bytesReader('parquet bloom filter', parquetSeeds, (b) =>
+      use(SplitBlockBloomFilter.fromParquet(b, { type: 'INT64' }) as never),
+    ),
+    known: () => [HANGING_PARQUET_HEADER],
+  },
+  {
+    name: 'parquet file',
+    seeds: async () => [await parquetFile()],
+    read: readParquet,
+    known: async () => [await parquetWithHangingHeader()],
+  },
   chunkedReader(),
   bytesReader(
     'sidecar',

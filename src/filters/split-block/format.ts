@@ -53,6 +53,7 @@ import {
   wordsSink,
   wordsToBytes,
 } from '../../formats/native.js';
+import { CompactReader } from '../../formats/parquet-thrift.js';
 import { FUNNEL_IDS } from '../../hash/keys.js';
 import type { SplitBlockBloomFilter } from './filter.js';
 import {
@@ -82,125 +83,6 @@ export function encodeParquetHeader(numBytes: number): Uint8Array {
   return Uint8Array.from(out);
 }
 
-/** A minimal reader of the thrift compact protocol: just enough to read and skip a header. */
-class CompactReader {
-  pos: number;
-  constructor(
-    private readonly bytes: Uint8Array,
-    start: number,
-  ) {
-    this.pos = start;
-  }
-
-  byte(): number {
-    const b = this.bytes[this.pos];
-    if (b === undefined) throw new FormatError('truncated Parquet bloom filter header');
-    this.pos++;
-    return b;
-  }
-
-  /** An unsigned varint (up to 64 bits, returned as a double; exact below 2^53). */
-  varint(): number {
-    let result = 0;
-    let scale = 1;
-    for (let i = 0; i < 10; i++) {
-      const b = this.byte();
-      result += (b & 0x7f) * scale;
-      if ((b & 0x80) === 0) return result;
-      scale *= 128;
-    }
-    throw new FormatError('bad varint in the Parquet bloom filter header');
-  }
-
-  zigzag(): number {
-    const v = this.varint();
-    return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
-  }
-
-  /** Skips one value of compact type `type`. */
-  skip(type: number, depth: number): void {
-    if (depth > 16) throw new FormatError('Parquet bloom filter header nests too deeply');
-    switch (type) {
-      case 1: // BOOLEAN_TRUE (in a field header)
-      case 2: // BOOLEAN_FALSE
-        return;
-      case 3: // BYTE
-        this.pos += 1;
-        return;
-      case 4: // I16
-      case 5: // I32
-      case 6: // I64
-        this.varint();
-        return;
-      case 7: // DOUBLE
-        this.pos += 8;
-        return;
-      case 8: {
-        // BINARY (read the length first: `pos += varint()` would add to the old pos)
-        const length = this.varint();
-        this.pos += length;
-        return;
-      }
-      case 9: // LIST
-      case 10: {
-        // SET
-        const head = this.byte();
-        const size = head >> 4 === 15 ? this.varint() : head >> 4;
-        const elem = head & 0x0f;
-        for (let i = 0; i < size; i++) {
-          if (elem === 1 || elem === 2) this.pos += 1;
-          else this.skip(elem, depth + 1);
-        }
-        return;
-      }
-      case 11: {
-        // MAP
-        const size = this.varint();
-        if (size === 0) return;
-        const kinds = this.byte();
-        for (let i = 0; i < size; i++) {
-          this.skip(kinds >> 4, depth + 1);
-          this.skip(kinds & 0x0f, depth + 1);
-        }
-        return;
-      }
-      case 12: // STRUCT
-        this.struct((_id, t) => this.skip(t, depth + 1), depth + 1);
-        return;
-      default:
-        throw new FormatError(
-          `unknown thrift compact type ${type} in a Parquet bloom filter header`,
-        );
-    }
-  }
-
-  /** Reads a struct, calling `field(id, type)` for each field; the callback must consume it. */
-  struct(field: (id: number, type: number) => void, depth: number): void {
-    let last = 0;
-    for (;;) {
-      const head = this.byte();
-      if (head === 0) return;
-      const delta = head >> 4;
-      const type = head & 0x0f;
-      const id = delta === 0 ? this.zigzag() : last + delta;
-      last = id;
-      field(id, type);
-      if (depth > 16) throw new FormatError('Parquet bloom filter header nests too deeply');
-    }
-  }
-
-  /** Reads a union of empty-struct variants; returns the id of the variant set. */
-  union(name: string, depth: number): number {
-    let variant = -1;
-    this.struct((id, type) => {
-      if (type !== 12) throw new FormatError(`bad ${name} in the Parquet bloom filter header`);
-      this.skip(type, depth + 1);
-      variant = id;
-    }, depth);
-    return variant;
-  }
-}
-
 /** What {@link decodeParquetBloomFilter} reads from a header. */
 export interface ParquetBloomFilterHeader {
   /** Bitset length in bytes. */
@@ -216,13 +98,13 @@ export interface ParquetBloomFilterHeader {
  */
 export function decodeParquetHeader(bytes: Uint8Array): ParquetBloomFilterHeader {
   if (!(bytes instanceof Uint8Array)) throw new TypeError('bytes must be a Uint8Array');
-  const r = new CompactReader(bytes, 0);
+  const r = new CompactReader(bytes, 0, 'Parquet bloom filter header');
   let numBytes = -1;
   let algorithm = -1;
   let hash = -1;
   let compression = -1;
   r.struct((id, type) => {
-    if (id === 1 && type === 5) numBytes = r.zigzag();
+    if (id === 1 && type === 5) numBytes = r.zigzag('numBytes');
     else if (id === 2 && type === 12) algorithm = r.union('algorithm', 1);
     else if (id === 3 && type === 12) hash = r.union('hash', 1);
     else if (id === 4 && type === 12) compression = r.union('compression', 1);
