@@ -120,6 +120,8 @@ describe('BinaryFuseFilter construction', () => {
       const f = BinaryFuseFilter.build(ks);
       expect(ks.every((k) => f.has(k))).toBe(true);
     }
+    const empty = BinaryFuseFilter.build([]);
+    expect(keys('any', 2000).some((k) => empty.has(k))).toBe(false);
     const ints = BinaryFuseFilter.build([1, 2, 3, -7], { funnel: 'int' });
     expect(ints.hasMany([1, 2, 3, -7])).toEqual([true, true, true, true]);
     expect(() => ints.has('1' as never)).toThrow(TypeError);

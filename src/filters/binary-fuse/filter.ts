@@ -3,7 +3,8 @@
  * Filters", ACM JEA 27, 2022): a static set in about 1.125·n fingerprints, built once from all its
  * keys; three memory accesses per lookup.
  *
- * Guarantee: `has` is true for every key the filter was built from. A key outside the set is a
+ * Guarantee: `has` is true for every key the filter was built from (and false for every key when
+ * it was built from none). A key outside the set is a
  * false positive when the XOR of its three cells equals its fingerprint: probability 2^−f, so
  * 1/256 with 8-bit fingerprints (about 9.0 bits per key for n ≥ 10^6, against 8 for the lower
  * bound log2(1/ε) and 11.5 for a Bloom filter) and 1/65536 with 16-bit ones (about 18 bits).
@@ -197,6 +198,7 @@ export class BinaryFuseFilter<K extends Key = string> implements ReadonlyMembers
   }
 
   private test(keyLo: number, keyHi: number): boolean {
+    if (this.keyCount === 0) return false; // all-zero fingerprints would match 1 key in 2^f
     mix(keyLo, keyHi, this.seedLo, this.seedHi);
     const cells = this.cells;
     fuseCells(this.shape, cells);
