@@ -1,9 +1,11 @@
 /**
  * The Redis filters on a real 3-master Redis Cluster (redis-server --cluster-enabled yes ×3 joined
- * by redis-cli --cluster create): the shared conformance suite, shards spread over every node,
+ * by redis-cli --cluster create): the shared conformance suite through node-redis and ioredis,
+ * shards spread over every node,
  * batches pipelined per node (server counters), and the Lua scripts (TTL, remove, growth) running
  * where their keys live.
  */
+import { Cluster as IoCluster } from 'ioredis';
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisBloomFilter, RedisCountingBloomFilter } from '../src/redis.js';
@@ -23,6 +25,7 @@ type Cluster = ReturnType<typeof createCluster>;
 describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
   let cluster: RedisClusterHandle;
   let client: Cluster;
+  let io: IoCluster;
   let counter = 0;
   const fresh = (): string => `cluster:${counter++}`;
 
@@ -36,14 +39,38 @@ describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
   beforeAll(async () => {
     cluster = await startRedisCluster();
     client = await connect([...cluster.rootNodes]);
+    io = new IoCluster(cluster.nodes, { enableOfflineQueue: false });
+    await new Promise<void>((resolve, reject) => {
+      io.once('ready', resolve);
+      io.once('error', reject);
+    });
+    io.on('error', () => undefined);
   });
 
   afterAll(async () => {
     await client?.close();
+    io?.disconnect();
     await cluster?.stop();
   });
 
   runRedisConformance({ name: 'cluster', client: () => client, fresh, scale: 5_000 });
+  runRedisConformance({ name: 'cluster, ioredis', client: () => io, fresh, scale: 3_000 });
+
+  it('ioredis and node-redis clients share one filter; a clear by one is seen by the other', async () => {
+    const name = fresh();
+    const viaIo = await RedisBloomFilter.create(io, name, {
+      capacity: 20_000,
+      fpp: 0.01,
+      shardBits: 8192,
+    });
+    const viaNode = await RedisBloomFilter.open(client, name);
+    await viaIo.addMany(keys('io', 5000));
+    expect((await viaNode.hasMany(keys('io', 5000))).every(Boolean)).toBe(true);
+    await viaNode.clear();
+    expect(await viaIo.addMany(keys('late', 2000))).toBeGreaterThan(1990);
+    expect((await viaNode.hasMany(keys('late', 2000))).every(Boolean)).toBe(true);
+    expect((await viaNode.hasMany(keys('io', 5000))).filter(Boolean).length).toBeLessThan(200);
+  });
 
   it('spreads the shards over every node and slot, and any client finds the metadata', async () => {
     const name = fresh();

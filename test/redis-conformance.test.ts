@@ -1,7 +1,9 @@
 /**
  * The shared conformance suite against the Redis-backed filters on a real standalone redis-server
- * (started by the test, on a free loopback port), through test/support/redis-adapters.ts.
+ * (started by the test, on a free loopback port), through node-redis and through ioredis
+ * (test/support/redis-adapters.ts).
  */
+import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { runRedisConformance } from './support/redis-adapters.js';
@@ -12,6 +14,7 @@ const hasRedis = requireRedis();
 describe.skipIf(!hasRedis)('Redis filters on a standalone server', () => {
   let server: RedisServerHandle;
   let client: ReturnType<typeof createClient>;
+  let io: Redis;
   let counter = 0;
 
   beforeAll(async () => {
@@ -19,10 +22,14 @@ describe.skipIf(!hasRedis)('Redis filters on a standalone server', () => {
     client = createClient({ url: server.url, disableOfflineQueue: true });
     client.on('error', () => undefined); // failures reach the callers as rejected commands
     await client.connect();
+    io = new Redis(server.port, { enableOfflineQueue: false, lazyConnect: true });
+    io.on('error', () => undefined);
+    await io.connect();
   });
 
   afterAll(async () => {
     await client?.close();
+    io?.disconnect();
     await server?.stop();
   });
 
@@ -31,5 +38,12 @@ describe.skipIf(!hasRedis)('Redis filters on a standalone server', () => {
     client: () => client,
     fresh: () => `conformance:${counter++}`,
     scale: 10_000,
+  });
+
+  runRedisConformance({
+    name: 'standalone, ioredis',
+    client: () => io,
+    fresh: () => `conformance:${counter++}`,
+    scale: 5_000,
   });
 });

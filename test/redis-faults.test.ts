@@ -109,6 +109,7 @@ describe.skipIf(!hasRedis)('Redis filters under faults', () => {
       capacity: 50_000,
       fpp: 0.001,
       shardBits: 65536,
+      timeout: 120_000, // 50,000 calls queue behind each other in one client
     });
     const all = keys('k', 50_000);
     const acked: string[] = [];

@@ -6,9 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BloomFilter, FormatError, falsePositiveRate, fromBytes, keyBytes } from '../src/index.js';
-import { multiplyShift } from '../src/sharded/layout.js';
 import { ShardedBloomFilter, shardLayout } from '../src/redis.js';
-import { runConformance } from './conformance/suite.js';
+import { multiplyShift } from '../src/sharded/layout.js';
 import { guavaRead, requireJava } from './support/guava.js';
 import { murmur3BigInt } from './support/murmur3-bigint.js';
 
@@ -115,7 +114,7 @@ describe('sharded layout', () => {
     it('Guava reads a one-shard filter exported from the twin and answers the same', () => {
       const f = ShardedBloomFilter.create({ capacity: 2000, fpp: 0.01 });
       const present = Array.from({ length: 2000 }, (_, i) => `present:${i}`);
-      f.addAll(present);
+      f.addMany(present);
       const probes = [...present, ...Array.from({ length: 3000 }, (_, i) => `absent:${i}`)];
       const read = guavaRead({ bytes: f.toBloomFilter().toGuava(), funnel: 'string', probes });
       expect(read.ok).toBe(true);
@@ -157,21 +156,7 @@ describe('ShardedBloomFilter native format', () => {
   });
 });
 
-runConformance({
-  name: 'ShardedBloomFilter (in memory)',
-  create: (o) => {
-    const f = ShardedBloomFilter.create({ ...o, shardBits: 8192 });
-    const adapt = (g: ShardedBloomFilter) => ({
-      add: (k: string) => g.add(k),
-      has: (k: string) => g.has(k),
-      clear: () => g.clear(),
-      roundTrip: () => adapt(ShardedBloomFilter.fromBytes(g.toBytes())),
-      addWrongKind: () => g.add(42),
-    });
-    return adapt(f);
-  },
-  createRaw: (o) => ShardedBloomFilter.create(o as never),
-});
+// The in-memory conformance cell of ShardedBloomFilter is in test/conformance/table.ts.
 
 describe('the false positive cost of blocking', () => {
   /**

@@ -67,27 +67,24 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
       expect(filters[0]!.shape).toMatchObject({ shards: 8, shardBits: 59968, hashes: 7 });
       await filters[0]!.add('x');
       for (const f of filters) expect(await f.has('x')).toBe(true);
-      const meta = await raw('HGETALL', `bk:m:{${name}}`);
-      expect(meta).toEqual([
-        'v',
-        '1',
-        'kind',
-        'bloom',
-        'funnel',
-        'string',
-        'capacity',
-        '50000',
-        'fpp',
-        '0.01',
-        'shardBits',
-        '65536',
-        'shards',
-        '8',
-        'bits',
-        '59968',
-        'hashes',
-        '7',
-      ]);
+      const flat = (await raw('HGETALL', `bk:m:{${name}}`)) as string[];
+      const meta = Object.fromEntries(
+        Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]),
+      );
+      expect(meta).toEqual({
+        v: '2',
+        id: String(filters[0]!.generation.id),
+        gen: '1',
+        ready: '1',
+        kind: 'bloom',
+        funnel: 'string',
+        capacity: '50000',
+        fpp: '0.01',
+        shardBits: '65536',
+        shards: '8',
+        bits: '59968',
+        hashes: '7',
+      });
     });
 
     it('racing creates with different parameters: one wins, the others get a typed error', async () => {
@@ -173,10 +170,12 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
       ).rejects.toThrow(/client must be a connected node-redis client or cluster/);
       const f = await RedisBloomFilter.create(client, fresh(), { capacity: 100, fpp: 0.01 });
       const dbsize = await raw('DBSIZE');
-      // A bad key anywhere in a batch: nothing of the batch is sent.
+      const bitsBefore = await raw('BITCOUNT', f.shardKey(0));
+      // A bad key anywhere in a window: nothing of the window is sent.
       await expect(f.addMany(['a', 'b', 3 as never, 'd'])).rejects.toBeInstanceOf(TypeError);
       expect(await raw('DBSIZE')).toBe(dbsize);
-      expect(Number(dbsize)).toBe(Number(before) + 1);
+      expect(await raw('BITCOUNT', f.shardKey(0))).toBe(bitsBefore);
+      expect(Number(dbsize)).toBe(Number(before) + 2); // the metadata and the one shard
     });
   });
 
@@ -188,12 +187,17 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
       const offsets = [6793, 6883, 8765, 1047, 2929, 4811, 4901]; // Guava's positions of "a"
       const key = `bk:b:{${name}:0}`;
       expect(f.shardKey(0)).toBe(key);
+      // Cell o is bit 64 + o of the string, after the 8-byte header (id, generation).
       const bits = await rawCommands(
         server.port,
-        offsets.map((o) => ['GETBIT', key, String(o)]),
+        offsets.map((o) => ['GETBIT', key, String(64 + o)]),
       );
       expect(bits).toEqual(offsets.map(() => 1));
-      expect(await raw('BITCOUNT', key)).toBe(7);
+      expect(await raw('BITCOUNT', key, '8', '-1')).toBe(7);
+      expect(await raw('BITFIELD', key, 'GET', 'u32', '0', 'GET', 'u32', '32')).toEqual([
+        Number(f.generation.id),
+        1,
+      ]);
       // The exported bytes are Redis' bytes, and a one-shard filter is Guava's filter.
       const local = await f.toLocal();
       const classic = BloomFilter.create({ capacity: 1000, fpp: 0.01 });
@@ -205,7 +209,7 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
       const opts = { capacity: 30_000, fpp: 0.01, shardBits: 16384 };
       const offline = ShardedBloomFilter.create(opts);
       const present = keys('present', 30_000);
-      offline.addAll(present);
+      offline.addMany(present);
       const f = await RedisBloomFilter.fromBytes(client, fresh(), offline.toBytes());
       expect(f.shape).toEqual(offline.shape);
       const probes = [...present, ...keys('absent', 60_000)];
@@ -226,7 +230,7 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
       const f = await RedisBloomFilter.create(client, name, opts);
       await f.addMany(keys('mine', 2000));
       const offline = ShardedBloomFilter.create(opts);
-      offline.addAll(keys('theirs', 2000));
+      offline.addMany(keys('theirs', 2000));
       await RedisBloomFilter.fromBytes(client, name, offline.toBytes());
       expect(
         (await f.hasMany([...keys('mine', 2000), ...keys('theirs', 2000)])).every(Boolean),
@@ -249,9 +253,9 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
       const b = await RedisBloomFilter.open(other, name);
       const batch = keys('k', 10_000);
       const [ra, rb, rc] = await Promise.all([
-        a.addMany(batch),
-        b.addMany(batch),
-        a.addMany([...batch].reverse()),
+        a.addEach(batch),
+        b.addEach(batch),
+        a.addEach([...batch].reverse()),
       ]);
       let twice = 0;
       for (let i = 0; i < batch.length; i++) {
@@ -259,10 +263,11 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
         if (n > 1) twice++;
       }
       expect(twice).toBe(0);
-      expect(await a.addMany(['dup', 'dup', 'dup'])).toEqual([true, false, false]);
+      expect(await a.addEach(['dup', 'dup', 'dup'])).toEqual([true, false, false]);
+      expect(await a.addMany(['dup', 'dup2', 'dup2'])).toBe(1);
     });
 
-    it('clear and destroy delete the keys', async () => {
+    it('clear empties every shard (header kept, new generation); destroy deletes the keys', async () => {
       const name = fresh();
       const f = await RedisBloomFilter.create(client, name, {
         capacity: 10_000,
@@ -272,13 +277,16 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
       await f.addMany(keys('k', 10_000));
       expect(Number(await raw('EXISTS', f.shardKey(0), f.shardKey(f.shards - 1)))).toBe(2);
       await f.clear();
-      expect(await raw('EXISTS', f.shardKey(0), f.shardKey(f.shards - 1))).toBe(0);
+      expect(await raw('STRLEN', f.shardKey(0))).toBe(8);
+      expect(await raw('STRLEN', f.shardKey(f.shards - 1))).toBe(8);
+      expect(f.generation.gen).toBe(2);
       expect(await raw('EXISTS', f.metaKey)).toBe(1);
+      expect((await f.hasMany(keys('k', 10_000))).filter(Boolean).length).toBe(0);
       await f.destroy();
-      expect(await raw('EXISTS', f.metaKey)).toBe(0);
+      expect(await raw('EXISTS', f.metaKey, f.shardKey(0), f.shardKey(f.shards - 1))).toBe(0);
     });
 
-    it('TTL: metadata and every shard, including shards created later, expire together', async () => {
+    it('TTL: metadata and every shard expire together', async () => {
       const name = fresh('ttl');
       const f = await RedisBloomFilter.create(client, name, {
         capacity: 5000,
@@ -371,16 +379,16 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
         rawCommand(server.port, [
           'BITFIELD',
           key,
-          ...offsets.flatMap((o) => ['GET', 'u4', `#${o}`]),
+          ...offsets.flatMap((o) => ['GET', 'u4', `#${16 + o}`]),
         ]);
       expect(await f.add('k')).toBe(true);
       expect(await f.add('k')).toBe(false);
       expect(await counters()).toEqual(offsets.map(() => 2));
-      await raw('BITFIELD', key, 'SET', 'u4', `#${offsets[3]}`, '0');
+      await raw('BITFIELD', key, 'SET', 'u4', `#${16 + offsets[3]!}`, '0');
       expect(await f.has('k')).toBe(false);
       expect(await f.remove('k')).toBe(false);
       expect(await counters()).toEqual(offsets.map((_, i) => (i === 3 ? 0 : 2)));
-      await raw('BITFIELD', key, 'SET', 'u4', `#${offsets[3]}`, '2');
+      await raw('BITFIELD', key, 'SET', 'u4', `#${16 + offsets[3]!}`, '2');
       expect(await f.remove('k')).toBe(true);
       expect(await counters()).toEqual(offsets.map(() => 1));
       expect(await f.count('k')).toBe(1);
@@ -413,7 +421,7 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
       expect((await a.hasMany(keys('k', 100))).filter(Boolean).length).toBeLessThan(5);
     });
 
-    it('gives new shards the TTL', async () => {
+    it('gives its shards the TTL', async () => {
       const f = await RedisCountingBloomFilter.create(client, fresh('ttl'), {
         capacity: 2000,
         fpp: 0.01,
@@ -438,7 +446,7 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
         shardBits: 8192,
       });
       const present = keys('k', 10_000);
-      expect((await f.addMany(present)).filter(Boolean).length).toBeGreaterThan(9_900);
+      expect(await f.addMany(present)).toBeGreaterThan(9_900);
       const info = await f.info();
       // 1000 + 2000 + 4000 < 10000 ≤ 1000 + 2000 + 4000 + 8000. A layer is sealed when its first
       // shard takes its share, so sealed layers are nearly, not exactly, full.
@@ -496,7 +504,7 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
         Array.from({ length: 40 }, (_, i) => list.slice(i * 100, i * 100 + 100));
       const run = async (f: RedisScalableBloomFilter, list: string[]) => {
         const out: boolean[] = [];
-        for (const chunk of chunks(list)) out.push(...(await f.addMany(chunk)));
+        for (const chunk of chunks(list)) out.push(...(await f.addEach(chunk)));
         return out;
       };
       const [ra, rb] = await Promise.all([run(a, batch), run(b, batch)]);

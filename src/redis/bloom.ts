@@ -9,43 +9,45 @@
  *
  * Layout: S shards (Redis strings of b ≤ `shardBits` bits, default 2^23 = 1 MiB, keys
  * `bk:b:{name:i}`), chosen by the key's hash; all k positions of a key are inside its shard, so
- * `add` is one `BITFIELD key SET u1 o₁ 1 … SET u1 o_k 1` (its old values say whether the key was
- * new: atomically, so two clients adding the same key never both see it as new) and `has` one
- * `BITFIELD_RO key GET u1 o₁ … GET u1 o_k`. Offsets are Redis' bit order: bit o is the
- * `0x80 >>> (o & 7)` bit of byte `o >>> 3` (most significant first).
- * With a TTL, adds go through a Lua script that also gives a new shard the filter's expiry.
+ * `add` is one script (scripts.ts BLOOM_ADD) that checks the shard's header and runs
+ * `BITFIELD key SET u1 o₁ 1 … SET u1 o_k 1` (its old values say whether the key was new:
+ * atomically, so two clients adding the same key never both see it as new), and `has` one
+ * `BITFIELD_RO key GET u32 0 GET u32 32 GET u1 o₁ … GET u1 o_k` (header and bits in one read).
+ * Cell o of a shard is bit 64 + o of its string (after the 8-byte header), in Redis' bit order:
+ * bit p is the `0x80 >>> (p & 7)` bit of byte `p >>> 3` (most significant first).
  *
- * `addMany`/`hasMany` hash every key first (a bad key throws before anything is sent), then
- * pipeline one command per key; on a cluster each node gets its own pipelined stream.
+ * `addMany`/`hasMany` take any iterable or async iterable and send a window of keys at a time
+ * (store.ts); on a cluster each node gets its own pipelined stream.
  *
  * `toBytes()` writes the native format of `ShardedBloomFilter` (same layout, same bytes), and
  * `fromBytes()` ORs such bytes into Redis: build offline, serve from Redis; back up to a file.
  */
 
 import { show } from '../errors.js';
-import type { Key } from '../hash/keys.js';
+import type { AsyncMembershipFilter, KeyOf, ProgressOptions } from '../filters/filter.js';
+import type { Funnel, Key } from '../hash/keys.js';
 import { estimateCount, expectedFpp } from '../math.js';
-import { checkName, metaKey } from './keys.js';
-import { BLOOM_ADD_EXPIRING, OR_SHARD } from './scripts.js';
-import { paramFields, shapeFields } from './shape.js';
-import { ShardedBloomFilter, type ShardedBloomOptions, shardedShape } from '../sharded/sharded-bloom.js';
-import { decodeShardedParts, encodeSharded } from '../sharded/sharded-codec.js';
 import {
-  allSet,
-  createFilterMeta,
+  ShardedBloomFilter,
+  type ShardedBloomOptions,
+  type ShardedBloomShape,
+  shardedShape,
+} from '../sharded/sharded-bloom.js';
+import { decodeShardedParts, encodeSharded } from '../sharded/sharded-codec.js';
+import type { RedisConnection } from './client.js';
+import { checkName } from './keys.js';
+import {
+  checkDerived,
+  createMeta,
   createSharded,
   openSharded,
-  RedisShardedFilter,
-  readBitsArgs,
+  ready,
   type ShardedFilterType,
-} from './sharded-filter.js';
-import {
-  type Meta,
-  type RedisConnection,
-  type RedisFilterConnectionOptions,
-  RedisStore,
-  ttlMs,
-} from './store.js';
+} from './open.js';
+import { BLOOM_ADD, HEADER_BITS, type LuaScript, OR_SHARD, REPLY } from './scripts.js';
+import { paramFields, shapeFields } from './shape.js';
+import { headerProblem, lostShard, RedisShardedFilter } from './sharded-filter.js';
+import { type Meta, type RedisFilterConnectionOptions, RedisStore, ttlMs } from './store.js';
 
 /** Options of {@link RedisBloomFilter.create}. */
 export interface RedisBloomFilterOptions extends ShardedBloomOptions, RedisFilterConnectionOptions {
@@ -64,11 +66,32 @@ export interface RedisImportOptions extends RedisFilterConnectionOptions {
 
 /** Reads shard bytes in chunks of this many bytes (GETRANGE), so no reply is huge. */
 const READ_CHUNK = 8 * 1024 * 1024;
+const HEADER_BYTES = HEADER_BITS / 8;
 
-export class RedisBloomFilter extends RedisShardedFilter {
-  private static readonly type: ShardedFilterType<RedisBloomFilter> = {
+// Replies are arrays of integers: numbers by default, strings or bigints under a client's
+// `typeMapping`, hence Number().
+
+/** Whether every bit of a read reply (header first) is 1. */
+function allSet(reply: unknown[]): boolean {
+  for (let i = 2; i < reply.length; i++) if (Number(reply[i]) === 0) return false;
+  return true;
+}
+
+export class RedisBloomFilter<K extends Key = Key>
+  extends RedisShardedFilter<K>
+  implements AsyncMembershipFilter<K>
+{
+  private static readonly type: ShardedFilterType<RedisBloomFilter, ShardedBloomOptions> = {
     label: 'RedisBloomFilter',
     kind: 'bloom',
+    letter: 'b',
+    shapeOf: shardedShape,
+    optionsOf: (s: ShardedBloomShape) => ({
+      capacity: s.capacity,
+      fpp: s.fpp,
+      shardBits: s.maxShardBits,
+      funnel: s.funnel,
+    }),
     make: (store, name, meta) => new RedisBloomFilter(store, name, meta),
   };
 
@@ -79,23 +102,32 @@ export class RedisBloomFilter extends RedisShardedFilter {
   /**
    * Creates the filter `name` sized for (capacity, fpp), or opens it if it exists with the same
    * parameters (clients racing to create it all get the same filter). Rejects with
-   * `RedisFilterMismatchError` if it exists with other parameters or is of another kind.
+   * `RedisFilterMismatchError` if it exists with other parameters or is of another kind, and
+   * with `RedisEvictionPolicyError` if the server may evict its keys (see `allowEviction`).
+   * Every option is checked before anything is written.
    */
-  static create(
+  static create<F extends Funnel = 'string'>(
     client: RedisConnection,
     name: string,
-    options: RedisBloomFilterOptions,
-  ): Promise<RedisBloomFilter> {
-    return createSharded(RedisBloomFilter.type, client, name, options, shardedShape);
+    options: RedisBloomFilterOptions & { funnel?: F },
+  ): Promise<RedisBloomFilter<KeyOf<F>>> {
+    return createSharded(RedisBloomFilter.type, client, name, options) as Promise<
+      RedisBloomFilter<KeyOf<F>>
+    >;
   }
 
-  /** Opens the existing filter `name`; `RedisFilterNotFoundError` if there is none. */
-  static open(
+  /**
+   * Opens the existing filter `name`; `RedisFilterNotFoundError` if there is none, `FormatError`
+   * if its metadata is inconsistent.
+   */
+  static open<K extends Key = Key>(
     client: RedisConnection,
     name: string,
     options: RedisFilterConnectionOptions = {},
-  ): Promise<RedisBloomFilter> {
-    return openSharded(RedisBloomFilter.type, client, name, options);
+  ): Promise<RedisBloomFilter<K>> {
+    return openSharded(RedisBloomFilter.type, client, name, options) as Promise<
+      RedisBloomFilter<K>
+    >;
   }
 
   /**
@@ -113,30 +145,37 @@ export class RedisBloomFilter extends RedisShardedFilter {
     checkName(name);
     const { shape, payload } = decodeShardedParts(bytes);
     const ttl = ttlMs(options.ttl);
+    const type = RedisBloomFilter.type;
     const store = new RedisStore(client, `RedisBloomFilter ${show(name)}`, options);
-    const fields = shapeFields('bloom', shape, ttl);
-    const params = {
-      ...paramFields(shape, ttl),
-      shards: fields.shards,
-      bits: fields.bits,
-      hashes: fields.hashes,
-    };
-    const meta = await createFilterMeta(store, 'import', name, fields, params, ttl);
-    const filter = new RedisBloomFilter(store, name, meta);
-    const shardBytes = shape.shardBits / 8;
-    await store.op('import', async () => {
+    return store.op('import', async () => {
+      await store.checkEviction(ttl !== undefined);
+      const fields = shapeFields('bloom', shape, ttl);
+      const params = {
+        ...paramFields(shape, ttl),
+        shards: fields.shards,
+        bits: fields.bits,
+        hashes: fields.hashes,
+      };
+      const meta = await createMeta(store, name, fields, params, ttl);
+      checkDerived(type, name, meta);
+      const filter = (await ready(type, store, name, meta)) as RedisBloomFilter;
+      const shardBytes = shape.shardBits / 8;
+      const { id, gen } = filter.epoch;
       for (let i = 0; i < shape.shards; i++) {
         const part = payload.subarray(i * shardBytes, (i + 1) * shardBytes);
         if (isZero(part)) continue;
         const key = filter.keys.get(i);
-        await store.eval(
-          OR_SHARD,
-          [key, store.scratchKey(key)],
-          [Buffer.from(part.buffer, part.byteOffset, part.byteLength), filter.expireArg],
+        const value = Buffer.alloc(HEADER_BYTES + part.length);
+        value.set(part, HEADER_BYTES);
+        const r = Number(
+          await store.eval(OR_SHARD, [key, `${key}:tmp:${id}`], [id, String(gen), value]),
         );
+        if (r === REPLY.lost || r === REPLY.replaced || r === REPLY.cleared) {
+          throw await lostShard(store, name, filter.epoch, key);
+        }
       }
+      return filter;
     });
-    return filter;
   }
 
   /** Total bits, S·b. */
@@ -144,87 +183,142 @@ export class RedisBloomFilter extends RedisShardedFilter {
     return this.shape.shards * this.shape.shardBits;
   }
 
-  /** The Redis key of the metadata hash. */
-  get metaKey(): string {
-    return metaKey(this.name);
+  protected cellArgs(offsets: Float64Array, base: number): string[] {
+    const k = this.shape.hashes;
+    const args = new Array<string>(k);
+    for (let j = 0; j < k; j++) args[j] = String(offsets[base + j]! + HEADER_BITS);
+    return args;
   }
 
-  private addCommand(shard: number, offsets: Float64Array, base: number): Promise<unknown> {
+  protected override fastArgs(
+    script: LuaScript,
+    key: string,
+    offsets: Float64Array,
+    base: number,
+  ): string[] | null {
+    if (script !== BLOOM_ADD) return null;
     const k = this.shape.hashes;
-    const key = this.keys.get(shard);
-    if (this.expireArg !== '') {
-      const args = new Array<string>(k + 1);
-      args[0] = this.expireArg;
-      for (let j = 0; j < k; j++) args[j + 1] = String(offsets[base + j]);
-      return this.store.eval(BLOOM_ADD_EXPIRING, [key], args);
-    }
-    const args = new Array<string>(2 + 4 * k);
+    const args = new Array<string>(8 + 4 * k);
     args[0] = 'BITFIELD';
     args[1] = key;
-    for (let j = 0, p = 2; j < k; j++, p += 4) {
+    args[2] = 'GET';
+    args[3] = 'u32';
+    args[4] = '0';
+    args[5] = 'GET';
+    args[6] = 'u32';
+    args[7] = '32';
+    for (let j = 0, p = 8; j < k; j++, p += 4) {
       args[p] = 'SET';
       args[p + 1] = 'u1';
-      args[p + 2] = String(offsets[base + j]);
+      args[p + 2] = String(offsets[base + j]! + HEADER_BITS);
       args[p + 3] = '1';
     }
-    return this.store.send(key, false, args);
+    return args;
   }
 
-  private hasCommand(shard: number, offsets: Float64Array, base: number): Promise<unknown> {
-    const key = this.keys.get(shard);
-    return this.store.send(key, true, readBitsArgs(key, offsets, base, this.shape.hashes));
+  /** 1 if some bit was 0 before the write (the key was new). */
+  protected override fastResult(reply: unknown[]): number {
+    return allSet(reply) ? 0 : 1;
   }
 
-  private wasNew(reply: unknown): boolean {
-    return this.expireArg !== '' ? Number(reply) === 1 : !allSet(reply);
+  protected readArgs(key: string, offsets: Float64Array, base: number): string[] {
+    const k = this.shape.hashes;
+    const args = new Array<string>(8 + 3 * k);
+    args[0] = 'BITFIELD_RO';
+    args[1] = key;
+    args[2] = 'GET';
+    args[3] = 'u32';
+    args[4] = '0';
+    args[5] = 'GET';
+    args[6] = 'u32';
+    args[7] = '32';
+    for (let j = 0, p = 8; j < k; j++, p += 3) {
+      args[p] = 'GET';
+      args[p + 1] = 'u1';
+      args[p + 2] = String(offsets[base + j]! + HEADER_BITS);
+    }
+    return args;
   }
 
   /** Adds `key`. True iff it was certainly new (some bit was 0), as Guava's `put`. */
-  async add(key: Key): Promise<boolean> {
-    const shard = this.locator.locate(key);
-    const command = this.addCommand(shard, this.locator.offsets, 0);
-    return this.wasNew(await this.store.op('add', () => command));
+  add(key: K): Promise<boolean> {
+    let added = false;
+    return this.store
+      .op('add', (ctx) =>
+        this.writeWindow(BLOOM_ADD, [key], 0, new Uint8Array(1), (_, r) => (added = r === 1), ctx),
+      )
+      .then(() => added);
   }
 
   /** False if `key` was certainly never added; true if it probably was. */
-  async has(key: Key): Promise<boolean> {
-    const shard = this.locator.locate(key);
-    const command = this.hasCommand(shard, this.locator.offsets, 0);
-    return allSet(await this.store.op('has', () => command));
+  has(key: K): Promise<boolean> {
+    let present = false;
+    return this.store
+      .op('has', () =>
+        this.readWindow([key], 0, new Uint8Array(1), (_, r) => (present = allSet(r))),
+      )
+      .then(() => present);
   }
 
   /**
-   * Adds every key, pipelined; result i says whether key i was new (a key repeated in the batch is
-   * new at most once). Every key is checked before anything is sent. If the call fails, some keys
-   * may have been added: retrying the whole batch is safe.
+   * Adds every key, a window at a time; resolves to how many were new (a key repeated in the
+   * batch is new at most once). On failure the error's `batch` says which keys were applied;
+   * adding is idempotent, so resending any of them is safe.
    */
-  addMany(keys: Iterable<Key>): Promise<boolean[]> {
-    return this.many(
-      'addMany',
-      keys,
-      (s, o, b) => this.addCommand(s, o, b),
-      (r) => this.wasNew(r),
+  async addMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<number> {
+    let added = 0;
+    await this.store.batch('addMany', keys, options, (window, offset, status, ctx) =>
+      this.writeWindow(BLOOM_ADD, window, offset, status, (_, r) => (added += r), ctx),
     );
+    return added;
   }
 
-  /** `has` for every key, pipelined. */
-  hasMany(keys: Iterable<Key>): Promise<boolean[]> {
-    return this.many('hasMany', keys, (s, o, b) => this.hasCommand(s, o, b), allSet);
-  }
-
-  /** Number of bits set, over all shards (BITCOUNT each). */
-  async bitCount(): Promise<number> {
-    let total = 0;
-    await this.store.op('bitCount', () =>
-      this.store.pipelined(
-        this.shape.shards,
-        (i) => this.store.send(this.keys.get(i), true, ['BITCOUNT', this.keys.get(i)]),
-        (_, replies) => {
-          for (const r of replies) total += Number(r);
-        },
+  /** Like {@link addMany}, with whether each key was new, in order. */
+  async addEach(
+    keys: Iterable<K> | AsyncIterable<K>,
+    options?: ProgressOptions,
+  ): Promise<boolean[]> {
+    const out: boolean[] = [];
+    await this.store.batch('addEach', keys, options, (window, offset, status, ctx) =>
+      this.writeWindow(
+        BLOOM_ADD,
+        window,
+        offset,
+        status,
+        (j, r) => (out[offset + j] = r === 1),
+        ctx,
       ),
     );
-    return total;
+    return out;
+  }
+
+  /** `has` of every key, in order, a window at a time. */
+  async hasMany(
+    keys: Iterable<K> | AsyncIterable<K>,
+    options?: ProgressOptions,
+  ): Promise<boolean[]> {
+    const out: boolean[] = [];
+    await this.store.batch('hasMany', keys, options, (window, offset, status) =>
+      this.readWindow(window, offset, status, (j, r) => (out[offset + j] = allSet(r))),
+    );
+    return out;
+  }
+
+  /** Number of bits set, over all shards (BITCOUNT of each after its header). */
+  async bitCount(): Promise<number> {
+    return this.store.op('bitCount', async () => {
+      const replies = await this.store.all(this.shape.shards, (i) =>
+        this.store.send(this.keys.get(i), true, [
+          'BITCOUNT',
+          this.keys.get(i),
+          String(HEADER_BYTES),
+          '-1',
+        ]),
+      );
+      let total = 0;
+      for (const r of replies) total += Number(r);
+      return total;
+    });
   }
 
   /** −(m/k)·ln(1 − bitCount/m): the number of distinct keys the bits imply (Guava's estimator). */
@@ -239,22 +333,36 @@ export class RedisBloomFilter extends RedisShardedFilter {
 
   /**
    * A local copy with the same layout and bits (read shard by shard: every key added before the
-   * call started is in it; adds made meanwhile may or may not be).
+   * call started is in it; adds made meanwhile may or may not be). `RedisFilterLostError` if a
+   * shard is missing.
    */
-  async toLocal(): Promise<ShardedBloomFilter> {
-    const local = new ShardedBloomFilter(this.shape);
+  async toLocal(): Promise<ShardedBloomFilter<K>> {
+    const local = new ShardedBloomFilter<K>(this.shape);
     await this.store.op('export', async () => {
       const shardBytes = this.shape.shardBits / 8;
       for (let i = 0; i < this.shape.shards; i++) {
         const target = local.shard(i);
         const key = this.keys.get(i);
+        const header = (await this.store.send(key, true, [
+          'BITFIELD_RO',
+          key,
+          'GET',
+          'u32',
+          '0',
+          'GET',
+          'u32',
+          '32',
+        ])) as unknown[];
+        if (headerProblem(header, this.epoch) !== null) {
+          throw await lostShard(this.store, this.name, this.epoch, key);
+        }
         for (let from = 0; from < shardBytes; from += READ_CHUNK) {
           const to = Math.min(shardBytes, from + READ_CHUNK);
           const reply = await this.store.sendBinary(key, [
             'GETRANGE',
             key,
-            String(from),
-            String(to - 1),
+            String(HEADER_BYTES + from),
+            String(HEADER_BYTES + to - 1),
           ]);
           const chunk = reply as Buffer;
           target.set(chunk.subarray(0, to - from), from);

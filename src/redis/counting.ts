@@ -6,16 +6,21 @@
  * Layout: the sharded layout of layout.ts with 4-bit counters instead of bits: S shards (keys
  * `bk:c:{name:i}`) of c counters each (c·4 ≤ `shardBits`, default 2^23 bits = 2^21 counters =
  * 1 MiB), the key's shard from its hash and its k counters inside it. Counter j of a shard is the
- * 4 bits at bit offset 4j (`BITFIELD ... u4 #j`), most significant bit first. A counter repeated
+ * 4 bits at bit offset 64 + 4j (`BITFIELD ... u4 #(16 + j)`, after the 8-byte shard header of
+ * scripts.ts), most significant bit first. A counter repeated
  * among a key's k positions is counted once (as bloomkit's in-memory `CountingBloomFilter` does),
  * so add and remove stay symmetric.
  *
- * - `add`: one `BITFIELD key OVERFLOW SAT INCRBY u4 #j 1 …`, atomic; the key was new iff some
- *   counter went from 0 to 1 (so two clients adding the same key never both see it as new).
- * - `has`: one `BITFIELD_RO key GET u4 #j …`; true iff every counter is above 0.
+ * - `add`: one script (header check, then `BITFIELD key OVERFLOW SAT INCRBY u4 #j 1 …`), atomic;
+ *   the key was new iff some counter went from 0 to 1 (two clients adding the same key never both
+ *   see it as new).
+ * - `has`: one `BITFIELD_RO key GET u32 0 GET u32 32 GET u4 #j …`; true iff every counter is
+ *   above 0.
  * - `remove`: one Lua script that reads the key's counters and, only if every one is above 0,
  *   decrements them (scripts.ts COUNTING_REMOVE). Nothing else runs on the server in between, so a
  *   remove is all or nothing and never drives a counter of another key below what it needs.
+ *   A batch of removes sends each key at most once and stops at the first failure; its error's
+ *   `batch` says which removes were applied, so a retry never removes a key twice.
  *
  * Saturation: counters stop at 15 (OVERFLOW SAT) and a saturated counter is never decremented. Past
  * 15 the true count is unknown; lowering it could reach 0 while keys that share the counter are
@@ -30,17 +35,16 @@
  */
 
 import { show } from '../errors.js';
-import { checkFunnel, type Key } from '../hash/keys.js';
+import type { AsyncMembershipFilter, KeyOf, ProgressOptions } from '../filters/filter.js';
+import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
+import { estimateCount } from '../math.js';
 import { checkShardBits, DEFAULT_SHARD_BITS, shardLayout } from '../sharded/layout.js';
-import { COUNTING_ADD_EXPIRING, COUNTING_REMOVE } from './scripts.js';
 import type { ShardedBloomOptions, ShardedBloomShape } from '../sharded/sharded-bloom.js';
-import {
-  createSharded,
-  openSharded,
-  RedisShardedFilter,
-  type ShardedFilterType,
-} from './sharded-filter.js';
-import type { Meta, RedisConnection, RedisFilterConnectionOptions, RedisStore } from './store.js';
+import type { RedisConnection } from './client.js';
+import { createSharded, openSharded, type ShardedFilterType } from './open.js';
+import { COUNTING_ADD, COUNTING_REMOVE, HEADER_BITS, type LuaScript } from './scripts.js';
+import { RedisShardedFilter } from './sharded-filter.js';
+import type { Meta, RedisFilterConnectionOptions, RedisStore } from './store.js';
 
 /** Options of {@link RedisCountingBloomFilter.create}. */
 export interface RedisCountingBloomFilterOptions
@@ -58,11 +62,14 @@ export interface RedisCountingBloomFilterOptions
 /** The largest counter value; a counter that reaches it stays there. */
 export const COUNTER_MAX = 15;
 
+/** Counters before the first cell of a shard (the 64-bit header). */
+const HEADER_COUNTERS = HEADER_BITS / 4;
+
 /**
  * The shape of a counting filter: `shardBits` is counters per shard and `maxShardBits` the limit
  * in counters (the option divided by 4); the metadata stores them as `bits` and `shardBits`.
  */
-function countingShape(options: RedisCountingBloomFilterOptions): ShardedBloomShape {
+function countingShape(options: ShardedBloomOptions): ShardedBloomShape {
   const limitBits = checkShardBits('shardBits', options.shardBits ?? DEFAULT_SHARD_BITS);
   if (limitBits % 256 !== 0) {
     throw new RangeError(
@@ -75,30 +82,39 @@ function countingShape(options: RedisCountingBloomFilterOptions): ShardedBloomSh
   return { ...layout, capacity: options.capacity, fpp: options.fpp, maxShardBits, funnel };
 }
 
-/** Writes the distinct values of offsets[base, base + k) as strings `#j` into `out` from `at`. */
-function distinctCounters(
-  offsets: Float64Array,
-  base: number,
-  k: number,
-  out: string[],
-  at: number,
-  stride: number,
-  prefix: string,
-): number {
-  let n = 0;
+/** The distinct counters among offsets[base, base + k), header included, as strings. */
+function distinctCounters(offsets: Float64Array, base: number, k: number): string[] {
+  const out: string[] = [];
   outer: for (let i = 0; i < k; i++) {
     const o = offsets[base + i]!;
     for (let j = 0; j < i; j++) if (offsets[base + j] === o) continue outer;
-    out[at + n * stride] = `${prefix}${o}`;
-    n++;
+    out.push(String(o + HEADER_COUNTERS));
   }
-  return n;
+  return out;
 }
 
-export class RedisCountingBloomFilter extends RedisShardedFilter {
-  private static readonly type: ShardedFilterType<RedisCountingBloomFilter> = {
+/** The smallest counter of a read reply (header first). */
+function minOf(reply: unknown[]): number {
+  let min = COUNTER_MAX;
+  for (let i = 2; i < reply.length; i++) min = Math.min(min, Number(reply[i]));
+  return min;
+}
+
+export class RedisCountingBloomFilter<K extends Key = Key>
+  extends RedisShardedFilter<K>
+  implements AsyncMembershipFilter<K>
+{
+  private static readonly type: ShardedFilterType<RedisCountingBloomFilter, ShardedBloomOptions> = {
     label: 'RedisCountingBloomFilter',
     kind: 'counting',
+    letter: 'c',
+    shapeOf: countingShape,
+    optionsOf: (s: ShardedBloomShape) => ({
+      capacity: s.capacity,
+      fpp: s.fpp,
+      shardBits: s.maxShardBits * 4,
+      funnel: s.funnel,
+    }),
     make: (store, name, meta) => new RedisCountingBloomFilter(store, name, meta),
   };
 
@@ -110,21 +126,25 @@ export class RedisCountingBloomFilter extends RedisShardedFilter {
    * Creates the filter `name` sized for (capacity, fpp), or opens it if it exists with the same
    * parameters; `RedisFilterMismatchError` if it exists with others or is of another kind.
    */
-  static create(
+  static create<F extends Funnel = 'string'>(
     client: RedisConnection,
     name: string,
-    options: RedisCountingBloomFilterOptions,
-  ): Promise<RedisCountingBloomFilter> {
-    return createSharded(RedisCountingBloomFilter.type, client, name, options, countingShape);
+    options: RedisCountingBloomFilterOptions & { funnel?: F },
+  ): Promise<RedisCountingBloomFilter<KeyOf<F>>> {
+    return createSharded(RedisCountingBloomFilter.type, client, name, options) as Promise<
+      RedisCountingBloomFilter<KeyOf<F>>
+    >;
   }
 
   /** Opens the existing filter `name`; `RedisFilterNotFoundError` if there is none. */
-  static open(
+  static open<K extends Key = Key>(
     client: RedisConnection,
     name: string,
     options: RedisFilterConnectionOptions = {},
-  ): Promise<RedisCountingBloomFilter> {
-    return openSharded(RedisCountingBloomFilter.type, client, name, options);
+  ): Promise<RedisCountingBloomFilter<K>> {
+    return openSharded(RedisCountingBloomFilter.type, client, name, options) as Promise<
+      RedisCountingBloomFilter<K>
+    >;
   }
 
   /** Total counters. */
@@ -132,85 +152,71 @@ export class RedisCountingBloomFilter extends RedisShardedFilter {
     return this.shape.shards * this.shape.shardBits;
   }
 
-  private addCommand(shard: number, offsets: Float64Array, base: number): Promise<unknown> {
-    const k = this.shape.hashes;
-    const key = this.keys.get(shard);
-    if (this.expireArg !== '') {
-      const args = new Array<string>(k + 1);
-      args[0] = this.expireArg;
-      const n = distinctCounters(offsets, base, k, args, 1, 1, '');
-      args.length = n + 1;
-      return this.store.eval(COUNTING_ADD_EXPIRING, [key], args);
-    }
-    const args = new Array<string>(4 + 4 * k);
-    args[0] = 'BITFIELD';
-    args[1] = key;
-    args[2] = 'OVERFLOW';
-    args[3] = 'SAT';
-    const n = distinctCounters(offsets, base, k, args, 6, 4, '#');
-    for (let j = 0, p = 4; j < n; j++, p += 4) {
-      args[p] = 'INCRBY';
-      args[p + 1] = 'u4';
-      args[p + 3] = '1';
-    }
-    args.length = 4 + 4 * n;
-    return this.store.send(key, false, args);
+  protected cellArgs(offsets: Float64Array, base: number): string[] {
+    return distinctCounters(offsets, base, this.shape.hashes);
   }
 
-  private readCommand(shard: number, offsets: Float64Array, base: number): Promise<unknown> {
-    const k = this.shape.hashes;
-    const key = this.keys.get(shard);
-    const args = new Array<string>(2 + 3 * k);
-    args[0] = 'BITFIELD_RO';
-    args[1] = key;
-    const n = distinctCounters(offsets, base, k, args, 4, 3, '#');
-    for (let j = 0, p = 2; j < n; j++, p += 3) {
-      args[p] = 'GET';
-      args[p + 1] = 'u4';
+  protected override fastArgs(
+    script: LuaScript,
+    key: string,
+    offsets: Float64Array,
+    base: number,
+  ): string[] | null {
+    if (script !== COUNTING_ADD) return null;
+    const args = ['BITFIELD', key, 'GET', 'u32', '0', 'GET', 'u32', '32', 'OVERFLOW', 'SAT'];
+    for (const c of distinctCounters(offsets, base, this.shape.hashes)) {
+      args.push('INCRBY', 'u4', `#${c}`, '1');
     }
-    args.length = 2 + 3 * n;
-    return this.store.send(key, true, args);
+    return args;
   }
 
-  private removeCommand(shard: number, offsets: Float64Array, base: number): Promise<unknown> {
-    const k = this.shape.hashes;
-    const args = new Array<string>(k);
-    args.length = distinctCounters(offsets, base, k, args, 0, 1, '');
-    return this.store.eval(COUNTING_REMOVE, [this.keys.get(shard)], args);
+  /** 1 if some counter went from 0 to 1 (the key was new). */
+  protected override fastResult(reply: unknown[]): number {
+    for (let i = 2; i < reply.length; i++) if (Number(reply[i]) === 1) return 1;
+    return 0;
   }
 
-  private wasNew(reply: unknown): boolean {
-    if (this.expireArg !== '') return Number(reply) === 1;
-    const counters = reply as number[];
-    for (let i = 0; i < counters.length; i++) if (Number(counters[i]) === 1) return true;
-    return false;
+  protected readArgs(key: string, offsets: Float64Array, base: number): string[] {
+    const args = ['BITFIELD_RO', key, 'GET', 'u32', '0', 'GET', 'u32', '32'];
+    for (const c of distinctCounters(offsets, base, this.shape.hashes))
+      args.push('GET', 'u4', `#${c}`);
+    return args;
   }
 
   /**
    * Records one occurrence of `key` (its counters go up by one, stopping at 15). True iff the key
    * was certainly new (some counter was 0). Adding a present key still counts it.
    */
-  async add(key: Key): Promise<boolean> {
-    const shard = this.locator.locate(key);
-    const command = this.addCommand(shard, this.locator.offsets, 0);
-    return this.wasNew(await this.store.op('add', () => command));
+  add(key: K): Promise<boolean> {
+    let added = false;
+    return this.store
+      .op('add', (ctx) =>
+        this.writeWindow(
+          COUNTING_ADD,
+          [key],
+          0,
+          new Uint8Array(1),
+          (_, r) => (added = r === 1),
+          ctx,
+        ),
+      )
+      .then(() => added);
   }
 
   /** False if `key` is certainly absent; true if it is probably present. */
-  async has(key: Key): Promise<boolean> {
-    const shard = this.locator.locate(key);
-    const command = this.readCommand(shard, this.locator.offsets, 0);
-    return minOf(await this.store.op('has', () => command)) > 0;
+  async has(key: K): Promise<boolean> {
+    return (await this.count(key)) > 0;
   }
 
   /**
    * The smallest of `key`'s counters: 0 means certainly absent; otherwise an upper estimate of how
    * many times it was added (collisions only add), where 15 means "15 or more".
    */
-  async count(key: Key): Promise<number> {
-    const shard = this.locator.locate(key);
-    const command = this.readCommand(shard, this.locator.offsets, 0);
-    return minOf(await this.store.op('count', () => command));
+  count(key: K): Promise<number> {
+    let min = 0;
+    return this.store
+      .op('count', () => this.readWindow([key], 0, new Uint8Array(1), (_, r) => (min = minOf(r))))
+      .then(() => min);
   }
 
   /**
@@ -218,46 +224,83 @@ export class RedisCountingBloomFilter extends RedisShardedFilter {
    * the result is false; otherwise every counter below 15 goes down by one and the result is true.
    * Only remove keys that were added (see the class comment).
    */
-  async remove(key: Key): Promise<boolean> {
-    const shard = this.locator.locate(key);
-    const command = this.removeCommand(shard, this.locator.offsets, 0);
-    return Number(await this.store.op('remove', () => command)) === 1;
+  remove(key: K): Promise<boolean> {
+    let removed = false;
+    return this.store
+      .op('remove', (ctx) =>
+        this.writeWindow(
+          COUNTING_REMOVE,
+          [key],
+          0,
+          new Uint8Array(1),
+          (_, r) => (removed = r === 1),
+          ctx,
+        ),
+      )
+      .then(() => removed);
   }
 
-  /** `add` for every key, pipelined (every key is checked before anything is sent). */
-  addMany(keys: Iterable<Key>): Promise<boolean[]> {
-    return this.many(
-      'addMany',
-      keys,
-      (s, o, b) => this.addCommand(s, o, b),
-      (r) => this.wasNew(r),
+  /** `add` for every key, a window at a time; resolves to how many were new. */
+  async addMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<number> {
+    let added = 0;
+    await this.store.batch('addMany', keys, options, (window, offset, status, ctx) =>
+      this.writeWindow(COUNTING_ADD, window, offset, status, (_, r) => (added += r), ctx),
     );
+    return added;
   }
 
-  /** `has` for every key, pipelined. */
-  hasMany(keys: Iterable<Key>): Promise<boolean[]> {
-    return this.many(
-      'hasMany',
-      keys,
-      (s, o, b) => this.readCommand(s, o, b),
-      (r) => minOf(r) > 0,
+  /** `has` for every key, in order, a window at a time. */
+  async hasMany(
+    keys: Iterable<K> | AsyncIterable<K>,
+    options?: ProgressOptions,
+  ): Promise<boolean[]> {
+    const out: boolean[] = [];
+    await this.store.batch('hasMany', keys, options, (window, offset, status) =>
+      this.readWindow(window, offset, status, (j, r) => (out[offset + j] = minOf(r) > 0)),
     );
+    return out;
   }
 
-  /** `remove` for every key, pipelined; each remove is atomic on its own, the batch is not. */
-  removeMany(keys: Iterable<Key>): Promise<boolean[]> {
-    return this.many(
-      'removeMany',
-      keys,
-      (s, o, b) => this.removeCommand(s, o, b),
-      (r) => Number(r) === 1,
+  /**
+   * `remove` for every key, a window at a time; result i says whether key i was removed. Each
+   * remove is atomic on its own, the batch is not; each key is sent at most once, and on failure
+   * the error's `batch` says which were applied (resend only those `notApplied`).
+   */
+  async removeMany(
+    keys: Iterable<K> | AsyncIterable<K>,
+    options?: ProgressOptions,
+  ): Promise<boolean[]> {
+    const out: boolean[] = [];
+    await this.store.batch('removeMany', keys, options, (window, offset, status, ctx) =>
+      this.writeWindow(
+        COUNTING_REMOVE,
+        window,
+        offset,
+        status,
+        (j, r) => (out[offset + j] = r === 1),
+        ctx,
+      ),
     );
+    return out;
   }
-}
 
-function minOf(reply: unknown): number {
-  const counters = reply as number[];
-  let min = COUNTER_MAX;
-  for (let i = 0; i < counters.length; i++) min = Math.min(min, Number(counters[i]));
-  return min;
+  /** Estimated number of distinct keys: from the counters above 0 (as the classic filter's bits). */
+  async estimatedCount(): Promise<number> {
+    return this.store.op('estimatedCount', async () => {
+      const replies = await this.store.all(this.shape.shards, (i) =>
+        this.store.sendBinary(this.keys.get(i), ['GET', this.keys.get(i)]),
+      );
+      let nonZero = 0;
+      for (const r of replies) {
+        const b = r as Buffer | null;
+        if (b === null) continue;
+        for (let i = HEADER_BITS / 8; i < b.length; i++) {
+          const v = b[i]!;
+          if (v & 0xf0) nonZero++;
+          if (v & 0x0f) nonZero++;
+        }
+      }
+      return estimateCount(nonZero, this.counterCount, this.hashes);
+    });
+  }
 }

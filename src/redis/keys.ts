@@ -19,8 +19,9 @@
  *
  * The names are unambiguous: the letter after `bk:` says what follows, a shard number is the last
  * `:`-separated part of the tag (the last two for a layer), so two filters never share a key even
- * when their names contain `:`. A name must be a non-empty string without `{` or `}` (a `}` would
- * end the hash tag early and put every shard in the same slot).
+ * when their names contain `:`. A name must be a non-empty, well-formed string without `{` or `}`
+ * (a `}` would end the hash tag early and put every shard in the same slot; a lone surrogate is
+ * sent as U+FFFD, so two names would share keys).
  */
 
 import { show } from '../errors.js';
@@ -34,7 +35,25 @@ export function checkName(name: unknown): string {
       `name must not contain '{' or '}' (they delimit Redis Cluster hash tags), got ${show(name)}`,
     );
   }
+  if (!isWellFormed(name)) {
+    throw new RangeError(
+      `name must be well-formed Unicode (a lone surrogate would be sent as U+FFFD and collide with other names), got ${show(name)}`,
+    );
+  }
   return name;
+}
+
+/** Whether `s` has no lone surrogate (String.prototype.isWellFormed, for runtimes without it). */
+function isWellFormed(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c > 0xdbff) return false;
+    const d = s.charCodeAt(i + 1);
+    if (!(d >= 0xdc00 && d <= 0xdfff)) return false;
+    i++;
+  }
+  return true;
 }
 
 /** The metadata hash of filter `name`. */

@@ -8,7 +8,8 @@
  * uses 0.5), P = `fpp`. The rate of a key never added is at most Σ P_i = P·(1 − r^L) < P for any
  * number of keys (L layers). Parameters match bloomkit's in-memory `ScalableBloomFilter`.
  *
- * Each layer is sharded as layout.ts describes (keys `bk:s:{name:l:i}`), with one difference
+ * Each layer is sharded as layout.ts describes (keys `bk:s:{name:l:i}`, each with the 8-byte
+ * header of scripts.ts: cells from bit 64), with one difference
  * that makes the bound hold per shard: shard i of layer l counts the keys it took (`n` in the hash
  * `bk:s:{name:l:i}:n`, incremented by the same Lua script that sets the bits, atomically) and
  * takes at most its share ⌈c_l / S_l⌉; its b bits are widened until (1 − e^(−k·share/b))^k ≤ P_l.
@@ -30,6 +31,11 @@
  * the key, then adds to the newest layer; `has` asks all layers at once. Each key is hashed once;
  * every layer places it in its own shape.
  *
+ * Clear: bumps the generation and drops the layers in the metadata, resets layer 0's shards and
+ * deletes the other layers' (unless grown again in the new generation). A client with an older
+ * view meets a shard of a newer generation, or a missing one, re-reads the metadata and resends
+ * the key into the current layers, so no add acknowledged after a clear lands in a dropped layer.
+ *
  * Limits: a layer is at most 2^36 bits; when the next layer cannot be made `add` throws a
  * `FilterFullError` (and `has` keeps working).
  */
@@ -41,10 +47,9 @@ import {
   FormatError,
   show,
 } from '../errors.js';
+import type { AsyncMembershipFilter, KeyOf, ProgressOptions } from '../filters/filter.js';
 import { hashKeyInto } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
-import { RedisFilterNotFoundError } from './errors.js';
-import { checkName, layerShardKey, layerStateKey, metaKey, ShardKeys } from './keys.js';
 import { checkShardBits, DEFAULT_SHARD_BITS, Locator } from '../sharded/layout.js';
 import {
   parseSpec,
@@ -53,20 +58,34 @@ import {
   scalableLayerSpec,
   specText,
 } from '../sharded/scalable-layers.js';
-import { SCALABLE_ADD, SCALABLE_GROW, SCALABLE_RESET, SCALABLE_SEAL } from './scripts.js';
+import type { RedisConnection } from './client.js';
+import { KEY_STATUS, RedisFilterStaleError } from './errors.js';
+import { checkName, layerShardKey, layerStateKey, metaKey, ShardKeys } from './keys.js';
+import { createMeta } from './open.js';
+import {
+  CLEAR_META,
+  DROP_SHARD,
+  HEADER_BITS,
+  REPLY,
+  SCALABLE_ADD,
+  SCALABLE_GROW,
+  SCALABLE_SEAL,
+} from './scripts.js';
 import { metaFpp, metaFunnel, readExpiry } from './shape.js';
 import {
-  allSet,
-  createFilterMeta,
-  openFilterMeta,
-  readBitsArgs,
+  checkMetaReply,
+  type Epoch,
+  initShards,
+  lostShard,
+  readEpoch,
   readFilterMeta,
 } from './sharded-filter.js';
 import {
+  checkKind,
   type Meta,
   type MetaFields,
   metaInt,
-  type RedisConnection,
+  type OpContext,
   type RedisFilterConnectionOptions,
   RedisStore,
   toMeta,
@@ -100,7 +119,22 @@ interface Layer extends RedisLayerSpec {
   readonly shareArg: string;
 }
 
-export class RedisScalableBloomFilter {
+/** What a read of one layer's shard says (header first). */
+type Seen = 'set' | 'clear' | 'lost' | 'newer' | 'replaced';
+
+function seen(reply: unknown[], epoch: Epoch): Seen {
+  const id = Number(reply[0]);
+  if (id === 0) return 'lost';
+  if (String(id) !== epoch.id) return 'replaced';
+  if (Number(reply[1]) > epoch.gen) return 'newer';
+  for (let i = 2; i < reply.length; i++) if (Number(reply[i]) === 0) return 'clear';
+  return 'set';
+}
+
+/** Rounds of retries a window may take (growth and concurrent clears) before giving up. */
+const MAX_ROUNDS = 64;
+
+export class RedisScalableBloomFilter<K extends Key = Key> implements AsyncMembershipFilter<K> {
   readonly name: string;
   /** Keys the first layer holds (c0). */
   readonly capacity: number;
@@ -116,7 +150,7 @@ export class RedisScalableBloomFilter {
   /** When the filter expires (ms since the epoch, server clock), or `undefined`. */
   readonly expireAt: number | undefined;
   private readonly store: RedisStore;
-  private readonly expireArg: string;
+  private epoch: Epoch;
   private chain: Layer[] = [];
 
   private constructor(store: RedisStore, name: string, meta: Meta) {
@@ -138,42 +172,83 @@ export class RedisScalableBloomFilter {
     const { ttl, expireAt } = readExpiry(name, meta);
     this.ttlMs = ttl;
     this.expireAt = expireAt;
-    this.expireArg = expireAt === undefined ? '' : String(expireAt);
+    this.epoch = readEpoch(name, meta);
     this.applyMeta(meta);
   }
 
-  /** Takes the layers from (newer) metadata; layers already known are kept. */
+  /** The spec layer `i` must have (`RangeError` when it cannot be made). */
+  private specOf(i: number): RedisLayerSpec {
+    return scalableLayerSpec(
+      i,
+      this.capacity,
+      this.fpp,
+      this.growth,
+      this.ratio,
+      this.maxShardBits,
+    );
+  }
+
+  /**
+   * Takes the layers from (newer) metadata, each checked against the spec its index gives
+   * (`FormatError` for tampered metadata); layers already known are kept unless the generation
+   * changed.
+   */
   private applyMeta(meta: Meta): void {
+    const epoch = readEpoch(this.name, meta);
+    if (epoch.id !== this.epoch.id) {
+      throw new RedisFilterStaleError(
+        `Redis filter ${show(this.name)} was destroyed and created again since this object opened it; open it again`,
+      );
+    }
     const count = metaInt(meta, 'layers', this.name);
     if (count < 1) throw new FormatError(`Redis filter ${show(this.name)} has no layers`);
-    const chain = this.chain.slice(0, count);
+    const chain = epoch.gen === this.epoch.gen ? this.chain.slice(0, count) : [];
+    this.epoch = epoch;
     for (let i = chain.length; i < count; i++) {
       const spec = parseSpec(this.name, i, meta[`layer:${i}`]);
-      const name = this.name;
-      chain.push({
-        ...spec,
-        index: i,
-        locator: new Locator(
-          { shards: spec.shards, shardBits: spec.bits, hashes: spec.hashes },
-          this.funnel,
-        ),
-        keys: new ShardKeys((j) => layerShardKey(name, i, j), spec.shards),
-        states: new ShardKeys((j) => layerStateKey(name, i, j), spec.shards),
-        shareArg: String(spec.share),
-      });
+      let want: string;
+      try {
+        want = specText(this.specOf(i));
+      } catch (err) {
+        throw new FormatError(
+          `Redis filter ${show(this.name)} has bad parameters: ${(err as Error).message}`,
+        );
+      }
+      if (specText(spec) !== want) {
+        throw new FormatError(
+          `Redis filter ${show(this.name)} has layer:${i} ${show(meta[`layer:${i}`])} in its metadata, but its parameters give ${show(want)}: the metadata was changed`,
+        );
+      }
+      chain.push(this.layer(i, spec));
     }
     this.chain = chain;
   }
 
+  private layer(i: number, spec: RedisLayerSpec): Layer {
+    const name = this.name;
+    return {
+      ...spec,
+      index: i,
+      locator: new Locator(
+        { shards: spec.shards, shardBits: spec.bits, hashes: spec.hashes },
+        this.funnel,
+      ),
+      keys: new ShardKeys((j) => layerShardKey(name, i, j), spec.shards),
+      states: new ShardKeys((j) => layerStateKey(name, i, j), spec.shards),
+      shareArg: String(spec.share),
+    };
+  }
+
   /**
    * Creates the filter `name`, or opens it if it exists with the same parameters;
-   * `RedisFilterMismatchError` if it exists with others or is of another kind.
+   * `RedisFilterMismatchError` if it exists with others or is of another kind. Every option is
+   * checked before anything is written.
    */
-  static async create(
+  static async create<F extends Funnel = 'string'>(
     client: RedisConnection,
     name: string,
-    options: RedisScalableBloomFilterOptions,
-  ): Promise<RedisScalableBloomFilter> {
+    options: RedisScalableBloomFilterOptions & { funnel?: F },
+  ): Promise<RedisScalableBloomFilter<KeyOf<F>>> {
     checkName(name);
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`options must be an object, got ${show(options)}`);
@@ -200,30 +275,61 @@ export class RedisScalableBloomFilter {
       ttl: ttl === undefined ? undefined : String(ttl),
     };
     const fields: Record<string, string> & MetaFields = {
-      v: '1',
       kind: 'scalable',
       layers: '1',
       'layer:0': specText(first),
     };
-    for (const [field, value] of Object.entries(params))
+    for (const [field, value] of Object.entries(params)) {
       if (value !== undefined) fields[field] = value;
+    }
     const store = new RedisStore(client, `RedisScalableBloomFilter ${show(name)}`, options);
-    const meta = await createFilterMeta(store, 'create', name, fields, params, ttl);
-    return new RedisScalableBloomFilter(store, name, meta);
+    return store.op('create', async () => {
+      await store.checkEviction(ttl !== undefined);
+      const meta = await createMeta(store, name, fields, params, ttl);
+      return RedisScalableBloomFilter.ready<KeyOf<F>>(store, name, meta);
+    });
   }
 
   /** Opens the existing filter `name`; `RedisFilterNotFoundError` if there is none. */
-  static async open(
+  static async open<K extends Key = Key>(
     client: RedisConnection,
     name: string,
     options: RedisFilterConnectionOptions = {},
-  ): Promise<RedisScalableBloomFilter> {
+  ): Promise<RedisScalableBloomFilter<K>> {
     checkName(name);
     const store = new RedisStore(client, `RedisScalableBloomFilter ${show(name)}`, options);
-    return new RedisScalableBloomFilter(store, name, await openFilterMeta(store, name, 'scalable'));
+    return store.op('open', async () => {
+      const meta = await readFilterMeta(store, name);
+      checkKind(name, meta, 'scalable');
+      await store.checkEviction(meta.ttl !== undefined);
+      return RedisScalableBloomFilter.ready<K>(store, name, meta);
+    });
   }
 
-  /** The layers this client knows of (reloaded whenever it meets a sealed shard). */
+  private static async ready<K extends Key>(
+    store: RedisStore,
+    name: string,
+    meta: Meta,
+  ): Promise<RedisScalableBloomFilter<K>> {
+    const filter = new RedisScalableBloomFilter<K>(store, name, meta);
+    if (meta.ready !== '1') await filter.initLayer(filter.chain[0]!);
+    return filter;
+  }
+
+  /** Creates (or resets to the current generation) every shard of `layer`; marks the metadata ready. */
+  private initLayer(layer: Layer): Promise<void> {
+    return initShards(
+      this.store,
+      this.name,
+      this.epoch,
+      this.expireAt,
+      (i) => layer.keys.get(i),
+      layer.shards,
+      (i) => layer.states.get(i),
+    );
+  }
+
+  /** The layers this client knows of (reloaded whenever it meets a sealed or newer shard). */
   get layers(): readonly RedisLayerSpec[] {
     return this.chain.map(({ capacity, fpp, shards, bits, hashes, share }) => ({
       capacity,
@@ -235,6 +341,11 @@ export class RedisScalableBloomFilter {
     }));
   }
 
+  /** The filter's id and the generation this object last saw (see scripts.ts). */
+  get generation(): Epoch {
+    return this.epoch;
+  }
+
   /** Reloads the layers from the metadata. */
   async refresh(): Promise<void> {
     await this.store.op('refresh', () => this.reload());
@@ -244,17 +355,14 @@ export class RedisScalableBloomFilter {
     this.applyMeta(await readFilterMeta(this.store, this.name));
   }
 
-  private hash(key: Key): Int32Array {
-    const h = new Int32Array(4);
-    hashKeyInto(this.funnel, key, h);
-    return h;
-  }
-
   private read(layer: Layer, h: Int32Array): Promise<unknown> {
     const shard = layer.locator.place(h);
     const offsets = layer.locator.offsets;
     const key = layer.keys.get(shard);
-    return this.store.send(key, true, readBitsArgs(key, offsets, 0, layer.hashes));
+    const args = ['BITFIELD_RO', key, 'GET', 'u32', '0', 'GET', 'u32', '32'];
+    for (let j = 0; j < layer.hashes; j++)
+      args.push('GET', 'u1', String(offsets[j]! + HEADER_BITS));
+    return this.store.send(key, true, args);
   }
 
   /** Whether the shard of `h` in `layer` is sealed. */
@@ -266,10 +374,11 @@ export class RedisScalableBloomFilter {
   private addTo(layer: Layer, h: Int32Array): Promise<unknown> {
     const shard = layer.locator.place(h);
     const offsets = layer.locator.offsets;
-    const args = new Array<string>(2 + layer.hashes);
-    args[0] = layer.shareArg;
-    args[1] = this.expireArg;
-    for (let j = 0; j < layer.hashes; j++) args[j + 2] = String(offsets[j]);
+    const args = new Array<string>(3 + layer.hashes);
+    args[0] = this.epoch.id;
+    args[1] = String(this.epoch.gen);
+    args[2] = layer.shareArg;
+    for (let j = 0; j < layer.hashes; j++) args[j + 3] = String(offsets[j]! + HEADER_BITS);
     return this.store.eval(SCALABLE_ADD, [layer.keys.get(shard), layer.states.get(shard)], args);
   }
 
@@ -282,161 +391,246 @@ export class RedisScalableBloomFilter {
     const layer = this.chain[index]!;
     let next: RedisLayerSpec;
     try {
-      next = scalableLayerSpec(
-        index + 1,
-        this.capacity,
-        this.fpp,
-        this.growth,
-        this.ratio,
-        this.maxShardBits,
-      );
+      next = this.specOf(index + 1);
     } catch (err) {
       throw new FilterFullError(
         `RedisScalableBloomFilter ${show(this.name)} cannot add layer ${index + 1}: ${(err as Error).message}`,
       );
     }
-    await this.store.pipelined(
-      layer.shards,
-      (i) => this.store.eval(SCALABLE_SEAL, [layer.states.get(i)], [this.expireArg]),
-      () => undefined,
+    const { id, gen } = this.epoch;
+    const replies = await this.store.all(layer.shards, (i) =>
+      this.store.eval(SCALABLE_SEAL, [layer.keys.get(i), layer.states.get(i)], [id, String(gen)]),
     );
-    const reply = await this.store.eval(
+    if (replies.some((r) => Number(r) !== 1)) return this.reload(); // cleared, lost or replaced
+    await this.initLayer(this.layer(index + 1, next));
+    const reply = (await this.store.eval(
       SCALABLE_GROW,
       [metaKey(this.name)],
-      [String(index + 1), specText(next)],
-    );
-    if (!Array.isArray(reply) || Number(reply[0]) !== 1) {
-      throw new RedisFilterNotFoundError(`no Redis filter named ${show(this.name)}`);
-    }
+      [String(index + 1), specText(next), id, String(gen)],
+    )) as unknown[];
+    checkMetaReply(this.name, Number(reply[0]));
     this.applyMeta(toMeta(reply[1]));
   }
 
-  private async hasHashed(h: Int32Array): Promise<boolean> {
-    for (;;) {
-      const chain = this.chain;
-      const last = chain[chain.length - 1]!;
-      const [sealed, ...bits] = await Promise.all([
-        this.sealed(last, h),
-        ...chain.map((l) => this.read(l, h)),
-      ]);
-      if (bits.some(allSet)) return true;
-      if (sealed === null || sealed === undefined) return false;
-      // The newest layer we know is sealed: a newer one may hold the key.
-      await this.reload();
-      if (this.chain.length === chain.length) return false; // none was published yet
+  /**
+   * After a round met shards of a newer generation or missing ones: re-reads the metadata; a
+   * missing shard in an unchanged generation is lost (`RedisFilterLostError`).
+   */
+  private async recover(lost: string | undefined): Promise<void> {
+    const before = this.epoch;
+    await this.reload();
+    if (lost !== undefined && this.epoch.gen === before.gen) {
+      throw await lostShard(this.store, this.name, this.epoch, lost);
     }
   }
 
-  private async addHashed(h: Int32Array): Promise<boolean> {
-    for (;;) {
+  private hashAll(window: readonly K[]): Int32Array[] {
+    return window.map((key) => {
+      const h = new Int32Array(4);
+      hashKeyInto(this.funnel, key, h);
+      return h;
+    });
+  }
+
+  /** Adds a window of keys (see the class comment); `result(j, wasNew)` for each. */
+  private async addWindow(
+    window: readonly K[],
+    offset: number,
+    status: Uint8Array,
+    result: (j: number, added: boolean) => void,
+    ctx: OpContext,
+  ): Promise<void> {
+    const hashes = this.hashAll(window);
+    let pending = hashes.map((_, j) => j);
+    for (let round = 0; pending.length > 0; round++) {
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      if (round >= MAX_ROUNDS)
+        throw new RedisFilterStaleError(
+          `${this.store.label}: gave up after ${round} rounds of growth and clears`,
+        );
       const chain = this.chain;
       const last = chain[chain.length - 1]!;
+      const retry: number[] = [];
+      let lost: string | undefined;
+      let absent = pending;
       if (chain.length > 1) {
-        const old = await Promise.all(chain.slice(0, -1).map((l) => this.read(l, h)));
-        if (old.some(allSet)) return false;
+        const older = chain.slice(0, -1);
+        const replies = await Promise.all(
+          pending.map((j) => Promise.all(older.map((l) => this.read(l, hashes[j]!)))),
+        );
+        absent = [];
+        for (let i = 0; i < pending.length; i++) {
+          const j = pending[i]!;
+          const views = (replies[i] as unknown[][]).map((r) => seen(r, this.epoch));
+          if (views.includes('replaced'))
+            throw await lostShard(this.store, this.name, this.epoch, this.metaKey());
+          const missing = views.indexOf('lost');
+          if (missing >= 0 || views.includes('newer')) {
+            if (missing >= 0)
+              lost ??= older[missing]!.keys.get(older[missing]!.locator.place(hashes[j]!));
+            retry.push(j);
+          } else if (views.includes('set')) {
+            status[offset + j] = KEY_STATUS.applied;
+            result(j, false);
+          } else absent.push(j);
+        }
       }
-      const r = Number(await this.addTo(last, h));
-      if (r !== -1) return r === 1;
-      await this.grow(last.index);
+      const sent = absent.map((j) => {
+        status[offset + j] = KEY_STATUS.unknown;
+        return this.addTo(last, hashes[j]!);
+      });
+      const replies = await Promise.all(sent);
+      let full = false;
+      for (let i = 0; i < absent.length; i++) {
+        const j = absent[i]!;
+        const r = Number(replies[i]);
+        if (r === 0 || r === 1) {
+          status[offset + j] = KEY_STATUS.applied;
+          result(j, r === 1);
+          continue;
+        }
+        status[offset + j] = KEY_STATUS.notApplied;
+        retry.push(j);
+        if (r === REPLY.full) full = true;
+        else if (r === REPLY.lost) lost ??= last.keys.get(last.locator.place(hashes[j]!));
+        else if (r === REPLY.replaced)
+          throw await lostShard(this.store, this.name, this.epoch, this.metaKey());
+        else if (r !== REPLY.cleared)
+          throw new Error(`unexpected reply ${show(replies[i])} from ${SCALABLE_ADD.name}`);
+      }
+      if (lost !== undefined || retry.length > (full ? -1 : 0)) {
+        if (full) await this.grow(last.index);
+        else await this.recover(lost);
+      }
+      pending = retry;
     }
+  }
+
+  /** Answers a window of keys; `result(j, present)` for each. */
+  private async hasWindow(
+    window: readonly K[],
+    offset: number,
+    status: Uint8Array,
+    result: (j: number, present: boolean) => void,
+  ): Promise<void> {
+    const hashes = this.hashAll(window);
+    let pending = hashes.map((_, j) => j);
+    for (let round = 0; pending.length > 0; round++) {
+      if (round >= MAX_ROUNDS)
+        throw new RedisFilterStaleError(
+          `${this.store.label}: gave up after ${round} rounds of growth and clears`,
+        );
+      const chain = this.chain;
+      const last = chain[chain.length - 1]!;
+      const replies = await Promise.all(
+        pending.map((j) =>
+          Promise.all([
+            this.sealed(last, hashes[j]!),
+            ...chain.map((l) => this.read(l, hashes[j]!)),
+          ]),
+        ),
+      );
+      const retry: number[] = [];
+      const recheck: number[] = [];
+      let lost: string | undefined;
+      for (let i = 0; i < pending.length; i++) {
+        const j = pending[i]!;
+        const [sealed, ...bits] = replies[i] as unknown[];
+        const views = (bits as unknown[][]).map((r) => seen(r, this.epoch));
+        if (views.includes('replaced'))
+          throw await lostShard(this.store, this.name, this.epoch, this.metaKey());
+        const missing = views.indexOf('lost');
+        if (missing >= 0 || views.includes('newer')) {
+          if (missing >= 0)
+            lost ??= chain[missing]!.keys.get(chain[missing]!.locator.place(hashes[j]!));
+          retry.push(j);
+        } else if (views.includes('set')) {
+          status[offset + j] = KEY_STATUS.applied;
+          result(j, true);
+        } else if (sealed !== null && sealed !== undefined) recheck.push(j);
+        else {
+          status[offset + j] = KEY_STATUS.applied;
+          result(j, false);
+        }
+      }
+      if (retry.length > 0) await this.recover(lost);
+      else if (recheck.length > 0) {
+        await this.reload();
+        if (this.chain.length === chain.length) {
+          // The newest layer is sealed but no newer one was published yet: no layer has the key.
+          for (const j of recheck) {
+            status[offset + j] = KEY_STATUS.applied;
+            result(j, false);
+          }
+          recheck.length = 0;
+        }
+      }
+      pending = [...retry, ...recheck];
+    }
+  }
+
+  private metaKey(): string {
+    return metaKey(this.name);
   }
 
   /** Adds `key`; true iff it was certainly new (no layer had it and its bits were not all set). */
-  async add(key: Key): Promise<boolean> {
-    const h = this.hash(key);
-    return this.store.op('add', () => this.addHashed(h));
+  add(key: K): Promise<boolean> {
+    let added = false;
+    return this.store
+      .op('add', (ctx) => this.addWindow([key], 0, new Uint8Array(1), (_, a) => (added = a), ctx))
+      .then(() => added);
   }
 
   /** False if `key` was certainly never added; true if it probably was. */
-  async has(key: Key): Promise<boolean> {
-    const h = this.hash(key);
-    return this.store.op('has', () => this.hasHashed(h));
-  }
-
-  private hashAll(keys: Iterable<Key>): Int32Array[] {
-    const list = Array.isArray(keys) ? (keys as Key[]) : Array.from(keys);
-    return list.map((key) => this.hash(key));
-  }
-
-  /** `has` for every key, pipelined (all layers of all keys at once). */
-  async hasMany(keys: Iterable<Key>): Promise<boolean[]> {
-    const hashes = this.hashAll(keys);
-    const out = new Array<boolean>(hashes.length).fill(false);
-    await this.store.op('hasMany', async () => {
-      let pending = hashes.map((_, i) => i);
-      while (pending.length > 0) {
-        const chain = this.chain;
-        const last = chain[chain.length - 1]!;
-        const recheck: number[] = [];
-        await this.store.pipelined(
-          pending.length,
-          (j) => {
-            const h = hashes[pending[j]!]!;
-            return Promise.all([this.sealed(last, h), ...chain.map((l) => this.read(l, h))]);
-          },
-          (start, replies) => {
-            for (let j = 0; j < replies.length; j++) {
-              const [sealed, ...bits] = replies[j] as unknown[];
-              const i = pending[start + j]!;
-              if (bits.some(allSet)) out[i] = true;
-              else if (sealed !== null && sealed !== undefined) recheck.push(i);
-            }
-          },
-        );
-        if (recheck.length === 0) break;
-        await this.reload();
-        if (this.chain.length === chain.length) break;
-        pending = recheck;
-      }
-    });
-    return out;
+  has(key: K): Promise<boolean> {
+    let present = false;
+    return this.store
+      .op('has', () => this.hasWindow([key], 0, new Uint8Array(1), (_, p) => (present = p)))
+      .then(() => present);
   }
 
   /**
-   * Adds every key, pipelined: first the older layers are asked about every key, then the keys no
-   * layer has go into the newest layer; keys that meet a full shard are retried after the layer
-   * grows. Result i says whether key i was new (a key repeated in the batch is new at most once).
+   * Adds every key, a window at a time: the older layers are asked first, then the keys no layer
+   * has go into the newest; keys that meet a full shard are resent after the layer grows.
+   * Resolves to how many keys were new.
    */
-  async addMany(keys: Iterable<Key>): Promise<boolean[]> {
-    const hashes = this.hashAll(keys);
-    const out = new Array<boolean>(hashes.length).fill(false);
-    await this.store.op('addMany', async () => {
-      let pending = hashes.map((_, i) => i);
-      while (pending.length > 0) {
-        const chain = this.chain;
-        const last = chain[chain.length - 1]!;
-        let absent = pending;
-        if (chain.length > 1) {
-          const older = chain.slice(0, -1);
-          const found = new Uint8Array(pending.length);
-          await this.store.pipelined(
-            pending.length,
-            (j) => Promise.all(older.map((l) => this.read(l, hashes[pending[j]!]!))),
-            (start, replies) => {
-              for (let j = 0; j < replies.length; j++) {
-                if ((replies[j] as unknown[]).some(allSet)) found[start + j] = 1;
-              }
-            },
-          );
-          absent = pending.filter((_, j) => found[j] === 0);
-        }
-        const full: number[] = [];
-        await this.store.pipelined(
-          absent.length,
-          (j) => this.addTo(last, hashes[absent[j]!]!),
-          (start, replies) => {
-            for (let j = 0; j < replies.length; j++) {
-              const r = Number(replies[j]);
-              if (r === -1) full.push(absent[start + j]!);
-              else out[absent[start + j]!] = r === 1;
-            }
-          },
-        );
-        if (full.length > 0) await this.grow(last.index);
-        pending = full;
-      }
-    });
+  async addMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<number> {
+    let added = 0;
+    await this.store.batch('addMany', keys, options, (window, offset, status, ctx) =>
+      this.addWindow(window, offset, status, (_, a) => a && added++, ctx),
+    );
+    return added;
+  }
+
+  /** Like {@link addMany}, with whether each key was new, in order. */
+  async addEach(
+    keys: Iterable<K> | AsyncIterable<K>,
+    options?: ProgressOptions,
+  ): Promise<boolean[]> {
+    const out: boolean[] = [];
+    await this.store.batch('addEach', keys, options, (window, offset, status, ctx) =>
+      this.addWindow(window, offset, status, (j, a) => (out[offset + j] = a), ctx),
+    );
     return out;
+  }
+
+  /** `has` of every key, in order, a window at a time. */
+  async hasMany(
+    keys: Iterable<K> | AsyncIterable<K>,
+    options?: ProgressOptions,
+  ): Promise<boolean[]> {
+    const out: boolean[] = [];
+    await this.store.batch('hasMany', keys, options, (window, offset, status) =>
+      this.hasWindow(window, offset, status, (j, p) => (out[offset + j] = p)),
+    );
+    return out;
+  }
+
+  /** Estimated number of distinct keys: the sum of the layers' key counts. */
+  async estimatedCount(): Promise<number> {
+    let total = 0;
+    for (const layer of await this.info()) total += layer.count;
+    return total;
   }
 
   /** The layers with their key counts, read from Redis. */
@@ -447,22 +641,13 @@ export class RedisScalableBloomFilter {
       for (const layer of this.chain) {
         let count = 0;
         let sealed = false;
-        await this.store.pipelined(
-          layer.shards,
-          (i) =>
-            this.store.send(layer.states.get(i), true, [
-              'HMGET',
-              layer.states.get(i),
-              'n',
-              'sealed',
-            ]),
-          (_, replies) => {
-            for (const r of replies as unknown[][]) {
-              count += Number(r[0] ?? 0);
-              if (r[1] !== null && r[1] !== undefined) sealed = true;
-            }
-          },
+        const replies = await this.store.all(layer.shards, (i) =>
+          this.store.send(layer.states.get(i), true, ['HMGET', layer.states.get(i), 'n', 'sealed']),
         );
+        for (const r of replies as unknown[][]) {
+          count += Number(r[0] ?? 0);
+          if (r[1] !== null && r[1] !== undefined) sealed = true;
+        }
         const { capacity, fpp, shards, bits, hashes, share } = layer;
         out.push({ capacity, fpp, shards, bits, hashes, share, count, sealed });
       }
@@ -470,33 +655,41 @@ export class RedisScalableBloomFilter {
     });
   }
 
-  private allKeys(): string[] {
-    const keys: string[] = [];
-    for (const layer of this.chain) {
-      for (let i = 0; i < layer.shards; i++) keys.push(layer.keys.get(i), layer.states.get(i));
-    }
-    return keys;
-  }
-
   /**
-   * Forgets every key: deletes every layer's keys and drops all layers but the first from the
-   * metadata. Not atomic with concurrent adds.
+   * Forgets every key: a new generation with one layer in the metadata, layer 0's shards reset,
+   * the other layers' deleted (see the class comment).
    */
   async clear(): Promise<void> {
     await this.store.op('clear', async () => {
       await this.reload();
-      await this.store.del(this.allKeys());
-      await this.store.eval(SCALABLE_RESET, [metaKey(this.name)], []);
-      this.chain = this.chain.slice(0, 1);
+      const known = this.chain;
+      const reply = (await this.store.eval(
+        CLEAR_META,
+        [this.metaKey()],
+        [this.epoch.id, '1'],
+      )) as unknown[];
+      checkMetaReply(this.name, Number(reply[0]));
+      this.applyMeta(toMeta(reply[1]));
+      await this.initLayer(this.chain[0]!);
+      const { id, gen } = this.epoch;
+      for (const layer of known.slice(1)) {
+        await this.store.all(layer.shards, (i) =>
+          this.store.eval(DROP_SHARD, [layer.keys.get(i), layer.states.get(i)], [id, String(gen)]),
+        );
+      }
     });
   }
 
-  /** Deletes the filter: every layer's keys and the metadata. */
+  /** Deletes the filter: the metadata first, then every layer's keys. */
   async destroy(): Promise<void> {
     await this.store.op('destroy', async () => {
       await this.reload();
-      await this.store.del(this.allKeys());
-      await this.store.del([metaKey(this.name)]);
+      await this.store.del([this.metaKey()]);
+      const keys: string[] = [];
+      for (const layer of this.chain) {
+        for (let i = 0; i < layer.shards; i++) keys.push(layer.keys.get(i), layer.states.get(i));
+      }
+      await this.store.del(keys);
     });
   }
 }

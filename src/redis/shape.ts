@@ -16,7 +16,6 @@ export function shapeFields(
   ttl: number | undefined,
 ): MetaFields {
   const fields: Record<string, string> & MetaFields = {
-    v: '1',
     kind,
     funnel: shape.funnel,
     capacity: String(shape.capacity),

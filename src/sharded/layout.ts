@@ -72,9 +72,14 @@ export function checkShardBits(name: string, value: unknown, max = MAX_SHARD_BIT
 export function shardLayout(capacity: number, fpp: number, maxShardBits: number): ShardLayout {
   const size = bloomSize(capacity, fpp);
   checkShardBits('shardBits', maxShardBits);
+  if (size.hashes > 255) {
+    throw new RangeError(
+      `fpp ${show(fpp)} needs ${size.hashes} hashes per key, at most 255 are supported (fpp must be at least about 1e-76)`,
+    );
+  }
   const shards = Math.ceil(size.bits / maxShardBits);
   const shardBits = 64 * Math.ceil(size.bits / (64 * shards));
-  return { shards, shardBits, hashes: size.hashes };
+  return checkLayout({ shards, shardBits, hashes: size.hashes });
 }
 
 /**

@@ -1,22 +1,29 @@
 /**
- * The shared conformance suite (test/conformance/suite.ts) for the three Redis filters, run the
- * same way on every backend: test/redis-conformance.test.ts (a standalone server) and
- * test/redis-cluster.test.ts (a 3-master cluster). Shards are kept small (8192 bits) so that every
- * filter really is split over many Redis keys (and, on a cluster, over every node).
+ * The Redis cells of the conformance table (test/conformance/table.ts, REDIS_TARGETS): the shared
+ * suite (test/conformance/suite.ts) for the three Redis filters, run the same way on every backend
+ * and client: test/redis-conformance.test.ts (a standalone server) and test/redis-cluster.test.ts
+ * (a 3-master cluster), each through node-redis and ioredis. Shards are kept small (8192 bits) so
+ * that every filter really is split over many Redis keys (and, on a cluster, over every node).
  */
+import { expect, it } from 'vitest';
 import {
   RedisBloomFilter,
   type RedisConnection,
   RedisCountingBloomFilter,
   RedisScalableBloomFilter,
 } from '../../src/redis.js';
-import { type FilterAdapter, runConformance } from '../conformance/suite.js';
+import {
+  type ConformanceTarget,
+  type FilterAdapter,
+  runConformance,
+} from '../conformance/suite.js';
+import { REDIS_TARGETS } from '../conformance/table.js';
 
 /** Most bits per shard of the filters under test (counting filters: this many counters). */
 export const SHARD_BITS = 8192;
 
 export interface RedisBackend {
-  /** Names the backend in the suite names, e.g. `RedisBloomFilter (cluster)`. */
+  /** Names the backend in the suite names, e.g. `RedisBloomFilter (cluster, ioredis)`. */
   name: string;
   /** The connected client; called when a test runs (after `beforeAll` connected it). */
   client(): RedisConnection;
@@ -46,64 +53,77 @@ function adapter(f: RedisFilterLike): FilterAdapter {
 }
 
 /** A `RedisBloomFilter` seen by the suite; its round trip exports it and imports a new filter. */
-function bloomAdapter(backend: RedisBackend, f: RedisBloomFilter): FilterAdapter {
+function bloomAdapter(backend: RedisBackend, f: RedisBloomFilter<string>): FilterAdapter {
   return {
-    ...adapter(f),
+    ...adapter(f as RedisFilterLike),
     // Export to the native format and import into a new Redis filter.
     roundTrip: async () =>
       bloomAdapter(
         backend,
-        await RedisBloomFilter.fromBytes(backend.client(), backend.fresh(), await f.toBytes()),
+        (await RedisBloomFilter.fromBytes(
+          backend.client(),
+          backend.fresh(),
+          await f.toBytes(),
+        )) as RedisBloomFilter<string>,
       ),
   };
 }
 
-/** Runs the conformance suite on the bloom, counting and scalable Redis filters of `backend`. */
-export function runRedisConformance(backend: RedisBackend): void {
+/** The Redis targets of `backend`, by the class name REDIS_TARGETS gives each codec. */
+function targets(backend: RedisBackend): Record<string, ConformanceTarget> {
   const { client, fresh } = backend;
-
-  runConformance({
-    name: `RedisBloomFilter (${backend.name})`,
-    create: async (o) =>
-      bloomAdapter(
-        backend,
-        await RedisBloomFilter.create(client(), fresh(), { ...o, shardBits: SHARD_BITS }),
-      ),
-    createRaw: (o) => RedisBloomFilter.create(client(), fresh(), o as never),
-    scale: 10_000,
-    lacks: { remove: 'a Bloom filter cannot forget one key (see RedisCountingBloomFilter)' },
-  });
-
-  runConformance({
-    name: `RedisCountingBloomFilter (${backend.name})`,
-    create: async (o) => {
-      const f = await RedisCountingBloomFilter.create(client(), fresh(), {
-        ...o,
-        shardBits: 4 * SHARD_BITS,
-      });
-      return { ...adapter(f), remove: (k) => f.remove(k) };
+  return {
+    RedisBloomFilter: {
+      name: `RedisBloomFilter (${backend.name})`,
+      create: async (o) =>
+        bloomAdapter(
+          backend,
+          await RedisBloomFilter.create(client(), fresh(), { ...o, shardBits: SHARD_BITS }),
+        ),
+      createRaw: (o) => RedisBloomFilter.create(client(), fresh(), o as never),
+      lacks: { remove: 'a Bloom filter cannot delete (RedisCountingBloomFilter can)' },
     },
-    createRaw: (o) => RedisCountingBloomFilter.create(client(), fresh(), o as never),
-    lacks: { roundTrip: 'native export/import exists for RedisBloomFilter only' },
-    scale: backend.scale,
-  });
-
-  runConformance({
-    name: `RedisScalableBloomFilter (${backend.name})`,
-    // A small first layer, so that the suite's keys make the filter grow several layers.
-    create: async (o) =>
-      adapter(
-        await RedisScalableBloomFilter.create(client(), fresh(), {
+    RedisCountingBloomFilter: {
+      name: `RedisCountingBloomFilter (${backend.name})`,
+      create: async (o) => {
+        const f = await RedisCountingBloomFilter.create(client(), fresh(), {
           ...o,
-          capacity: Math.max(1, Math.floor(o.capacity / 8)),
-          shardBits: SHARD_BITS,
-        }),
-      ),
-    createRaw: (o) => RedisScalableBloomFilter.create(client(), fresh(), o as never),
-    lacks: {
-      roundTrip: 'native export/import exists for RedisBloomFilter only',
-      remove: 'a Bloom filter cannot forget one key',
+          shardBits: 4 * SHARD_BITS,
+        });
+        return { ...adapter(f as RedisFilterLike), remove: (k) => f.remove(k) };
+      },
+      createRaw: (o) => RedisCountingBloomFilter.create(client(), fresh(), o as never),
+      lacks: { roundTrip: 'Redis counters have no native export yet' },
     },
-    scale: backend.scale,
+    RedisScalableBloomFilter: {
+      name: `RedisScalableBloomFilter (${backend.name})`,
+      // A small first layer, so that the suite's keys make the filter grow several layers.
+      create: async (o) =>
+        adapter(
+          (await RedisScalableBloomFilter.create(client(), fresh(), {
+            ...o,
+            capacity: Math.max(1, Math.floor(o.capacity / 8)),
+            shardBits: SHARD_BITS,
+          })) as RedisFilterLike,
+        ),
+      createRaw: (o) => RedisScalableBloomFilter.create(client(), fresh(), o as never),
+      lacks: {
+        roundTrip: 'Redis layers have no native export yet',
+        remove: 'a Bloom filter cannot delete',
+      },
+    },
+  };
+}
+
+/** Runs the conformance suite on every Redis cell of the table on `backend`. */
+export function runRedisConformance(backend: RedisBackend): void {
+  const all = targets(backend);
+  it(`runs every Redis cell of the conformance table (${backend.name})`, () => {
+    expect(Object.values(REDIS_TARGETS).sort()).toEqual(Object.keys(all).sort());
   });
+  for (const [codec, cls] of Object.entries(REDIS_TARGETS)) {
+    const target = all[cls];
+    if (target === undefined) throw new Error(`no Redis target ${cls} for codec ${codec}`);
+    runConformance({ ...target, scale: backend.scale });
+  }
 }

@@ -45,7 +45,7 @@ process.stdin.destroy(); // an open stdin would keep this process alive
 const fresh: number[] = [];
 for (let start = 0; start < count; start += 250) {
   const chunk = indexes.slice(start, start + 250);
-  const results = await filter.addMany(chunk.map((i) => `key:${i}`));
+  const results = await filter.addEach(chunk.map((i) => `key:${i}`));
   results.forEach((isNew, j) => {
     if (isNew) fresh.push(chunk[j]!);
   });
