@@ -58,6 +58,7 @@ import { hashKey, views } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { FilterBase, percent } from '../base.js';
 import type { DeletableFilter, KeyOf } from '../filter.js';
+import { BucketTable } from './buckets.js';
 import { cuckooParts, decodeCuckoo } from './format.js';
 import {
   CUCKOO_BUCKET_SIZE,
@@ -66,8 +67,10 @@ import {
   CUCKOO_MAX_KICKS,
   CUCKOO_MAX_TABLE_BITS,
   CUCKOO_MIN_FINGERPRINT_BITS,
+  checkCuckooShape,
   cuckooFingerprintBits,
   cuckooSafeCapacity,
+  fmix32,
   nextPow2,
 } from './sizing.js';
 
@@ -110,15 +113,6 @@ export interface CuckooVictim {
   readonly fingerprint: number;
 }
 
-/** MurmurHash3's 32-bit finalizer (fmix32). */
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
 export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements DeletableFilter<K> {
   /** Number of buckets (B), a power of two. */
   readonly bucketCount: number;
@@ -128,7 +122,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
   /** The bit-packed slots: slot s (bucket s >>> 2) is bits [s·f, s·f + f) of the LE words. */
   readonly table: Uint32Array;
   private readonly mask: number;
-  private readonly fpMask: number;
+  private readonly buckets: BucketTable;
   private readonly fpRange: number;
   private stored = 0;
   private victimUsed = false;
@@ -145,33 +139,14 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     if (shape === null || typeof shape !== 'object') {
       throw new TypeError(`shape must be an object, got ${show(shape)}`);
     }
-    const buckets = checkPositiveInteger('buckets', shape.buckets, CUCKOO_MAX_BUCKETS);
-    if ((buckets & (buckets - 1)) !== 0) {
-      throw new RangeError(`buckets must be a power of two, got ${show(buckets)}`);
-    }
-    const f = shape.fingerprintBits;
-    if (
-      typeof f !== 'number' ||
-      !Number.isInteger(f) ||
-      f < CUCKOO_MIN_FINGERPRINT_BITS ||
-      f > CUCKOO_MAX_FINGERPRINT_BITS
-    ) {
-      throw new RangeError(`fingerprintBits must be an integer from 6 to 32, got ${show(f)}`);
-    }
-    const bits = buckets * B * f;
-    if (bits > CUCKOO_MAX_TABLE_BITS) {
-      throw new RangeError(
-        `${buckets} buckets of ${f}-bit fingerprints need ${bits} bits, more than the maximum ${CUCKOO_MAX_TABLE_BITS}`,
-      );
-    }
+    const { buckets, fingerprintBits: f } = checkCuckooShape(shape);
     this.funnel = checkFunnel(shape.funnel ?? 'string');
     this.bucketCount = buckets;
     this.fingerprintBits = f;
     this.mask = buckets - 1;
-    this.fpMask = f === 32 ? 0xffffffff : 2 ** f - 1;
     this.fpRange = 2 ** f - 1;
-    // Whole 64-bit words, so the serialized payload stays 8-byte aligned.
-    this.table = new Uint32Array(Math.ceil(bits / 64) * 2);
+    this.buckets = new BucketTable(buckets, f);
+    this.table = this.buckets.words;
   }
 
   /**
@@ -246,60 +221,6 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     return i ^ (off === 0 ? this.mask & 1 : off);
   }
 
-  /** The fingerprint in slot `s` (0 = empty). */
-  private slot(s: number): number {
-    const pos = s * this.fingerprintBits;
-    const w = (pos / 32) | 0;
-    const off = pos & 31;
-    let v = this.table[w]! >>> off;
-    if (off + this.fingerprintBits > 32) v |= this.table[w + 1]! << (32 - off);
-    return (v & this.fpMask) >>> 0;
-  }
-
-  private setSlot(s: number, fp: number): void {
-    const f = this.fingerprintBits;
-    const pos = s * f;
-    const w = (pos / 32) | 0;
-    const off = pos & 31;
-    const t = this.table;
-    t[w] = (t[w]! & ~(this.fpMask << off)) | (fp << off);
-    if (off + f > 32) {
-      const done = 32 - off;
-      t[w + 1] = (t[w + 1]! & ~(this.fpMask >>> done)) | (fp >>> done);
-    }
-  }
-
-  /** Copies of `fp` in bucket `i`. */
-  private countIn(i: number, fp: number): number {
-    let n = 0;
-    for (let j = 0; j < B; j++) if (this.slot(i * B + j) === fp) n++;
-    return n;
-  }
-
-  /** Puts `fp` into a free slot of bucket `i`; false if the bucket is full. */
-  private insertIntoBucket(i: number, fp: number): boolean {
-    for (let j = 0; j < B; j++) {
-      const s = i * B + j;
-      if (this.slot(s) === 0) {
-        this.setSlot(s, fp);
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Removes one copy of `fp` from bucket `i`; false if it holds none. */
-  private deleteFromBucket(i: number, fp: number): boolean {
-    for (let j = 0; j < B; j++) {
-      const s = i * B + j;
-      if (this.slot(s) === fp) {
-        this.setSlot(s, 0);
-        return true;
-      }
-    }
-    return false;
-  }
-
   /** xorshift32: the kick choices (deterministic, so runs are reproducible). */
   private random(): number {
     let x = this.rng;
@@ -315,14 +236,14 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
    * evicted fingerprint goes to the victim slot (which must be free).
    */
   private place(i: number, fp: number): void {
-    if (this.insertIntoBucket(i, fp)) return;
+    if (this.buckets.insert(i, fp)) return;
     let index = this.alt(i, fp);
     let cur = fp;
     for (let kick = 0; kick < CUCKOO_MAX_KICKS; kick++) {
-      if (this.insertIntoBucket(index, cur)) return;
+      if (this.buckets.insert(index, cur)) return;
       const s = index * B + (this.random() & (B - 1));
-      const evicted = this.slot(s);
-      this.setSlot(s, cur);
+      const evicted = this.buckets.slot(s);
+      this.buckets.setSlot(s, cur);
       cur = evicted;
       index = this.alt(index, cur);
     }
@@ -367,7 +288,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
       );
     }
     const i2 = this.alt(i1, fp);
-    const copies = this.countIn(i1, fp) + (i2 === i1 ? 0 : this.countIn(i2, fp));
+    const copies = this.buckets.countIn(i1, fp) + (i2 === i1 ? 0 : this.buckets.countIn(i2, fp));
     const most = i2 === i1 ? B : 2 * B;
     if (copies >= most) {
       throw new FilterFullError(
@@ -390,7 +311,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     const fp = this.fp;
     const i2 = this.alt(i1, fp);
     for (let j = 0; j < B; j++) {
-      if (this.slot(i1 * B + j) === fp || this.slot(i2 * B + j) === fp) return true;
+      if (this.buckets.slot(i1 * B + j) === fp || this.buckets.slot(i2 * B + j) === fp) return true;
     }
     return this.victimIs(i1, i2, fp);
   }
@@ -405,7 +326,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     const i1 = this.i1;
     const fp = this.fp;
     const i2 = this.alt(i1, fp);
-    if (this.deleteFromBucket(i1, fp) || this.deleteFromBucket(i2, fp)) {
+    if (this.buckets.remove(i1, fp) || this.buckets.remove(i2, fp)) {
       this.stored--;
       if (this.victimUsed) {
         this.victimUsed = false;
@@ -427,7 +348,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     const i1 = this.i1;
     const fp = this.fp;
     const i2 = this.alt(i1, fp);
-    const n = this.countIn(i1, fp) + (i2 === i1 ? 0 : this.countIn(i2, fp));
+    const n = this.buckets.countIn(i1, fp) + (i2 === i1 ? 0 : this.buckets.countIn(i2, fp));
     return n + (this.victimIs(i1, i2, fp) ? 1 : 0);
   }
 
@@ -492,9 +413,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
 
   /** Number of non-empty slots in the table (a scan; `size` minus the victim). */
   occupiedSlots(): number {
-    let n = 0;
-    for (let s = 0; s < this.slotCount; s++) if (this.slot(s) !== 0) n++;
-    return n;
+    return this.buckets.occupied(this.slotCount);
   }
 
   /**

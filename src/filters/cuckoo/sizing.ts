@@ -59,3 +59,39 @@ export function cuckooFingerprintBits(fpp: number): number {
   }
   return f;
 }
+
+/** Checks an explicit shape: B a power of two up to 2^30, f from 6 to 32, table ≤ 2^35 bits. */
+export function checkCuckooShape(shape: { buckets: number; fingerprintBits: number }): {
+  buckets: number;
+  fingerprintBits: number;
+} {
+  const buckets = checkPositiveInteger('buckets', shape.buckets, CUCKOO_MAX_BUCKETS);
+  if ((buckets & (buckets - 1)) !== 0) {
+    throw new RangeError(`buckets must be a power of two, got ${show(buckets)}`);
+  }
+  const f = shape.fingerprintBits;
+  if (
+    typeof f !== 'number' ||
+    !Number.isInteger(f) ||
+    f < CUCKOO_MIN_FINGERPRINT_BITS ||
+    f > CUCKOO_MAX_FINGERPRINT_BITS
+  ) {
+    throw new RangeError(`fingerprintBits must be an integer from 6 to 32, got ${show(f)}`);
+  }
+  const bits = buckets * B * f;
+  if (bits > CUCKOO_MAX_TABLE_BITS) {
+    throw new RangeError(
+      `${buckets} buckets of ${f}-bit fingerprints need ${bits} bits, more than the maximum ${CUCKOO_MAX_TABLE_BITS}`,
+    );
+  }
+  return { buckets, fingerprintBits: f };
+}
+
+/** MurmurHash3's 32-bit finalizer (fmix32). */
+export function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
