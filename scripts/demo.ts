@@ -1,83 +1,123 @@
 /**
- * `npm start`: bloomkit's main job on the bundled sample data (samples/urls.txt, 20,000 URLs):
- * URL dedup, as in the source documents. Builds a Guava-sized Bloom filter for the list, checks
- * that every URL answers "maybe present", measures the false positive rate on 1,000,000 URLs that
- * are not in the list beside the rate the formula predicts, and reports throughput.
+ * `npm start`: bloomkit's main job, the `bloomkit` command deduplicating a crawler's frontier.
+ *
+ * Runs the real command (the same `main` the installed `bloomkit` runs) on the bundled sample
+ * samples/crawl-frontier.txt (12,000 links as a crawler finds them, many found more than once),
+ * or on the file given after `npm start --`, and says in plain words what each step did:
+ *
+ *   1. `bloomkit dedup --state seen.bloom FILE`   first sightings only, in input order
+ *   2. the same again: nothing is new, the state file remembers every link
+ *   3. `bloomkit info seen.bloom`                 what the state file holds
+ *   4. `bloomkit check -c seen.bloom samples/urls.txt`  which links of another list were seen
+ *
+ * The output of step 1 is compared with an exact in-memory dedup (what `awk '!seen[$0]++'`
+ * prints); the demo exits with status 1 if a line differs beyond the expected false drops.
  */
-import { readFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { PassThrough, type Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { BloomFilter, falsePositiveRate } from '../src/index.js';
+import { main } from '../src/cli/main.js';
 
-const file = fileURLToPath(new URL('../samples/urls.txt', import.meta.url));
-const urls = readFileSync(file, 'utf8')
-  .split('\n')
-  .filter((line) => line.length > 0);
-const fpp = Number(process.argv[2] ?? 0.01);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const input = process.argv[2] ?? join(root, 'samples/crawl-frontier.txt');
+const other = join(root, 'samples/urls.txt');
+const work = mkdtempSync(join(tmpdir(), 'bloomkit-demo-'));
+const state = join(work, 'seen.bloom');
+const show = (p: string) => (p.startsWith(root) ? relative(root, p) : p);
 
-/** Best of `rounds` timings of `fn`, in seconds (the machine may be busy: the best is steadiest). */
-function best(rounds: number, fn: () => void): number {
-  let min = Number.POSITIVE_INFINITY;
-  for (let r = 0; r < rounds; r++) {
-    const t = performance.now();
-    fn();
-    min = Math.min(min, (performance.now() - t) / 1000);
+/** Runs `bloomkit ...args`; stdout goes to `out` (a file) or is returned as text. */
+async function bloomkit(
+  args: string[],
+  out?: Writable,
+  outName = 'unique.txt',
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let text = '';
+  let err = '';
+  if (out) stdout.pipe(out);
+  else stdout.on('data', (d: Buffer) => (text += d.toString()));
+  stderr.on('data', (d: Buffer) => (err += d.toString()));
+  console.log(`\n$ bloomkit ${args.map(show).join(' ')}${out ? ` > ${outName}` : ''}`);
+  const code = await main(args, { stdout, stderr, stdin: process.stdin });
+  stdout.end();
+  if (out) await new Promise((resolve) => out.on('finish', resolve));
+  for (const part of [text, err]) {
+    if (part) console.log(part.trimEnd().replace(/^/gm, '  '));
   }
-  return min;
+  return { code, stdout: text, stderr: err };
 }
 
-let filter = BloomFilter.create({ capacity: urls.length, fpp });
-let duplicates = 0;
-for (const url of urls) if (!filter.add(url)) duplicates++;
+const n = (x: number) => x.toLocaleString('en-US');
 
-// Throughput: the best of 20 rounds, each into a fresh filter (the first rounds warm the JIT).
-const addSeconds = best(20, () => {
-  filter = BloomFilter.create({ capacity: urls.length, fpp });
-  for (const url of urls) filter.add(url);
-});
-let falseNegatives = 0;
-for (const url of urls) if (!filter.has(url)) falseNegatives++;
-const hasSeconds = best(20, () => {
-  for (const url of urls) if (!filter.has(url)) throw new Error(`false negative: ${url}`);
-});
+if (!existsSync(input) || !statSync(input).isFile()) {
+  console.error(`npm start: ${input}: no such file (npm start -- FILE dedups FILE)`);
+  process.exit(2);
+}
 
-const probes = 1_000_000;
-// Flattened strings (as read from a file), so that rope flattening is not timed.
-const absent = Array.from({ length: probes }, (_, i) =>
-  JSON.parse(JSON.stringify(`${urls[i % urls.length]}#not-seen-${i}`)),
-) as string[];
-let falsePositives = 0;
-for (const url of absent) if (filter.has(url)) falsePositives++;
-const absentSeconds = best(3, () => {
-  for (const url of absent) filter.has(url);
-});
+try {
+  const lines = readFileSync(input).toString('latin1').split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const firsts = new Set<string>();
+  const expected: string[] = [];
+  for (const line of lines) {
+    const key = line.endsWith('\r') ? line.slice(0, -1) : line;
+    if (!firsts.has(key)) {
+      firsts.add(key);
+      expected.push(line);
+    }
+  }
+  console.log(
+    `bloomkit demo: deduplicating ${show(input)} (${n(lines.length)} lines) with the bloomkit command`,
+  );
 
-const measured = falsePositives / probes;
-const theory = falsePositiveRate(urls.length, filter.bitSize, filter.hashes);
-const sigma = Math.sqrt((theory * (1 - theory)) / probes);
-const rate = (n: number, s: number): string => `${(n / s / 1e6).toFixed(2)} M ops/s`;
+  const uniqueFile = join(work, 'unique.txt');
+  const first = await bloomkit(['dedup', '--state', state, input], createWriteStream(uniqueFile));
+  if (first.code !== 0) throw new Error(`bloomkit dedup exited with status ${first.code}`);
+  const printed = readFileSync(uniqueFile).toString('latin1').split('\n').slice(0, -1);
+  let mismatches = 0;
+  for (let i = 0, j = 0; i < expected.length; i++) {
+    if (printed[j] === expected[i]) j++;
+    else mismatches++; // a new line dropped by a false positive
+  }
+  const summary = JSON.parse(
+    (
+      await bloomkit(
+        ['dedup', '--json', '--state', state, input],
+        new PassThrough().resume(),
+        '/dev/null',
+      )
+    ).stderr,
+  ) as { printed: number };
+  console.log(`
+In words: of ${n(lines.length)} lines, ${n(printed.length)} were seen for the first time and were
+printed in their original order; the ${n(lines.length - printed.length)} repeats were dropped. An exact
+dedup (awk '!seen[$0]++') prints ${n(expected.length)} lines: ${mismatches === 0 ? 'the very same ones' : `${mismatches} new lines were dropped by a false positive`}.
+Instead of keeping every line in memory, bloomkit kept a Bloom filter and saved it to seen.bloom
+(${n(statSync(state).size)} bytes). Run a second time over the same file with that state, it printed
+${n(summary.printed)} lines: every link is remembered across runs (a crawler restarts where it stopped).`);
 
-console.log(`bloomkit demo: URL dedup over ${file}`);
-console.log(
-  `  keys              ${urls.length} distinct URLs (${duplicates} false positives while adding: add() returned false)`,
-);
-console.log(`  requested fpp     ${fpp}`);
-console.log(
-  `  size              ${filter.bitSize} bits = ${filter.bitSize / 8} bytes, k = ${filter.hashes} hashes`,
-);
-console.log(`  bits per key      ${(filter.bitSize / urls.length).toFixed(2)}`);
-console.log(`  false negatives   ${falseNegatives} (a Bloom filter never has any)`);
-console.log(
-  `  false positives   ${falsePositives} of ${probes} absent URLs = ${(measured * 100).toFixed(4)}%` +
-    ` (theory (1-e^(-kn/m))^k = ${(theory * 100).toFixed(4)}%, ${((measured - theory) / sigma).toFixed(2)} sigma)`,
-);
-console.log(
-  `  expectedFpp()     ${(filter.expectedFpp() * 100).toFixed(4)}% from the ${filter.bitCount} bits set`,
-);
-console.log(`  estimatedCount()  ${filter.estimatedCount()}`);
-console.log(
-  `  Guava writeTo     ${filter.toGuava().length} bytes (readable by BloomFilter.readFrom in Java)`,
-);
-console.log(
-  `  throughput        add ${rate(urls.length, addSeconds)}, has(present) ${rate(urls.length, hasSeconds)}, has(absent) ${rate(probes, absentSeconds)}`,
-);
-if (falseNegatives > 0) process.exitCode = 1;
+  await bloomkit(['info', state]);
+  console.log(`
+In words: the state is a scalable Bloom filter (it grows when more keys come) holding about
+${n(firsts.size)} keys, and its false positive rate above is the chance that a new link would be
+taken for one already seen.`);
+
+  const check = await bloomkit(['check', '-c', state, other]);
+  console.log(`
+In words: of the ${n(readFileSync(other).toString('latin1').split('\n').length - 1)} links in ${show(other)}, ${n(Number(check.stdout))} may have been
+seen by the crawl (a Bloom filter never misses a link it holds; an unseen link passes rarely).
+Try it on your own file: npm start -- FILE   (and: npx bloomkit help)`);
+  if (mismatches > Math.max(3, expected.length * 1e-4)) process.exitCode = 1;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
