@@ -401,6 +401,39 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     },
   );
 
+  it('inspector: reads a binary fuse filter and an MLBF cascade, and answers as the library', async () => {
+    const include = Array.from({ length: 2000 }, (_, i) => `in:${i}`);
+    const exclude = Array.from({ length: 3000 }, (_, i) => `out:${i}`);
+    const probes = ['in:0', 'in:1999', 'out:0', 'out:2999', 'other'];
+    const fuse = core.BinaryFuseFilter.build(include);
+    const cascade = core.FilterCascade.build({ include, exclude });
+    const files: [string, Uint8Array, string, { has(k: string): boolean }][] = [
+      ['fuse.blmk', fuse.toBytes(), 'Binary fuse', fuse],
+      ['cascade.mlbf', cascade.toMlbf(), 'MLBF', cascade],
+    ];
+    await open('#inspector');
+    for (const [name, bytes, type, filter] of files) {
+      const file = join(out, name);
+      writeFileSync(file, bytes);
+      await page.setInputFiles('#inspect-file', file);
+      await page.waitForFunction(
+        (t) =>
+          document.querySelector('#inspect-result [data-out="type"]')?.textContent?.includes(t),
+        type,
+      );
+      await page.fill('#inspect-keys', probes.join('\n'));
+      await page.click('#view-inspector button[type="submit"]');
+      const answers = await page.$$eval('#inspect-answers li', (lis) =>
+        lis.map((li) => li.getAttribute('data-answer') === 'true'),
+      );
+      expect(answers, name).toEqual(probes.map((k) => filter.has(k)));
+      expect(answers.slice(0, 2), name).toEqual([true, true]);
+    }
+    expect(await page.$$eval('#inspect-parts tbody tr', (r) => r.length)).toBe(
+      cascade.layers.length,
+    );
+  });
+
   it('plots: measured false positive rates fall within binomial tolerance of the model', async () => {
     await open('#plots?type=classic&n=20000&p=0.05');
     await page.waitForSelector('#view-plots[data-measure="done"]', { timeout: 60_000 });

@@ -5,10 +5,13 @@
  */
 
 import {
+  BinaryFuseFilter,
   BlockedBloomFilter,
   BloomFilter,
   CountingBloomFilter,
   CuckooFilter,
+  detectFormat,
+  FilterCascade,
   type Funnel,
   fromBytes,
   type Key,
@@ -22,35 +25,18 @@ import { formatBytes, formatInt, formatRate } from './units.js';
 /** Whatever `fromBytes` returns: every filter type, read-only ones included. */
 export type AnyFilter = ReturnType<typeof fromBytes>;
 
-export type FileFormat = 'native' | 'guava' | 'parquet' | 'unknown';
+export type FileFormat = 'native' | 'guava' | 'parquet' | 'parquet-bloom' | 'mlbf' | 'unknown';
 
-/** Funnels a Guava file can be read with (Guava's bytes do not record the funnel). */
+/** Funnels a Guava or MLBF file can be read with (their bytes do not record the funnel). */
 export const GUAVA_FUNNELS = ['string', 'long', 'int'] as const;
 export type GuavaFunnel = (typeof GUAVA_FUNNELS)[number];
 
-/** The format the bytes look like, from their first bytes and length only. */
+/** The format the bytes look like (the core's `detectFormat`, from the first bytes). */
 export function sniff(bytes: Uint8Array): FileFormat {
-  if (
-    bytes.length >= 4 &&
-    bytes[0] === 0x42 &&
-    bytes[1] === 0x4c &&
-    bytes[2] === 0x4d &&
-    bytes[3] === 0x4b
-  ) {
-    return 'native';
-  }
-  const par1 = (at: number): boolean =>
-    bytes[at] === 0x50 &&
-    bytes[at + 1] === 0x41 &&
-    bytes[at + 2] === 0x52 &&
-    bytes[at + 3] === 0x31;
-  if (bytes.length >= 12 && par1(0) && par1(bytes.length - 4)) return 'parquet';
-  // Guava writeTo: strategy ordinal (1 byte), k (1 byte), word count N (BE int32), N longs.
-  if (bytes.length >= 6 && bytes[0]! <= 1 && bytes[1]! >= 1) {
-    const words = new DataView(bytes.buffer, bytes.byteOffset + 2, 4).getInt32(0);
-    if (words > 0 && bytes.length === 6 + 8 * words) return 'guava';
-  }
-  return 'unknown';
+  const f = detectFormat(bytes);
+  if (f === 'native' || f === 'chunked') return 'native';
+  if (f === 'parquet-file') return 'parquet';
+  return f;
 }
 
 /** A part of a filter: a scalable layer, a Parquet row group. */
@@ -84,7 +70,10 @@ export interface Inspection {
   readonly columns: readonly string[];
 }
 
-/** Reads `bytes` (native, or Guava with `guavaFunnel`); throws the library's error when bad. */
+/**
+ * Reads `bytes` (native, Parquet, or Guava / MLBF with `guavaFunnel`, since their bytes do not
+ * record the key encoding); throws the library's error when the bytes are bad.
+ */
 export async function inspect(
   bytes: Uint8Array,
   guavaFunnel: GuavaFunnel = 'string',
@@ -99,11 +88,17 @@ export async function inspect(
   }
   if (format === 'unknown') {
     throw new RangeError(
-      `not a filter file this page reads: ${bytes.length} bytes that are neither bloomkit's native format (BLMK…) nor Guava's writeTo bytes`,
+      `not a filter file this page reads: ${bytes.length} bytes that are none of bloomkit's native format, Guava's writeTo bytes, a Parquet file or filter, or an MLBF cascade`,
     );
   }
-  const filter =
-    format === 'guava' ? BloomFilter.fromGuava(bytes, { funnel: guavaFunnel }) : fromBytes(bytes);
+  let filter: AnyFilter;
+  if (format === 'guava') filter = BloomFilter.fromGuava(bytes, { funnel: guavaFunnel });
+  else if (format === 'parquet-bloom') filter = SplitBlockBloomFilter.fromParquet(bytes);
+  else if (format === 'mlbf') {
+    const cascade = FilterCascade.fromMlbf(bytes, { funnel: guavaFunnel });
+    if (cascade === null) throw new RangeError('this MLBF file is empty: it holds no cascade');
+    filter = cascade;
+  } else filter = fromBytes(bytes);
   return describe(format, filter, bytes.length);
 }
 
@@ -116,6 +111,19 @@ function words(data: Uint32Array, runs: number): Float32Array {
     let c = 0;
     for (let w = from; w < to; w++) c += popcount32(data[w]!);
     out[r] = c / ((to - from) * 32);
+  }
+  return out;
+}
+
+function bytesDensity(data: Uint8Array, runs: number): Float32Array {
+  const n = Math.min(runs, data.length);
+  const out = new Float32Array(n);
+  for (let r = 0; r < n; r++) {
+    const from = Math.floor((r * data.length) / n);
+    const to = Math.floor(((r + 1) * data.length) / n);
+    let c = 0;
+    for (let i = from; i < to; i++) c += popcount32(data[i]!);
+    out[r] = c / ((to - from) * 8);
   }
   return out;
 }
@@ -141,7 +149,7 @@ export function describe(format: FileFormat, filter: AnyFilter, size: number): I
     filter,
     bytes: size,
     estimatedCount: filter.estimatedCount(),
-    fpr: (filter as AnyFilter & { expectedFpp(): number }).expectedFpp(),
+    fpr: 'expectedFpp' in filter ? (filter as { expectedFpp(): number }).expectedFpp() : Number.NaN,
     funnel: filter.funnel,
     partHeader: [] as string[],
     parts: [] as PartRow[],
@@ -235,6 +243,51 @@ export function describe(format: FileFormat, filter: AnyFilter, size: number): I
           String(l.hashes),
           `${((100 * filter.layer(i).bitCount) / l.bits).toFixed(1)}%`,
         ],
+      })),
+    };
+  }
+  if (filter instanceof BinaryFuseFilter) {
+    return {
+      ...common,
+      type: 'Binary fuse filter (static set)',
+      shape: [
+        ['keys', f(filter.keyCount)],
+        ['fingerprint bits (f)', String(filter.fingerprintBits)],
+        ['segments × length', `${f(filter.segmentCount + 2)} × ${f(filter.segmentLength)}`],
+        ['bits per key', filter.bitsPerKey.toFixed(2)],
+        ['key encoding', filter.funnel],
+      ],
+      fill: Number.NaN,
+      fpr: 2 ** -filter.fingerprintBits,
+      density: new Float32Array(0),
+    };
+  }
+  if (filter instanceof FilterCascade) {
+    const layers = filter.layers;
+    const setOf = (d: Uint8Array): number => {
+      let c = 0;
+      for (const b of d) c += popcount32(b);
+      return c;
+    };
+    const top = layers[0];
+    return {
+      ...common,
+      type: format === 'mlbf' ? 'Filter cascade (MLBF)' : 'Filter cascade',
+      shape: [
+        ['layers', f(layers.length)],
+        ['bits in all layers', f(layers.reduce((a, l) => a + l.bits, 0))],
+        ['hash', String(filter.hash)],
+        ['inverted', filter.inverted ? 'yes' : 'no'],
+        ['false positives', 'none among the keys it was built over'],
+      ],
+      fill: top === undefined ? Number.NaN : setOf(top.data) / top.bits,
+      // Exact for the universe it was built over: every key there answers correctly.
+      fpr: Number.NaN,
+      density: top === undefined ? new Float32Array(0) : bytesDensity(top.data, 512),
+      partHeader: ['Layer', 'Bits', 'Hashes', 'Fill'],
+      parts: layers.map((l, i) => ({
+        label: String(i + 1),
+        cells: [f(l.bits), String(l.hashes), `${((100 * setOf(l.data)) / l.bits).toFixed(1)}%`],
       })),
     };
   }

@@ -32,7 +32,7 @@ export function inspectorView(root: HTMLElement): void {
       { class: 'muted' },
       readParquet === null
         ? 'bloomkit native (any type) or Guava writeTo bytes'
-        : 'bloomkit native (any type), Guava writeTo bytes, or a Parquet file',
+        : 'bloomkit native (any type), Guava writeTo bytes, a Parquet file or filter, an MLBF cascade',
     ),
     chooser,
   );
@@ -100,7 +100,7 @@ export function inspectorView(root: HTMLElement): void {
     if (bytes === null) return;
     try {
       current = await inspect(bytes, funnel.value as GuavaFunnel, name);
-      funnelRow.hidden = current.format !== 'guava';
+      funnelRow.hidden = current.format !== 'guava' && current.format !== 'mlbf';
       status.textContent = `${name}: ${formatBytes(bytes.length)}, read as ${FORMAT_NAMES[current.format]}.`;
       fill(column, ...current.columns.map((c) => h('option', { value: c }, c)));
       columnRow.hidden = current.columns.length === 0;
@@ -266,6 +266,8 @@ const FORMAT_NAMES: Record<Inspection['format'], string> = {
   native: "bloomkit's native format",
   guava: "Guava's writeTo bytes",
   parquet: 'a Parquet file (the Bloom filters of its column chunks)',
+  'parquet-bloom': 'a Parquet Bloom filter (header and bitset)',
+  mlbf: 'an MLBF filter cascade',
   unknown: 'unknown bytes',
 };
 

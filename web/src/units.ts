@@ -82,6 +82,7 @@ export function parseSmallInt(text: string, max: number): number | null {
 
 /** `1,234,567`. */
 export function formatInt(x: number): string {
+  if (Number.isNaN(x)) return '—';
   return Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '∞';
 }
 
@@ -99,6 +100,7 @@ export function formatBytes(bytes: number): string {
 
 /** A rate as `1 in 104` and a percentage, or a plain number for the tiny ones. */
 export function formatRate(p: number): string {
+  if (Number.isNaN(p)) return '—';
   if (p === 0) return '0';
   if (p >= 0.001) return `${(p * 100).toPrecision(3)}%`;
   return p.toExponential(2);
@@ -106,6 +108,7 @@ export function formatRate(p: number): string {
 
 /** `1 in 1,043`. */
 export function oneIn(p: number): string {
+  if (Number.isNaN(p)) return '';
   return p > 0 ? `1 in ${formatInt(1 / p)}` : 'never';
 }
 
