@@ -222,7 +222,6 @@ export async function fuzz(reader: FuzzReader, numRuns: number, seed: number): P
     await fc.assert(fc.asyncProperty(inputs(seeds, reader.resign), check), {
       numRuns,
       seed,
-      endOnFailure: true,
     });
   } finally {
     await reader.close?.();

@@ -46,7 +46,7 @@ export function readGuava(
   const funnel = checkFunnel(options.funnel ?? 'string');
   if (bytes.length < 6) {
     throw new FormatError(
-      `Guava BloomFilter bytes truncated: need a 6-byte header, got ${bytes.length} bytes`,
+      `Guava BloomFilter bytes truncated: the header needs 6 bytes, got ${bytes.length}`,
     );
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -56,12 +56,22 @@ export function readGuava(
   const facts = `strategyOrdinal: ${ordinal} numHashFunctions: ${hashes} dataLength: ${words}`;
   const strategy = strategyFromOrdinal(ordinal);
   if (strategy === undefined) {
-    throw new FormatError(`unknown Guava strategy ordinal ${ordinal} (${facts})`);
+    throw new FormatError(
+      `Guava BloomFilter: unknown strategy ordinal ${ordinal} (0 = MURMUR128_MITZ_32, 1 = MURMUR128_MITZ_64) (${facts})`,
+    );
   }
-  if (hashes === 0) throw new FormatError(`numHashFunctions (0) must be > 0 (${facts})`);
-  if (words <= 0) throw new FormatError(`data length must be positive, got ${words} (${facts})`);
+  if (hashes === 0) {
+    throw new FormatError(`Guava BloomFilter: numHashFunctions (0) must be > 0 (${facts})`);
+  }
+  if (words <= 0) {
+    throw new FormatError(
+      `Guava BloomFilter: data length must be positive, got ${words} (${facts})`,
+    );
+  }
   if (words * 64 > MAX_BITS) {
-    throw new FormatError(`${words * 64} bits exceed the maximum ${MAX_BITS} (${facts})`);
+    throw new FormatError(
+      `Guava BloomFilter: data length ${words} means ${words * 64} bits, more than the maximum ${MAX_BITS} (${facts})`,
+    );
   }
   const need = 6 + 8 * words;
   if (bytes.length < need) {
