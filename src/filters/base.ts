@@ -126,6 +126,15 @@ export abstract class FilterBase<K extends Key = Key> {
   }
 }
 
+/** `out` when given (a `Uint8Array` of at least `count` bytes, else a `RangeError`), or a new one. */
+export function checkOut(out: Uint8Array | undefined, count: number): Uint8Array {
+  const result = out ?? new Uint8Array(count);
+  if (!(result instanceof Uint8Array) || result.length < count) {
+    throw new RangeError(`out must be a Uint8Array of at least ${count} bytes, got ${show(out)}`);
+  }
+  return result;
+}
+
 /** `12.5%`-style fill for summaries. */
 export function percent(part: number, whole: number): string {
   if (whole === 0) return '0%';

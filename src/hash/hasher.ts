@@ -16,6 +16,7 @@
 import { encodeKeyInto, type Funnel, type Key } from './keys.js';
 import { LITTLE_ENDIAN } from './murmur3.js';
 import { murmur3Core } from './murmur3-core.js';
+import { ENCODER_MIN_LENGTH, encodeLongString } from './pack.js';
 import {
   CHUNK_KEYS,
   copyChunk,
@@ -79,10 +80,13 @@ function current(): Scratch {
  * Encodes `key` into `area` at KEY_AT and returns the length, or a negative number when it does
  * not fit (see `encodeKeyInto`). ASCII strings take a fast path that copies char codes straight in.
  */
-function encodeIn(funnel: Funnel, key: Key, area: Uint8Array): number {
+function encodeIn(funnel: Funnel, key: Key, area: Uint8Array, keyView: Uint8Array): number {
   if (typeof key === 'string' && funnel === 'string') {
     const n = key.length;
-    if (n + KEY_AT + 16 <= area.length) {
+    if (n >= ENCODER_MIN_LENGTH) {
+      const len = encodeLongString(key, keyView);
+      if (len >= 0) return len;
+    } else if (n + KEY_AT + 16 <= area.length) {
       let i = 0;
       for (; i < n; i++) {
         const c = key.charCodeAt(i);
@@ -97,7 +101,7 @@ function encodeIn(funnel: Funnel, key: Key, area: Uint8Array): number {
 
 /** Encodes `key` at KEY_AT in the scratch, growing it when needed; returns the length. */
 function encode(s: Scratch, funnel: Funnel, key: Key): number {
-  let len = encodeIn(funnel, key, s.bytes);
+  let len = encodeIn(funnel, key, s.bytes, s.keyView);
   if (len < 0) {
     s.grow(KEY_AT - len + 32, KEY_AT);
     current();
@@ -233,11 +237,13 @@ export class BloomKernel {
   readonly data: Uint32Array;
   private readonly ex: HashExports;
   private readonly keyArea: Uint8Array;
+  private readonly keyView: Uint8Array;
   private readonly words: Uint32Array;
 
   private constructor(ex: HashExports, bitSize: number) {
     this.ex = ex;
-    this.keyArea = new Uint8Array(ex.memory.buffer, 0, KERNEL_BASE);
+    this.keyArea = new Uint8Array(ex.memory.buffer, 0, KERNEL_BASE - 16);
+    this.keyView = this.keyArea.subarray(KEY_AT);
     this.words = new Uint32Array(ex.memory.buffer, 0, KERNEL_BASE / 4);
     this.data = new Uint32Array(ex.memory.buffer, KERNEL_BASE, bitSize / 32);
   }
@@ -268,14 +274,14 @@ export class BloomKernel {
 
   /** 1 if all MITZ_64 bits of `key` are set, 0 if not, -1 if the key is too long for the kernel. */
   has(funnel: Funnel, key: Key, k: number, mod: Modulus): number {
-    const len = encodeIn(funnel, key, this.keyArea);
+    const len = encodeIn(funnel, key, this.keyArea, this.keyView);
     if (len < 0) return -1;
     return this.ex.bloom_has(len, k, mod.m, mod.p63, mod.inv, KERNEL_BASE);
   }
 
   /** Sets the MITZ_64 bits of `key`; returns how many were clear, or -1 if the key is too long. */
   add(funnel: Funnel, key: Key, k: number, mod: Modulus): number {
-    const len = encodeIn(funnel, key, this.keyArea);
+    const len = encodeIn(funnel, key, this.keyArea, this.keyView);
     if (len < 0) return -1;
     return this.ex.bloom_add(len, k, mod.m, mod.p63, mod.inv, KERNEL_BASE);
   }

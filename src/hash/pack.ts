@@ -31,6 +31,22 @@ const wellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWell
 
 let skipJoins = 0;
 
+/** Strings at least this long are encoded by `TextEncoder` on the per-key paths. */
+export const ENCODER_MIN_LENGTH = 32;
+
+/**
+ * The per-key fast path for a long string of the 'string' funnel: its UTF-8 written at the start
+ * of `view` by `TextEncoder.encodeInto` (faster than a `charCodeAt` loop from about 32
+ * characters on, ASCII or not), or −1 when the string holds a lone surrogate (Java writes `?`,
+ * `TextEncoder` U+FFFD: the caller encodes it itself), no encoder exists, or `view` has less
+ * than the worst case (3 bytes per UTF-16 unit, plus 16).
+ */
+export function encodeLongString(s: string, view: Uint8Array): number {
+  if (encoder === null || view.length < 3 * s.length + 16) return -1;
+  if (wellFormed === undefined || !wellFormed.call(s)) return -1;
+  return encoder.encodeInto(s, view).written;
+}
+
 /** Where the last {@link packInto} call stopped writing (the byte after the last key). */
 export let packedEnd = 0;
 

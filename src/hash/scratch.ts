@@ -102,6 +102,8 @@ export class Scratch {
   i32: Int32Array;
   /** The memory as uint32 (offsets). */
   u32: Uint32Array;
+  /** The memory from KEY_AT on (where a single key is encoded). */
+  keyView: Uint8Array;
   /** Byte length of the memory. */
   capacity: number;
   /** Bumped on every growth, so that callers holding views can tell them stale. */
@@ -113,6 +115,7 @@ export class Scratch {
     this.bytes = new Uint8Array(this.buffer);
     this.i32 = new Int32Array(this.buffer);
     this.u32 = new Uint32Array(this.buffer);
+    this.keyView = this.bytes.subarray(KEY_AT);
     this.capacity = this.buffer.byteLength;
   }
 
@@ -130,6 +133,7 @@ export class Scratch {
     this.bytes = new Uint8Array(this.buffer);
     this.i32 = new Int32Array(this.buffer);
     this.u32 = new Uint32Array(this.buffer);
+    this.keyView = this.bytes.subarray(KEY_AT);
     this.capacity = this.buffer.byteLength;
     this.generation++;
   }

@@ -19,6 +19,7 @@
 
 import { encodeKeyInto, type Funnel, type Key } from './keys.js';
 import { LITTLE_ENDIAN } from './murmur3.js';
+import { ENCODER_MIN_LENGTH, encodeLongString } from './pack.js';
 import {
   HASH_AT,
   HASHES_AT,
@@ -102,7 +103,10 @@ function encodeAscii(s: string, at: number, capacity: number): number {
 /** Encodes `key` at `at`, growing the memory when needed; returns the length. */
 function encodeAt(sc: Scratch, funnel: Funnel, key: Key, at: number, aligned: boolean): number {
   if (aligned && funnel === 'string' && typeof key === 'string') {
-    const n = encodeAscii(key, at, sc.capacity);
+    const n =
+      key.length >= ENCODER_MIN_LENGTH && at === KEY_AT
+        ? encodeLongString(key, sc.keyView)
+        : encodeAscii(key, at, sc.capacity);
     if (n >= 0) return n;
   }
   let len = encodeKeyInto(funnel, key, sc.bytes, at);

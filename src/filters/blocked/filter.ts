@@ -32,16 +32,20 @@ import { BitArray, type BitStorage, popcount32 } from '../../bits/bit-array.js';
 import { SharedBitArray } from '../../bits/shared-bit-array.js';
 import { checkPositiveInteger, checkProbability, show } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
+import { batchScratch, hashIndex, releaseBatch, xxh64Batch } from '../../hash/batch.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { MAX_BATCH, xxh64Key, xxh64Many, xxViews } from '../../hash/xxhash64.js';
-import { FilterBase, percent } from '../base.js';
+import { checkOut, FilterBase, percent } from '../base.js';
 import {
   checkCombinable,
   incompatibility,
   type KeyOf,
   type MembershipFilter,
+  type PackedKeys,
   type Requirement,
 } from '../filter.js';
+import { checkPacked } from '../packed.js';
+import { addHashes, hasHashes } from './batch.js';
 import { blockedParts, decodeBlocked } from './format.js';
 import { BLOCK_BITS, blockedSize, fastRange32, MAX_BLOCKS, MAX_PROBES } from './sizing.js';
 
@@ -80,16 +84,6 @@ export interface BlockedBloomFilterShape extends BlockedBloomFilterCommonOptions
   blocks: number;
   /** Probes per key, 1 to 32. */
   hashes: number;
-}
-
-/** Block starts of the current batch (addMany / hasMany). */
-const batchBases = new Int32Array(MAX_BATCH);
-/** Keeps the prefetching loads of hasMany / addMany alive (the compiler drops unused loads). */
-let sink = 0;
-
-/** The value of the last prefetching pass (for tests; it has no meaning). */
-export function prefetchSink(): number {
-  return sink;
 }
 
 export class BlockedBloomFilter<K extends Key = Key>
@@ -201,19 +195,14 @@ export class BlockedBloomFilter<K extends Key = Key>
   }
 
   /**
-   * Adds `keys` in batches (one WebAssembly call hashes up to 1020 keys, then the blocks are
-   * touched before they are written, so that cache misses overlap); returns how many of them
-   * changed the filter. Same result as calling {@link add} on each key in order, also when a key
-   * is of the wrong kind: the keys before it are added, then its error is thrown. Kept because it
-   * measures faster: 78 vs 91 ns per key at 10^6 keys, 124 vs 183 ns at 10^7 (see hasMany).
+   * Adds every key, in order; returns how many were new. For an array, one WebAssembly call
+   * hashes up to 1020 keys and the blocks are touched before they are written (see batch.ts):
+   * the same result as `add` key by key, also when a key is of the wrong kind (the keys before
+   * it are added, then its error is thrown). Any other iterable goes key by key.
    */
   override addMany(keys: Iterable<K>): number {
     if (!Array.isArray(keys)) return super.addMany(keys);
-    let changed = 0;
-    const bits = this.bits;
-    const data = this.data;
-    const bases = batchBases;
-    const blocks = this.blocks;
+    let added = 0;
     for (let start = 0; start < keys.length; start += MAX_BATCH) {
       const count = Math.min(MAX_BATCH, keys.length - start);
       try {
@@ -222,76 +211,68 @@ export class BlockedBloomFilter<K extends Key = Key>
         for (let j = 0; j < count; j++) this.add(keys[start + j]!);
         throw error;
       }
-      const many = xxViews.many;
-      let touched = 0;
-      for (let j = 0; j < count; j++) {
-        const base = fastRange32(many[2 * j]!, blocks) << 4;
-        bases[j] = base;
-        touched |= data[base + (many[2 * j + 1]! >>> 28)]!;
-      }
-      sink = touched;
-      for (let j = 0; j < count; j++) {
-        const base = bases[j]!;
-        let x = many[2 * j + 1]!;
-        let any = false;
-        for (let i = this.hashes; i > 0; i--) {
-          const word = base + (x >>> 28);
-          const mask = 1 << (x >>> 23);
-          if ((data[word]! & mask) === 0 && bits.setMasked(word, mask)) any = true;
-          x = Math.imul(x, GOLDEN);
-        }
-        if (any) changed++;
-      }
+      added += addHashes(this.bits, this.blocks, this.hashes, xxViews.many, 0, count);
     }
-    return changed;
+    return added;
   }
 
-  /**
-   * `has` for every key, in order. For an array, the batch path below (any other iterable goes
-   * key by key).
-   *
-   * Kept because it measures faster than `has` in a loop: one WebAssembly call hashes up to
-   * 1020 keys, and a first pass touches every key's block so that the cache misses of many keys
-   * overlap. On 30-byte URL keys (Node 20, x64): 55 vs 63 ns per key at 10^6 keys, 83 vs 92 ns
-   * (up to 105 vs 165 ns on a busier machine) at 10^7 keys; see BENCHMARKS.md.
-   */
+  /** `has` for every key, in order (an array takes the batch path of {@link addMany}). */
   override hasMany(keys: Iterable<K>): boolean[] {
     if (!Array.isArray(keys)) return super.hasMany(keys);
-    const found = this.hasArray(keys, new Uint8Array(keys.length));
+    const found = new Uint8Array(keys.length);
+    for (let start = 0; start < keys.length; start += MAX_BATCH) {
+      const count = Math.min(MAX_BATCH, keys.length - start);
+      xxh64Many(this.funnel, keys, start, count);
+      hasHashes(this.data, this.blocks, this.hashes, xxViews.many, 0, count, found, start);
+    }
     const out = new Array<boolean>(keys.length);
     for (let i = 0; i < found.length; i++) out[i] = found[i] === 1;
     return out;
   }
 
-  /** `hasMany` into bytes (1 or 0 per key): the batch path without the boolean array. */
-  private hasArray(keys: readonly Key[], result: Uint8Array): Uint8Array {
-    const data = this.data;
-    const bases = batchBases;
-    const blocks = this.blocks;
-    for (let start = 0; start < keys.length; start += MAX_BATCH) {
-      const count = Math.min(MAX_BATCH, keys.length - start);
-      xxh64Many(this.funnel, keys, start, count);
-      const many = xxViews.many;
-      // Pass 1: every key's block, and one load from it. The loop is short, so the CPU keeps
-      // many of these cache misses in flight at once (a software prefetch).
-      let touched = 0;
-      for (let j = 0; j < count; j++) {
-        const base = fastRange32(many[2 * j]!, blocks) << 4;
-        bases[j] = base;
-        touched |= data[base + (many[2 * j + 1]! >>> 28)]!;
+  /**
+   * Adds every packed key (its funnel bytes, see `PackedKeys`), in order; returns how many were
+   * new. The keys are hashed where their bytes lie, a chunk per WebAssembly call, then touched
+   * and probed (see batch.ts): the same bits and answers as `add` key by key.
+   */
+  override addBatch(batch: PackedKeys): number {
+    const n = checkPacked(batch);
+    let added = 0;
+    try {
+      for (let start = 0; start < n; ) {
+        const stop = xxh64Batch(batch, start, n);
+        const sc = batchScratch!;
+        added += addHashes(this.bits, this.blocks, this.hashes, sc.i32, hashIndex, stop - start);
+        start = stop;
       }
-      sink = touched;
-      // Pass 2: the probes, now mostly cache hits.
-      for (let j = 0; j < count; j++) {
-        const base = bases[j]!;
-        let x = many[2 * j + 1]!;
-        let all = 1;
-        for (let i = this.hashes; i > 0; i--) {
-          all &= data[base + (x >>> 28)]! >>> (x >>> 23);
-          x = Math.imul(x, GOLDEN);
-        }
-        result[start + j] = all;
+    } finally {
+      releaseBatch();
+    }
+    return added;
+  }
+
+  /** `has` of every packed key: `out[i]` is 1 or 0 (see {@link addBatch}). */
+  override hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
+    const n = checkPacked(batch);
+    const result = checkOut(out, n);
+    try {
+      for (let start = 0; start < n; ) {
+        const stop = xxh64Batch(batch, start, n);
+        const sc = batchScratch!;
+        hasHashes(
+          this.data,
+          this.blocks,
+          this.hashes,
+          sc.i32,
+          hashIndex,
+          stop - start,
+          result,
+          start,
+        );
+        start = stop;
       }
+    } finally {
+      releaseBatch();
     }
     return result;
   }

@@ -1,0 +1,106 @@
+/**
+ * The blocked filter's batch passes over hashes already computed for a chunk of keys (by
+ * `xxh64Batch` over packed keys, or `xxh64Many` over JavaScript keys): pass 1 computes every
+ * key's block and loads one word of it, so the CPU keeps many cache misses in flight at once (a
+ * software prefetch: the loop is short and its loads independent); pass 2 probes, now mostly
+ * cache hits. With hashing done for the whole chunk in one WebAssembly call, a key costs no
+ * JavaScript string work at all.
+ *
+ * Positions are those of `BlockedBloomFilter.add` / `has` (see filter.ts): block =
+ * ⌊lo32(h)·z / 2^32⌋; x = hi32(h); k times: bit x >>> 23 of the block, x = x·0x9e3779b9.
+ * Adds run in key order, so `added` flags equal those of `add` called key by key.
+ */
+import type { BitStorage } from '../../bits/bit-array.js';
+import { CHUNK_KEYS } from '../../hash/scratch.js';
+import { fastRange32 } from './sizing.js';
+
+const GOLDEN = 0x9e3779b9 | 0;
+
+/** Block starts of the current chunk. */
+const bases = new Int32Array(CHUNK_KEYS);
+/** Keeps the prefetching loads alive (the compiler drops loads whose value is unused). */
+let sink = 0;
+
+/** The value of the last prefetching pass (for tests; it has no meaning). */
+export function prefetchSink(): number {
+  return sink;
+}
+
+/** Pass 1: every key's block start into `bases`, touching one word of each. */
+function touch(
+  data: Uint32Array,
+  blocks: number,
+  hashes: Int32Array,
+  at: number,
+  count: number,
+): void {
+  let touched = 0;
+  for (let j = 0; j < count; j++) {
+    const base = fastRange32(hashes[at + 2 * j]!, blocks) << 4;
+    bases[j] = base;
+    touched |= data[base + (hashes[at + 2 * j + 1]! >>> 28)]!;
+  }
+  sink = touched;
+}
+
+/**
+ * Tests `count` keys whose XXH64 hashes are [lo, hi] pairs at `hashes[at]`; key j's answer (1/0)
+ * goes to `out[outAt + j]`. Returns how many were found.
+ */
+export function hasHashes(
+  data: Uint32Array,
+  blocks: number,
+  k: number,
+  hashes: Int32Array,
+  at: number,
+  count: number,
+  out: Uint8Array,
+  outAt: number,
+): number {
+  touch(data, blocks, hashes, at, count);
+  let found = 0;
+  for (let j = 0; j < count; j++) {
+    const base = bases[j]!;
+    let x = hashes[at + 2 * j + 1]!;
+    // Branch-free: AND the probed bits (x >>> 23 shifts by bits 23..27 of x, the bit in the word).
+    let all = 1;
+    for (let i = k; i > 0; i--) {
+      all &= data[base + (x >>> 28)]! >>> (x >>> 23);
+      x = Math.imul(x, GOLDEN);
+    }
+    out[outAt + j] = all;
+    found += all;
+  }
+  return found;
+}
+
+/**
+ * Adds `count` keys whose hashes are at `hashes[at]`, in order; returns how many were new (set
+ * a bit). Only a bit that is still 0 goes through the storage (which keeps the count, or is
+ * atomic).
+ */
+export function addHashes(
+  bits: BitStorage,
+  blocks: number,
+  k: number,
+  hashes: Int32Array,
+  at: number,
+  count: number,
+): number {
+  const data = bits.data;
+  touch(data, blocks, hashes, at, count);
+  let added = 0;
+  for (let j = 0; j < count; j++) {
+    const base = bases[j]!;
+    let x = hashes[at + 2 * j + 1]!;
+    let any = false;
+    for (let i = k; i > 0; i--) {
+      const word = base + (x >>> 28);
+      const mask = 1 << (x >>> 23);
+      if ((data[word]! & mask) === 0 && bits.setMasked(word, mask)) any = true;
+      x = Math.imul(x, GOLDEN);
+    }
+    if (any) added++;
+  }
+  return added;
+}
