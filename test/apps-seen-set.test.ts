@@ -4,16 +4,18 @@
  * rotated by advancing the clock (no sleeping) with TTLs that end with the window, and the
  * per-user memory bound measured with MEMORY USAGE.
  */
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisSeenSet } from '../src/redis.js';
 import { keys, upper } from './support/random.js';
 import {
+  type RedisClusterHandle,
   type RedisServerHandle,
   rawCommand,
   requireRedis,
   serverStats,
   startRedis,
+  startRedisCluster,
 } from './support/redis-server.js';
 
 const DAY = 86_400_000;
@@ -183,4 +185,53 @@ describe.skipIf(!hasRedis)('RedisSeenSet', () => {
     await expect(seen.unseen('', ['a'])).rejects.toThrow('user must be a non-empty string, got ""');
     await expect(seen.markSeen('u', [5 as never])).rejects.toThrow(TypeError);
   });
+});
+
+describe.skipIf(!hasRedis)('RedisSeenSet on a 3-master Redis Cluster', () => {
+  let cluster: RedisClusterHandle;
+  let client: ReturnType<typeof createCluster>;
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    client = createCluster({
+      rootNodes: [...cluster.rootNodes],
+      defaults: { disableOfflineQueue: true },
+    });
+    client.on('error', () => undefined);
+    await client.connect();
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close().catch(() => undefined);
+    await cluster?.stop();
+  });
+
+  it("keeps each user's generations in one slot; both ways of checking work across the nodes", async () => {
+    let clock = Date.UTC(2026, 0, 1);
+    const now = () => clock;
+    const fetched = new RedisSeenSet(client, 'cfeed', { capacity: 100, fpp: 0.01, now });
+    const scripted = new RedisSeenSet(client, 'cfeed', {
+      capacity: 100,
+      fpp: 0.01,
+      now,
+      fetchLimit: 0,
+    });
+    const users = Array.from({ length: 40 }, (_, u) => `user${u}`);
+    for (let day = 0; day < 3; day++) {
+      clock += DAY;
+      await Promise.all(users.map((u) => fetched.markSeen(u, keys(`${u}:d${day}`, 30))));
+    }
+    // The users' bitmaps are spread over every master (and each user's lie in one slot, or the
+    // MGET and the script would fail with CROSSSLOT).
+    for (const node of cluster.nodes) {
+      expect(Number(await rawCommand(node.port, ['DBSIZE']))).toBeGreaterThan(0);
+    }
+    for (const u of users) {
+      const candidates = [...keys(`${u}:d0`, 30), ...keys(`${u}:d2`, 30), ...keys(`${u}:new`, 40)];
+      const a = await fetched.unseen(u, candidates);
+      expect(await scripted.unseen(u, candidates)).toEqual(a);
+      expect(a.every((item) => item.startsWith(`${u}:new`))).toBe(true);
+      expect(a.length).toBeGreaterThanOrEqual(36);
+    }
+  }, 60_000);
 });
