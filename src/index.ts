@@ -39,6 +39,7 @@ export {
   type BloomFilterCreateOptions,
   type BloomFilterShape,
 } from './filters/bloom/filter.js';
+export { type BudgetSize, budgetSize, filterBytes, type SizedType } from './filters/budget.js';
 export {
   type CascadeBuildOptions,
   type CascadeReadOptions,

@@ -180,3 +180,19 @@ export function lowerBoundBitsPerKey(p: number): number {
   checkProbability('fpp', p);
   return -Math.log2(p);
 }
+
+/**
+ * Layer i of a scalable filter (Almeida, Baquero, Preguiça, Hutchison, IPL 2007): it holds
+ * c_i = c0·s^i keys at rate P_i = P·(1 − r)·r^i, so the compound rate stays below
+ * Σ P_i = P for any number of layers. One schedule for the in-memory and the Redis scalable
+ * filters (and their readers, which check a stored layer against it).
+ */
+export function scalableLayerTarget(
+  i: number,
+  capacity: number,
+  fpp: number,
+  growth: number,
+  ratio: number,
+): { capacity: number; fpp: number } {
+  return { capacity: capacity * growth ** i, fpp: fpp * (1 - ratio) * ratio ** i };
+}

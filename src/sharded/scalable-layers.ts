@@ -10,7 +10,7 @@
  */
 
 import { FormatError, show } from '../errors.js';
-import { bloomSize, falsePositiveRate, MAX_BITS } from '../math.js';
+import { bloomSize, falsePositiveRate, MAX_BITS, scalableLayerTarget } from '../math.js';
 
 /** One layer's parameters and shape. */
 export interface RedisLayerSpec {
@@ -45,11 +45,10 @@ export function scalableLayerSpec(
   ratio: number,
   maxShardBits: number,
 ): RedisLayerSpec {
-  const c = capacity * growth ** i;
+  const { capacity: c, fpp: p } = scalableLayerTarget(i, capacity, fpp, growth, ratio);
   if (!Number.isSafeInteger(c)) {
     throw new RangeError(`layer ${i} would hold ${c} keys, past 2^53`);
   }
-  const p = fpp * (1 - ratio) * ratio ** i;
   const size = bloomSize(c, p);
   const k = size.hashes;
   if (k > 255) throw new RangeError(`layer ${i} at fpp ${p} needs ${k} hashes, more than 255`);

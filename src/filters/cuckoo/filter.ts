@@ -70,8 +70,8 @@ import {
   checkCuckooShape,
   cuckooFingerprintBits,
   cuckooSafeCapacity,
+  cuckooSize,
   fmix32,
-  nextPow2,
 } from './sizing.js';
 
 export {
@@ -161,15 +161,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`options must be an object, got ${show(options)}`);
     }
-    const capacity = checkPositiveInteger('capacity', options.capacity);
-    const f = cuckooFingerprintBits(options.fpp);
-    let buckets = nextPow2(Math.ceil(capacity / B));
-    while (buckets <= CUCKOO_MAX_BUCKETS && cuckooSafeCapacity(buckets) < capacity) buckets *= 2;
-    if (buckets > CUCKOO_MAX_BUCKETS || buckets * B * f > CUCKOO_MAX_TABLE_BITS) {
-      throw new RangeError(
-        `capacity ${show(capacity)} at fpp ${show(options.fpp)} needs ${buckets} buckets of ${f}-bit fingerprints, more than the maximum`,
-      );
-    }
+    const { buckets, fingerprintBits: f } = cuckooSize(options.capacity, options.fpp);
     return new CuckooFilter<KeyOf<F>>({
       buckets,
       fingerprintBits: f,

@@ -95,3 +95,28 @@ export function fmix32(h: number): number {
   h = Math.imul(h, 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
 }
+
+/** The shape {@link cuckooSize} picks. */
+export interface CuckooSize {
+  readonly buckets: number;
+  readonly fingerprintBits: number;
+  /** Bytes of the table (whole 64-bit words). */
+  readonly bytes: number;
+}
+
+/**
+ * The cuckoo filter for `capacity` keys at rate `fpp`: f = max(6, ⌈log2(8/fpp)⌉) bits and the
+ * smallest power-of-two bucket count B with {@link cuckooSafeCapacity}(B) ≥ capacity.
+ */
+export function cuckooSize(capacity: number, fpp: number): CuckooSize {
+  checkPositiveInteger('capacity', capacity);
+  const f = cuckooFingerprintBits(fpp);
+  let buckets = nextPow2(Math.ceil(capacity / B));
+  while (buckets <= CUCKOO_MAX_BUCKETS && cuckooSafeCapacity(buckets) < capacity) buckets *= 2;
+  if (buckets > CUCKOO_MAX_BUCKETS || buckets * B * f > CUCKOO_MAX_TABLE_BITS) {
+    throw new RangeError(
+      `capacity ${show(capacity)} at fpp ${show(fpp)} needs ${buckets} buckets of ${f}-bit fingerprints, more than the maximum`,
+    );
+  }
+  return { buckets, fingerprintBits: f, bytes: Math.ceil((buckets * B * f) / 64) * 8 };
+}

@@ -37,7 +37,13 @@ import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { hashKeyInto } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { Mitz64Walk, Modulus, mitz64Indexes } from '../../hash/strategies.js';
-import { bloomSize, expectedFpp, falsePositiveRate, MAX_BITS } from '../../math.js';
+import {
+  bloomSize,
+  expectedFpp,
+  falsePositiveRate,
+  MAX_BITS,
+  scalableLayerTarget,
+} from '../../math.js';
 import { FilterBase } from '../base.js';
 import { BloomFilter } from '../bloom/filter.js';
 import type { KeyOf, MembershipFilter } from '../filter.js';
@@ -160,12 +166,12 @@ export class ScalableBloomFilter<K extends Key = Key>
 
   /** The capacity of layer i: c0·s^i. */
   private layerCapacity(i: number): number {
-    return this.initialCapacity * this.growth ** i;
+    return scalableLayerTarget(i, this.initialCapacity, this.fpp, this.growth, this.ratio).capacity;
   }
 
   /** The rate of layer i: P·(1 − r)·r^i. */
   private layerFpp(i: number): number {
-    return this.fpp * (1 - this.ratio) * this.ratio ** i;
+    return scalableLayerTarget(i, this.initialCapacity, this.fpp, this.growth, this.ratio).fpp;
   }
 
   /** Makes layer i (empty, or over `data` read from bytes), sized as {@link scalableLayerSize}. */

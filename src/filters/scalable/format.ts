@@ -56,7 +56,7 @@ import {
 } from '../../formats/native.js';
 import { FUNNEL_IDS, type Funnel } from '../../hash/keys.js';
 import { LITTLE_ENDIAN } from '../../hash/murmur3.js';
-import { MAX_BITS } from '../../math.js';
+import { MAX_BITS, scalableLayerTarget } from '../../math.js';
 import type { ScalableBloomFilter } from './filter.js';
 
 const PARAMS_BYTES = 32;
@@ -171,7 +171,7 @@ function checkLayer(
   if (hashes < 1 || hashes > 255) {
     throw new FormatError(`bad number of hash functions ${hashes} in layer ${i}: must be 1..255`);
   }
-  const capacity = shape.c0 * shape.growth ** i;
+  const { capacity } = scalableLayerTarget(i, shape.c0, shape.fpp, shape.growth, shape.ratio);
   if (!Number.isSafeInteger(capacity)) {
     throw new FormatError(`layer ${i} would hold ${capacity} keys, past 2^53`);
   }
