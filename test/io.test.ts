@@ -376,7 +376,7 @@ describe('decodeAny(bytes, { copy: false })', () => {
     });
   }
 
-  it('cuckoo: always copies (its constructor owns the table; see cuckoo-codec.ts)', () => {
+  it('cuckoo: always copies (its constructor owns the table; see filters/cuckoo/format.ts)', () => {
     const f = fullCuckoo();
     const bytes = f.toBytes();
     const g = decodeAny(bytes, { copy: false });

@@ -48,7 +48,7 @@ export const FILTER_TYPES = {
   /** A chunked filter file (`ChunkedBloomFilter` in bloomkit/node); see docs/FORMAT.md. */
   chunked: 7,
   /** A sharded Bloom filter (`ShardedBloomFilter`, `RedisBloomFilter`'s layout); see
-   * src/redis/sharded-codec.ts. */
+   * src/sharded/sharded-codec.ts. */
   shardedBloom: 8,
   /** A filter cascade (`FilterCascade`); its payload is an MLBF file, see filters/cascade/format.ts. */
   cascade: 9,

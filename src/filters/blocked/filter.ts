@@ -368,7 +368,7 @@ export class BlockedBloomFilter<K extends Key = Key>
     return { blocks: this.blocks, hashes: this.hashes, funnel: this.funnel };
   }
 
-  /** bloomkit's native format (filter type 5; see formats/blocked-codec.ts). */
+  /** bloomkit's native format (filter type 5; see format.ts). */
   override toBytes(): Uint8Array {
     return joinContainer(blockedParts(this));
   }

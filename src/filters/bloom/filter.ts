@@ -29,15 +29,24 @@ import {
   type StrategyName,
 } from '../../hash/strategies.js';
 import { bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../../math.js';
-import { FilterBase, percent } from '../base.js';
+import { checkOut, FilterBase, percent } from '../base.js';
 import {
   checkCombinable,
   incompatibility,
   type KeyOf,
   type MembershipFilter,
+  type PackedKeys,
   type Requirement,
 } from '../filter.js';
+import { checkPacked, keyEnd } from '../packed.js';
+import { kernelBatch, storageAddBatch, storageHasBatch } from './batch.js';
 import { bloomParts, decodeBloom } from './format.js';
+
+/** Key i of a packed batch, as a view. */
+function packedKey(batch: PackedKeys, i: number): Uint8Array {
+  return batch.bytes.subarray(batch.offsets[i]!, keyEnd(batch, i));
+}
+
 import { readGuava, writeGuava } from './guava.js';
 
 /** Options shared by every way of making a classic filter. */
@@ -196,6 +205,41 @@ export class BloomFilter<K extends Key = Key> extends FilterBase<K> implements M
   }
 
   /**
+   * Adds every packed key (its funnel bytes, see `PackedKeys`), in order; returns how many were
+   * new. MurmurHash3 and the MITZ_64 walks run over a whole chunk of keys per WebAssembly call
+   * (see batch.ts): the same bits, and the same answers, as `add` key by key.
+   */
+  override addBatch(batch: PackedKeys): number {
+    if (!this.mitz64) return super.addBatch(batch);
+    const n = checkPacked(batch);
+    const k = this.hashes;
+    if (this.kernel === null) return storageAddBatch(this.bits, batch, n, k, this.mod);
+    const out = new Uint8Array(n);
+    const set = kernelBatch(this.kernel, batch, n, k, this.mod, true, out, (i) =>
+      this.addEncoded(packedKey(batch, i)),
+    );
+    this.plain!.noteSet(set);
+    let added = 0;
+    for (let i = 0; i < n; i++) if (out[i] !== 0) added++;
+    return added;
+  }
+
+  /** `has` of every packed key: `out[i]` is 1 or 0 (see {@link addBatch}). */
+  override hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
+    if (!this.mitz64) return super.hasBatch(batch, out);
+    const n = checkPacked(batch);
+    const result = checkOut(out, n);
+    const k = this.hashes;
+    if (this.kernel === null) storageHasBatch(this.data, batch, n, k, this.mod, result);
+    else {
+      kernelBatch(this.kernel, batch, n, k, this.mod, false, result, (i) =>
+        this.hasEncoded(packedKey(batch, i)),
+      );
+    }
+    return result;
+  }
+
+  /**
    * The k bit indexes of `key` in this filter, in probe order (for tools, tests and storages
    * that are not in memory). Allocates the result.
    */
@@ -302,7 +346,7 @@ export class BloomFilter<K extends Key = Key> extends FilterBase<K> implements M
     };
   }
 
-  /** Guava's `writeTo` bytes (see `formats/guava.ts`). */
+  /** Guava's `writeTo` bytes (see `guava.ts`). */
   toGuava(): Uint8Array {
     return writeGuava(this);
   }

@@ -352,7 +352,7 @@ export class CountingBloomFilter<K extends Key = Key>
     return { counters: this.counterSize, hashes: this.hashes, funnel: this.funnel };
   }
 
-  /** bloomkit's native format (filter type 2, see `formats/counting-codec.ts`). */
+  /** bloomkit's native format (filter type 2, see format.ts). */
   override toBytes(): Uint8Array {
     return joinContainer(countingParts(this));
   }

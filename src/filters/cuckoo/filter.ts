@@ -420,7 +420,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     this.victimFp = victim?.fingerprint ?? 0;
   }
 
-  /** bloomkit's native format (filter type 4, see `formats/cuckoo-codec.ts`). */
+  /** bloomkit's native format (filter type 4, see format.ts). */
   override toBytes(): Uint8Array {
     return joinContainer(cuckooParts(this));
   }

@@ -391,7 +391,7 @@ export class ScalableBloomFilter<K extends Key = Key>
     this.chain.push(layer);
   }
 
-  /** bloomkit's native format (filter type 3, see `formats/scalable-codec.ts`). */
+  /** bloomkit's native format (filter type 3, see format.ts). */
   override toBytes(): Uint8Array {
     return joinContainer(scalableParts(this));
   }

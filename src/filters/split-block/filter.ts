@@ -28,7 +28,9 @@ import { BitArray, type BitStorage, popcount32 } from '../../bits/bit-array.js';
 import { SharedBitArray } from '../../bits/shared-bit-array.js';
 import { checkPositiveInteger, show } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
-import { FilterBase, percent } from '../base.js';
+import { batchScratch, hashIndex, releaseBatch, xxh64Batch } from '../../hash/batch.js';
+import { checkOut, FilterBase, percent } from '../base.js';
+import { checkPacked } from '../packed.js';
 import {
   decodeParquetBloomFilter,
   decodeSplitBlock,
@@ -66,6 +68,7 @@ import {
   checkCombinable,
   incompatibility,
   type MembershipFilter,
+  type PackedKeys,
   type Requirement,
 } from '../filter.js';
 
@@ -211,6 +214,48 @@ export class SplitBlockBloomFilter<K extends Key = Key>
     xxh64Key('bytes', bytes);
     const h = xxViews.hash;
     return this.findHash(h[0]!, h[1]!);
+  }
+
+  /**
+   * Adds every packed value (its PLAIN bytes), in order; returns how many were new. XXH64 runs
+   * over a whole chunk of values per WebAssembly call (hash/batch.ts), then each is inserted as
+   * by `add`: the same bits and answers as value by value.
+   */
+  override addBatch(batch: PackedKeys): number {
+    const n = checkPacked(batch);
+    let added = 0;
+    try {
+      for (let start = 0; start < n; ) {
+        const stop = xxh64Batch(batch, start, n);
+        const h = batchScratch!.i32;
+        for (let j = 0, at = hashIndex; j < stop - start; j++, at += 2) {
+          if (this.insertHash(h[at]!, h[at + 1]!)) added++;
+        }
+        start = stop;
+      }
+    } finally {
+      releaseBatch();
+    }
+    return added;
+  }
+
+  /** `has` of every packed value: `out[i]` is 1 or 0 (see {@link addBatch}). */
+  override hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
+    const n = checkPacked(batch);
+    const result = checkOut(out, n);
+    try {
+      for (let start = 0; start < n; ) {
+        const stop = xxh64Batch(batch, start, n);
+        const h = batchScratch!.i32;
+        for (let j = 0, at = hashIndex; j < stop - start; j++, at += 2) {
+          result[start + j] = this.findHash(h[at]!, h[at + 1]!) ? 1 : 0;
+        }
+        start = stop;
+      }
+    } finally {
+      releaseBatch();
+    }
+    return result;
   }
 
   /** Adds a 64-bit XXH64 hash computed elsewhere (the spec's `filter_insert(h)`). */
@@ -400,7 +445,7 @@ export class SplitBlockBloomFilter<K extends Key = Key>
     );
   }
 
-  /** bloomkit's native format (filter type 6; see formats/split-block-codec.ts). */
+  /** bloomkit's native format (filter type 6; see format.ts). */
   override toBytes(): Uint8Array {
     return joinContainer(splitBlockParts(this));
   }
