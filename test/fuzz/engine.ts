@@ -16,7 +16,7 @@
 import fc from 'fast-check';
 import { FormatError } from '../../src/index.js';
 
-export const TIME_LIMIT_MS = 2000;
+export const TIME_LIMIT_MS = 5000;
 export const ALLOCATION_BASE = 32 * 2 ** 20;
 export const ALLOCATION_PER_BYTE = 64;
 
