@@ -21,7 +21,7 @@ export { BitArray, type BitStorage, popcount32 } from './bits/bit-array.js';
 export { COUNTER_MAX, CounterArray, MAX_COUNTERS } from './bits/counters.js';
 export { SharedBitArray } from './bits/shared-bit-array.js';
 export { FilterFullError, FormatError, IncompatibleFiltersError } from './errors.js';
-export { FilterBase, type FilterJSON } from './filters/base.js';
+export { DescribedFilter, FilterBase, type FilterJSON } from './filters/base.js';
 export { BinaryFuseFilter, type BinaryFuseOptions } from './filters/binary-fuse/filter.js';
 export {
   BLOCK_BITS,

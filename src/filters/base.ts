@@ -54,18 +54,40 @@ export function fromBase64(text: string): Uint8Array {
   return out;
 }
 
-export abstract class FilterBase<K extends Key = Key> {
+/**
+ * What every filter object shows a person: a one-line `toString` (also what `console.log` and
+ * `util.inspect` print, instead of the bit array) and `toJSON` (base64 of the native bytes, read
+ * back with `fromJSON`). Build-once types extend this directly; growable types via FilterBase.
+ */
+export abstract class DescribedFilter {
+  abstract toBytes(): Uint8Array;
+  /** The shape in a few words, e.g. `m=9600 k=7 funnel=string`. */
+  protected abstract summary(): string;
+
+  /** The native bytes in base64, so a filter survives a JSON API (read back with `fromJSON`). */
+  toJSON(): FilterJSON {
+    return { format: 'bloomkit', type: this.constructor.name, base64: toBase64(this.toBytes()) };
+  }
+
+  /** One line: the class, its shape and how full it is. */
+  toString(): string {
+    return `${this.constructor.name} { ${this.summary()} }`;
+  }
+
+  [INSPECT](): string {
+    return this.toString();
+  }
+}
+
+export abstract class FilterBase<K extends Key = Key> extends DescribedFilter {
   abstract add(key: K): boolean;
   abstract has(key: K): boolean;
   abstract clear(): void;
-  abstract toBytes(): Uint8Array;
   abstract estimatedCount(): number;
   /** Adds a key given as its funnel bytes (what `add` would hash). */
   protected abstract addEncoded(bytes: Uint8Array): boolean;
   /** Tests a key given as its funnel bytes. */
   protected abstract hasEncoded(bytes: Uint8Array): boolean;
-  /** The shape in a few words, e.g. `m=9600 k=7 funnel=string`. */
-  protected abstract summary(): string;
 
   /**
    * Adds every key in order; returns how many were new (changed the filter). A key of the
@@ -109,20 +131,6 @@ export abstract class FilterBase<K extends Key = Key> {
       result[i] = this.hasEncoded(bytes.subarray(offsets[i]!, keyEnd(batch, i))) ? 1 : 0;
     }
     return result;
-  }
-
-  /** The native bytes in base64, so a filter survives a JSON API (read back with `fromJSON`). */
-  toJSON(): FilterJSON {
-    return { format: 'bloomkit', type: this.constructor.name, base64: toBase64(this.toBytes()) };
-  }
-
-  /** One line: the class, its shape and how full it is. */
-  toString(): string {
-    return `${this.constructor.name} { ${this.summary()} }`;
-  }
-
-  [INSPECT](): string {
-    return this.toString();
   }
 }
 

@@ -14,6 +14,7 @@
  */
 
 import { checkBytes, checkOptions, FormatError } from '../../errors.js';
+import { detectFormat, formatAdvice } from '../../formats/detect.js';
 import { checkFunnel, type Funnel } from '../../hash/keys.js';
 import { STRATEGY_ORDINALS, strategyFromOrdinal } from '../../hash/strategies.js';
 import { MAX_BITS } from '../../math.js';
@@ -56,8 +57,10 @@ export function readGuava(
   const facts = `strategyOrdinal: ${ordinal} numHashFunctions: ${hashes} dataLength: ${words}`;
   const strategy = strategyFromOrdinal(ordinal);
   if (strategy === undefined) {
+    const format = detectFormat(bytes);
+    const advice = format === 'unknown' ? '' : `; ${formatAdvice(format)}`;
     throw new FormatError(
-      `Guava BloomFilter: unknown strategy ordinal ${ordinal} (0 = MURMUR128_MITZ_32, 1 = MURMUR128_MITZ_64) (${facts})`,
+      `Guava BloomFilter: unknown strategy ordinal ${ordinal} (0 = MURMUR128_MITZ_32, 1 = MURMUR128_MITZ_64) (${facts})${advice}`,
     );
   }
   if (hashes === 0) {
