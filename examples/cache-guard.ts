@@ -79,10 +79,10 @@ for (let i = 0; i < REQUESTS; i++) {
   if ((await guard.get(id)) !== null) found++;
 }
 
-// A new product: announce it before the insert commits, and it is served at once.
+// A new product: insert it, then announce it (before handing its id to anyone); served at once.
 const newId = 2 * (ROWS + 1);
-await guard.added(newId);
 await db.query('INSERT INTO products (id, price) VALUES ($1, 1) ON CONFLICT DO NOTHING', [newId]);
+await guard.added(newId);
 const fresh = await guard.get(newId);
 
 const stats = guard.stats;

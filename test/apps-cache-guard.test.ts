@@ -125,10 +125,10 @@ describe.skipIf(!hasPostgres)('CacheGuard in front of PostgreSQL (1,000,000 rows
     let wrong = 0;
     let requestsDuringRebuild = 0;
     const writer = async (): Promise<void> => {
-      // New ids beyond the table, announced before their INSERT (the write-through rule).
+      // New ids beyond the table, announced once their INSERT committed (the write-through rule).
       for (let id = 3 * (ROWS + 1); guard.stats.rebuilding; id += 3) {
-        await guard.added(id);
         await db.query('INSERT INTO items (id, value) VALUES ($1, $2)', [id, id / 3]);
+        await guard.added(id);
         inserted.push(id);
         if ((await guard.get(id))?.id !== id) wrong++;
       }
@@ -153,7 +153,9 @@ describe.skipIf(!hasPostgres)('CacheGuard in front of PostgreSQL (1,000,000 rows
     // Some ids were inserted after the cursor's snapshot: only `added` put them in the new filter.
     const afterSnapshot = inserted.length - (report.scanned - ROWS);
     expect(afterSnapshot).toBeGreaterThan(0);
-    expect(report.addedDuringRebuild).toBe(inserted.length);
+    // Every id but perhaps the last (announced after the swap, into the new filter directly).
+    expect(report.addedDuringRebuild).toBeGreaterThanOrEqual(inserted.length - 1);
+    expect(report.addedDuringRebuild).toBeLessThanOrEqual(inserted.length);
     const rows = await guard.getMany(inserted);
     expect(rows.map((r) => r?.id)).toEqual(inserted);
     expect(inserted.every((id) => guard.filter.has(id) === true)).toBe(true);

@@ -14,12 +14,14 @@
  * that finds nothing, counted as a false positive) until the next `rebuild`, which scans every
  * existing id into a new filter and swaps it in at once while requests keep being served.
  *
- * Writes: call `added(id)` when an id is created, at the latest before the transaction that
- * creates it commits (an `added` for an id whose insert then rolls back only costs one false
- * positive; an `added` after the commit leaves a window in which `get` may refuse a real id).
- * During a rebuild, `added` writes to both the serving filter and the one being built, and the swap
- * waits for those writes, so an id added while the scan runs (which the scan's snapshot may not
- * see) is never refused, before or after the swap.
+ * Writes: call `added(id)` as soon as the insert of `id` has committed, before the id is handed to
+ * anyone (the response to the client that created it). Until then a reader gets `null`, as it
+ * would have a moment before the commit. During a rebuild, `added` writes to both the serving
+ * filter and the one being built, and the swap waits for those writes: the scan's snapshot holds
+ * every id committed before it was taken, `added` brings every id committed after, so no id is
+ * refused, before or after the swap. (Announcing before the commit instead would close that short
+ * window, but an id whose transaction is still open when a rebuild's snapshot is taken and whose
+ * `added` finished before the rebuild began would be in neither, and be refused after the swap.)
  *
  * With an in-memory filter the guard protects one process. With a Redis filter (`bloomkit/redis`)
  * every process that opens it shares one filter: an `added` in one process is seen by all. A

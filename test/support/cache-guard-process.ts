@@ -1,7 +1,7 @@
 /**
  * The second process of the shared-Redis CacheGuard test (test/apps-cache-guard.test.ts): opens
  * the Redis filter the first process filled, guards the PostgreSQL table with it, inserts `count`
- * new rows (announcing each with `added` before its INSERT), asks for `absent` ids that do not
+ * new rows (announcing each with `added` once its INSERT committed), asks for `absent` ids that do not
  * exist (in batches, one Redis round trip each), and prints one JSON line: the ids it inserted
  * and its guard's stats.
  *
@@ -36,8 +36,8 @@ const guard = new CacheGuard<number, { id: number; value: number }>({
 const inserted: number[] = [];
 for (let i = 0; i < Number(countText); i++) {
   const id = Number(firstText) + 3 * i;
-  await guard.added(id);
   await db.query(`INSERT INTO ${table} (id, value) VALUES ($1, $2)`, [id, id / 3]);
+  await guard.added(id);
   inserted.push(id);
 }
 
