@@ -27,7 +27,7 @@
 import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { FormatError, show } from '../errors.js';
-import type { ReadonlyMembershipFilter } from '../filters/filter.js';
+import type { ProgressOptions, ReadonlyMembershipFilter } from '../filters/filter.js';
 import { crc32c } from '../formats/crc32c.js';
 import {
   type ContainerParts,
@@ -52,7 +52,7 @@ export type SaveTarget = string | Writable;
 /** Where `load` reads: a file path, a readable byte stream, or any async iterable of bytes. */
 export type LoadSource = string | Readable | AsyncIterable<Uint8Array>;
 
-export interface LoadOptions {
+export interface LoadOptions extends ProgressOptions {
   /**
    * The largest container accepted, in bytes. For a stream the default is 1 GiB, so that a forged
    * length in an untrusted stream cannot make bloomkit allocate more before the stream runs dry;
@@ -81,6 +81,28 @@ function partsOf(filter: Serializable): ContainerParts {
 /** Sequential writer over a file handle or a stream, with a running CRC-32C. */
 interface Sink {
   write(bytes: Uint8Array): Promise<void>;
+}
+
+/** Throws the signal's reason (an `AbortError` by default) when it is aborted. */
+function checkAborted(options: ProgressOptions | undefined): void {
+  const signal = options?.signal;
+  if (signal?.aborted) {
+    throw signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+  }
+}
+
+/** Wraps `sink` so every slice checks the signal first and reports the bytes done after. */
+function watched(sink: Sink, total: number, options: ProgressOptions | undefined): Sink {
+  if (options?.signal === undefined && options?.onProgress === undefined) return sink;
+  let done = 0;
+  return {
+    async write(bytes) {
+      checkAborted(options);
+      await sink.write(bytes);
+      done += bytes.length;
+      options?.onProgress?.(done, total);
+    },
+  };
 }
 
 async function writeParts(parts: ContainerParts, sink: Sink): Promise<number> {
@@ -141,14 +163,23 @@ function tempName(path: string): string {
 /**
  * Writes `filter` in bloomkit's native format to a file (atomically: temp file, fsync, rename)
  * or to a writable stream (not ended). Resolves to the number of bytes written.
+ * `onProgress(bytesWritten, totalBytes)` is called after each slice of at most 8 MiB; an aborted
+ * `signal` stops before the next slice and rejects with its reason: a file save then leaves no
+ * temporary file and the previous file (if any) untouched.
  */
-export async function save(filter: Serializable, target: SaveTarget): Promise<number> {
+export async function save(
+  filter: Serializable,
+  target: SaveTarget,
+  options?: ProgressOptions,
+): Promise<number> {
   const parts = partsOf(filter);
+  checkAborted(options);
   if (typeof target === 'string') {
     const temp = tempName(target);
     const fh = await open(temp, 'wx');
     try {
-      const n = await writeParts(parts, fileSink(fh));
+      const n = await writeParts(parts, watched(fileSink(fh), parts.size, options));
+      checkAborted(options);
       await fh.sync();
       await fh.close();
       await rename(temp, target);
@@ -162,7 +193,27 @@ export async function save(filter: Serializable, target: SaveTarget): Promise<nu
   if (target === null || typeof target !== 'object' || typeof target.write !== 'function') {
     throw new TypeError(`target must be a path or a Writable stream, got ${show(target)}`);
   }
-  return writeParts(parts, streamSink(target));
+  return writeParts(parts, watched(streamSink(target), parts.size, options));
+}
+
+/** `source` checking the signal before each read and reporting the bytes read after it. */
+function watchedSource(
+  source: Source,
+  total: number,
+  options: ProgressOptions | undefined,
+): Source {
+  if (options?.signal === undefined && options?.onProgress === undefined) return source;
+  let done = HEADER_BYTES;
+  return {
+    concurrent: source.concurrent,
+    expectEnd: (size) => source.expectEnd(size),
+    async readInto(target, what) {
+      checkAborted(options);
+      await source.readInto(target, what);
+      done += target.length;
+      options?.onProgress?.(done, total);
+    },
+  };
 }
 
 /** Sequential reader over a file handle or a stream. */
@@ -268,7 +319,13 @@ function* slicesOf(targets: Iterable<Uint8Array>): Generator<Uint8Array, void, u
 }
 
 /** Reads one container from `source` (whose size, when known, was checked by the caller). */
-async function readContainer(source: Source, maxBytes: number): Promise<ReadonlyMembershipFilter> {
+async function readContainer(
+  input: Source,
+  maxBytes: number,
+  options?: ProgressOptions,
+): Promise<ReadonlyMembershipFilter> {
+  checkAborted(options);
+  let source = input;
   const head = new Uint8Array(HEADER_BYTES);
   await source.readInto(head, 'header');
   const header = decodeHeader(head);
@@ -283,6 +340,7 @@ async function readContainer(source: Source, maxBytes: number): Promise<Readonly
       `the header announces ${size} bytes, more than maxBytes (${maxBytes}); pass a larger maxBytes to load it`,
     );
   }
+  source = watchedSource(input, size, options);
   const codec = codecForType(header.type);
   if (codec === undefined || codec.sink === null) {
     // Fallback for types without a sink: one buffer, decoded in place.
@@ -352,7 +410,7 @@ export async function load(
     throw new TypeError(`source must be a path or a readable byte stream, got ${show(source)}`);
   }
   const maxBytes = checkMaxBytes(options.maxBytes, DEFAULT_STREAM_MAX);
-  return readContainer(streamSource(source as AsyncIterable<unknown>), maxBytes);
+  return readContainer(streamSource(source as AsyncIterable<unknown>), maxBytes, options);
 }
 
 async function loadFile(source: string, options: LoadOptions): Promise<ReadonlyMembershipFilter> {
@@ -375,7 +433,7 @@ async function loadFile(source: string, options: LoadOptions): Promise<ReadonlyM
         );
       }
     }
-    return await readContainer(fileSource(fh), maxBytes);
+    return await readContainer(fileSource(fh), maxBytes, options);
   } finally {
     await fh.close();
   }
