@@ -21,7 +21,7 @@ import {
   splitBlockFalsePositiveRate,
   splitBlockSize,
 } from '../../src/index.js';
-import { type KindId, memoryBits, modelRate, type Shape } from './kinds.js';
+import { fuseCells, hashesOf, type KindId, memoryBits, modelRate, type Shape } from './kinds.js';
 
 export interface CalcInputs {
   n?: number;
@@ -241,6 +241,33 @@ function cuckooShape(pair: Pair, input: CalcInputs): { shape: Shape; n: number }
   }
 }
 
+/**
+ * A binary fuse filter holds exactly the n keys it is built from, with 8- or 16-bit
+ * fingerprints (rate 2^−8 or 2^−16); its cells depend on n (see {@link fuseCells}).
+ */
+function binaryFuseShape(pair: Pair, input: CalcInputs): { shape: Shape; n: number } {
+  const { n, p, m } = input;
+  if (pair === 'np') {
+    const f = p! >= 2 ** -8 ? 8 : p! >= 2 ** -16 ? 16 : null;
+    if (f === null)
+      throw new RangeError(
+        `binary fuse fingerprints are 8 or 16 bits: rate at least 2^-16, got ${p}`,
+      );
+    return {
+      shape: { kind: 'binary-fuse', keys: n!, cells: fuseCells(n!), fingerprintBits: f },
+      n: n!,
+    };
+  }
+  if (pair === 'nm') {
+    const cells = fuseCells(n!);
+    const f = cells * 16 <= m! ? 16 : cells * 8 <= m! ? 8 : null;
+    if (f === null)
+      throw new RangeError(`${n} keys need ${cells * 8} bits even with 8-bit fingerprints`);
+    return { shape: { kind: 'binary-fuse', keys: n!, cells, fingerprintBits: f }, n: n! };
+  }
+  throw new RangeError('a binary fuse filter is built from its keys: give n, with p or m');
+}
+
 const FROM: Record<Pair, string> = {
   nm: 'n and m',
   np: 'n and p',
@@ -273,11 +300,11 @@ export function solve(kind: KindId, input: CalcInputs): CalcResult {
         : { kind, counters: r.cells, hashes: r.k };
     n = r.n;
   } else {
-    if (input.k !== undefined && (kind === 'split-block' || kind === 'cuckoo')) {
+    if (input.k !== undefined && kind !== 'blocked') {
       notes.push(
-        kind === 'cuckoo'
-          ? 'k does not apply: a cuckoo filter stores fingerprints'
-          : 'k is fixed at 8',
+        kind === 'split-block'
+          ? 'k is fixed at 8'
+          : 'k does not apply: this type stores fingerprints',
       );
     }
     if (input.k !== undefined && kind === 'blocked' && input.k > MAX_BLOCKED_PROBES) {
@@ -288,13 +315,15 @@ export function solve(kind: KindId, input: CalcInputs): CalcResult {
         ? blockedShape(pair, input)
         : kind === 'split-block'
           ? splitBlockShape(pair, input)
-          : cuckooShape(pair, input);
+          : kind === 'cuckoo'
+            ? cuckooShape(pair, input)
+            : binaryFuseShape(pair, input);
     shape = r.shape;
     n = r.n;
   }
   const bits = memoryBits(shape);
   const p = modelRate(shape, n);
-  const k = shape.kind === 'split-block' ? 8 : shape.kind === 'cuckoo' ? null : shape.hashes;
+  const k = hashesOf(shape);
   return {
     shape,
     n,

@@ -6,6 +6,7 @@
  */
 
 import {
+  BinaryFuseFilter,
   BLOCK_BITS,
   BlockedBloomFilter,
   BloomFilter,
@@ -29,7 +30,8 @@ export type Shape =
   | { kind: 'blocked'; blocks: number; hashes: number }
   | { kind: 'split-block'; blocks: number }
   | { kind: 'counting'; counters: number; hashes: number }
-  | { kind: 'cuckoo'; buckets: number; fingerprintBits: number };
+  | { kind: 'cuckoo'; buckets: number; fingerprintBits: number }
+  | { kind: 'binary-fuse'; keys: number; cells: number; fingerprintBits: 8 | 16 };
 
 export type KindId = Shape['kind'];
 
@@ -40,40 +42,58 @@ export interface KindInfo {
   readonly blurb: string;
   /** Plot colour. */
   readonly color: string;
+  /** False for a static set (built once from all its keys): no live view, no fill curve. */
+  readonly growable: boolean;
 }
 
 export const KINDS: readonly KindInfo[] = [
   {
     id: 'classic',
+    growable: true,
     label: 'Classic',
     blurb: 'Guava-compatible Bloom filter: k bits anywhere in m.',
     color: '#4f7cff',
   },
   {
     id: 'blocked',
+    growable: true,
     label: 'Blocked',
     blurb: 'All k bits in one 512-bit block: one cache miss per lookup.',
     color: '#f2994a',
   },
   {
     id: 'split-block',
+    growable: true,
     label: 'Split-block',
     blurb: "Parquet's filter: 8 bits, one per word of a 256-bit block.",
     color: '#27ae60',
   },
   {
     id: 'counting',
+    growable: true,
     label: 'Counting',
     blurb: 'Classic positions with 4-bit counters, so keys can be removed.',
     color: '#bb6bd9',
   },
   {
     id: 'cuckoo',
+    growable: true,
     label: 'Cuckoo',
     blurb: 'f-bit fingerprints in buckets of 4: deletable, small at low rates.',
     color: '#eb5757',
   },
+  {
+    id: 'binary-fuse',
+    growable: false,
+    label: 'Binary fuse',
+    blurb:
+      'A static set, built once from all its keys: about 1.125·f bits per key for large sets, rate 2^−f.',
+    color: '#2d9cdb',
+  },
 ];
+
+/** The types a filter can be added to one key at a time. */
+export const GROWABLE_KINDS: readonly KindInfo[] = KINDS.filter((k) => k.growable);
 
 export function kindInfo(id: KindId): KindInfo {
   const info = KINDS.find((k) => k.id === id);
@@ -94,7 +114,33 @@ export function makeFilter(shape: Shape): MembershipFilter {
       return new CountingBloomFilter({ counters: shape.counters, hashes: shape.hashes });
     case 'cuckoo':
       return new CuckooFilter({ buckets: shape.buckets, fingerprintBits: shape.fingerprintBits });
+    case 'binary-fuse':
+      throw new TypeError('a binary fuse filter is built from all its keys at once, never empty');
   }
+}
+
+const fuseCellsCache = new Map<number, number>();
+/** The most keys the page builds a binary fuse filter of, to learn its size. */
+export const MAX_FUSE_SIZING_KEYS = 200_000;
+
+/**
+ * Fingerprint cells of a binary fuse filter of n distinct keys, read off a real filter built
+ * from n keys (the size depends on n only). Throws a `RangeError` above
+ * {@link MAX_FUSE_SIZING_KEYS}, where building one in the page would take too long.
+ */
+export function fuseCells(n: number): number {
+  const cached = fuseCellsCache.get(n);
+  if (cached !== undefined) return cached;
+  if (n > MAX_FUSE_SIZING_KEYS) {
+    throw new RangeError(
+      `the page sizes a binary fuse filter by building one: up to ${MAX_FUSE_SIZING_KEYS.toLocaleString('en-US')} keys`,
+    );
+  }
+  const keys = Array.from({ length: n }, (_, i) => `k${i}`);
+  const cells = BinaryFuseFilter.build(keys).fingerprints.length;
+  if (fuseCellsCache.size > 64) fuseCellsCache.clear();
+  fuseCellsCache.set(n, cells);
+  return cells;
 }
 
 /** Bits of memory the shape's table takes (counters are 4 bits; cuckoo slots f bits). */
@@ -110,6 +156,8 @@ export function memoryBits(shape: Shape): number {
       return shape.counters * 4;
     case 'cuckoo':
       return shape.buckets * CUCKOO_SLOTS * shape.fingerprintBits;
+    case 'binary-fuse':
+      return shape.cells * shape.fingerprintBits;
   }
 }
 
@@ -119,6 +167,7 @@ export function hashesOf(shape: Shape): number | null {
     case 'split-block':
       return 8;
     case 'cuckoo':
+    case 'binary-fuse':
       return null;
     default:
       return shape.hashes;
@@ -129,7 +178,7 @@ export function hashesOf(shape: Shape): number | null {
  * The model false positive rate after `n` distinct keys, the library's formula for each type:
  * classic and counting (1 − e^(−kn/m))^k; blocked and split-block the Poisson mix over block
  * loads λ = n / z; cuckoo 1 − (1 − 1/(2^f − 1))^(8·load), the rate `CuckooFilter.expectedFpp()`
- * states for a table at that load.
+ * states for a table at that load; binary fuse 2^−f for any key outside its set.
  */
 export function modelRate(shape: Shape, n: number): number {
   switch (shape.kind) {
@@ -147,6 +196,9 @@ export function modelRate(shape: Shape, n: number): number {
         2 * CUCKOO_SLOTS * load * Math.log1p(-1 / (2 ** shape.fingerprintBits - 1)),
       );
     }
+    case 'binary-fuse':
+      // A key outside the set matches its three cells' XOR with probability 2^−f.
+      return 2 ** -shape.fingerprintBits;
   }
 }
 
@@ -182,6 +234,11 @@ export function describeShape(shape: Shape): [string, string][] {
     case 'cuckoo':
       return [
         ['buckets of 4 slots', f(shape.buckets)],
+        ['fingerprint bits (f)', f(shape.fingerprintBits)],
+      ];
+    case 'binary-fuse':
+      return [
+        ['fingerprint cells', f(shape.cells)],
         ['fingerprint bits (f)', f(shape.fingerprintBits)],
       ];
   }

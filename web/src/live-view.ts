@@ -7,7 +7,14 @@
 import type { MembershipFilter } from '../../src/index.js';
 import { solve } from './calc.js';
 import { fill, h, segmented } from './dom.js';
-import { describeShape, KINDS, type KindId, makeFilter, memoryBits, type Shape } from './kinds.js';
+import {
+  describeShape,
+  GROWABLE_KINDS,
+  type KindId,
+  makeFilter,
+  memoryBits,
+  type Shape,
+} from './kinds.js';
 import { cells, explain, landing } from './live-model.js';
 import { formatInt, formatRate, parseCount, parseRate } from './units.js';
 
@@ -81,7 +88,7 @@ export function liveView(root: HTMLElement): void {
   const types = segmented(
     'live-type',
     'Filter type',
-    KINDS.map((k) => ({ value: k.id, label: k.label })),
+    GROWABLE_KINDS.map((k) => ({ value: k.id, label: k.label })),
     kind,
     (v) => {
       kind = v as KindId;

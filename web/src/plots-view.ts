@@ -8,7 +8,7 @@ import uPlot from 'uplot';
 import { lowerBoundBitsPerKey } from '../../src/index.js';
 import { type CalcResult, solve } from './calc.js';
 import { fill, h } from './dom.js';
-import { KINDS, kindInfo, maxKeys, modelRate, type Shape } from './kinds.js';
+import { GROWABLE_KINDS, KINDS, kindInfo, maxKeys, modelRate, type Shape } from './kinds.js';
 import type { MeasuredPoint } from './measure.js';
 import type { Store } from './state.js';
 import { formatInt, formatRate, parseCount, parseRate } from './units.js';
@@ -16,7 +16,7 @@ import { formatInt, formatRate, parseCount, parseRate } from './units.js';
 /** Largest n measured in the page; larger inputs are scaled down to it at the same rate. */
 export const MAX_MEASURED_KEYS = 100_000;
 const GRID = 50;
-const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact' });
+const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 
 const AXIS = {
   stroke: '#8791a5',
@@ -82,7 +82,7 @@ export function plotsView(root: HTMLElement, store: Store): void {
     worker?.terminate();
     const { n, p, scaled } = inputs();
     const shapes: Shape[] = [];
-    for (const kind of KINDS) {
+    for (const kind of GROWABLE_KINDS) {
       try {
         shapes.push(solve(kind.id, { n, p }).shape);
       } catch {
