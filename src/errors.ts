@@ -88,3 +88,14 @@ export function checkProbability(name: string, value: unknown): number {
   }
   return value;
 }
+
+/**
+ * A class's public name for messages, JSON and summaries: its static `typeName` (a string
+ * literal, so it survives an application's bundler and minifier, which rename classes), else
+ * the class's own name.
+ */
+export function typeNameOf(type: unknown): string {
+  const t = type as { typeName?: unknown; name?: unknown } | null;
+  if (t !== null && typeof t.typeName === 'string') return t.typeName;
+  return typeof t?.name === 'string' ? t.name : 'filter';
+}

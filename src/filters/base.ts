@@ -8,7 +8,7 @@
  * has a faster one (the blocked filter's `hasMany`, the batch kernels).
  */
 
-import { show } from '../errors.js';
+import { show, typeNameOf } from '../errors.js';
 import type { Key } from '../hash/keys.js';
 import type { PackedKeys } from './filter.js';
 import { checkKeys, checkPacked, keyEnd } from './packed.js';
@@ -66,12 +66,16 @@ export abstract class DescribedFilter {
 
   /** The native bytes in base64, so a filter survives a JSON API (read back with `fromJSON`). */
   toJSON(): FilterJSON {
-    return { format: 'bloomkit', type: this.constructor.name, base64: toBase64(this.toBytes()) };
+    return {
+      format: 'bloomkit',
+      type: typeNameOf(this.constructor),
+      base64: toBase64(this.toBytes()),
+    };
   }
 
   /** One line: the class, its shape and how full it is. */
   toString(): string {
-    return `${this.constructor.name} { ${this.summary()} }`;
+    return `${typeNameOf(this.constructor)} { ${this.summary()} }`;
   }
 
   [INSPECT](): string {

@@ -2,7 +2,7 @@
  * What every bloomkit filter has in common, so that one conformance suite can check them all.
  */
 
-import { IncompatibleFiltersError, show } from '../errors.js';
+import { IncompatibleFiltersError, show, typeNameOf } from '../errors.js';
 import type { Funnel, Key } from '../hash/keys.js';
 
 /**
@@ -134,10 +134,11 @@ export function incompatibility(
   other: unknown,
   requirements: (other: never) => readonly Requirement[],
 ): string | null {
-  if (!(other instanceof type)) return `other must be a ${type.name}, got ${show(other)}`;
-  if (other === self) return `cannot combine a ${type.name} with itself`;
+  const name = typeNameOf(type);
+  if (!(other instanceof type)) return `other must be a ${name}, got ${show(other)}`;
+  if (other === self) return `cannot combine a ${name} with itself`;
   for (const [must, mine, theirs] of requirements(other as never)) {
-    if (mine !== theirs) return `${type.name}s must ${must} (${String(mine)} != ${String(theirs)})`;
+    if (mine !== theirs) return `${name}s must ${must} (${String(mine)} != ${String(theirs)})`;
   }
   return null;
 }

@@ -90,6 +90,8 @@ export class BlockedBloomFilter<K extends Key = Key>
   extends FilterBase<K>
   implements MembershipFilter<K>
 {
+  /** The class's name in messages, JSON and summaries (survives minification). */
+  static readonly typeName = 'BlockedBloomFilter';
   /** The bit storage (plain or shared); block b is words [16b, 16b + 16). */
   readonly bits: BitStorage;
   /** Number of 512-bit blocks (z). */

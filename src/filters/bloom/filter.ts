@@ -77,6 +77,8 @@ export interface BloomFilterShape<F extends Funnel = Funnel> extends BloomFilter
 }
 
 export class BloomFilter<K extends Key = Key> extends FilterBase<K> implements MembershipFilter<K> {
+  /** The class's name in messages, JSON and summaries (survives minification). */
+  static readonly typeName = 'BloomFilter';
   /** The bit storage (plain or shared). */
   readonly bits: BitStorage;
   /** Number of hash functions (bit positions per key), k. */

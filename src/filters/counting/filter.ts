@@ -41,9 +41,11 @@ import { mitz64Probes, views } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { Modulus } from '../../hash/strategies.js';
 import { bloomSize, estimateCount, expectedFpp } from '../../math.js';
-import { FilterBase, percent } from '../base.js';
+import { checkOut, FilterBase, percent } from '../base.js';
 import { BloomFilter } from '../bloom/filter.js';
-import type { DeletableFilter, KeyOf } from '../filter.js';
+import type { DeletableFilter, KeyOf, PackedKeys } from '../filter.js';
+import { checkPacked } from '../packed.js';
+import { countingAddBatch, countingHasBatch } from './batch.js';
 import { countingParts, decodeCounting } from './format.js';
 
 /** Options of {@link CountingBloomFilter.create}: Guava sizing from an expected count and rate. */
@@ -76,6 +78,8 @@ export class CountingBloomFilter<K extends Key = Key>
   extends FilterBase<K>
   implements DeletableFilter<K>
 {
+  /** The class's name in messages, JSON and summaries (survives minification). */
+  static readonly typeName = 'CountingBloomFilter';
   /** The 4-bit counters. */
   readonly counters: CounterArray;
   /** Counters per key (k). */
@@ -185,6 +189,23 @@ export class CountingBloomFilter<K extends Key = Key>
     let fresh = false;
     for (let i = 0; i < n; i++) if (c.increment(this.idx[i]!) === 0) fresh = true;
     return fresh;
+  }
+
+  /**
+   * Adds every packed key (its funnel bytes), in order; returns how many were new. Hashes and
+   * positions of a whole chunk come from one WebAssembly call (see batch.ts); the counters then
+   * change exactly as `add` key by key would change them.
+   */
+  override addBatch(batch: PackedKeys): number {
+    return countingAddBatch(this.counters, batch, checkPacked(batch), this.hashes, this.mod);
+  }
+
+  /** `has` of every packed key: `out[i]` is 1 or 0 (see {@link addBatch}). */
+  override hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
+    const n = checkPacked(batch);
+    const result = checkOut(out, n);
+    countingHasBatch(this.counters, batch, n, this.hashes, this.mod, result);
+    return result;
   }
 
   /** False if `key` is certainly absent; true if it is probably present (all counters > 0). */

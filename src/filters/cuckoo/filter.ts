@@ -114,6 +114,8 @@ export interface CuckooVictim {
 }
 
 export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements DeletableFilter<K> {
+  /** The class's name in messages, JSON and summaries (survives minification). */
+  static readonly typeName = 'CuckooFilter';
   /** Number of buckets (B), a power of two. */
   readonly bucketCount: number;
   /** Fingerprint bits (f). */

@@ -112,6 +112,8 @@ export class ScalableBloomFilter<K extends Key = Key>
   extends FilterBase<K>
   implements MembershipFilter<K>
 {
+  /** The class's name in messages, JSON and summaries (survives minification). */
+  static readonly typeName = 'ScalableBloomFilter';
   /** Keys the first layer holds (c0). */
   readonly initialCapacity: number;
   /** Target rate P. */

@@ -108,6 +108,8 @@ export class SplitBlockBloomFilter<K extends Key = Key>
   extends FilterBase<K>
   implements MembershipFilter<K>
 {
+  /** The class's name in messages, JSON and summaries (survives minification). */
+  static readonly typeName = 'SplitBlockBloomFilter';
   /** The bit storage: block b is 32-bit words [8b, 8b + 8). */
   readonly bits: BitStorage;
   /** Number of 256-bit blocks (z). */
