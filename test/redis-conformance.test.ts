@@ -44,6 +44,6 @@ describe.skipIf(!hasRedis)('Redis filters on a standalone server', () => {
     name: 'standalone, ioredis',
     client: () => io,
     fresh: () => `conformance:${counter++}`,
-    scale: 5_000,
+    scale: 3_000,
   });
 });

@@ -26,7 +26,9 @@
  * write is not acknowledged: a newer generation (cleared since) only gains set bits (never a false
  * negative) and the key is resent; an older one (a clear under way) is resent through the script,
  * which resets the shard first; a missing shard becomes a header-less string, which `DROP_ORPHAN`
- * deletes before the error is reported. Plain BITFIELD costs the server about a seventh of the
+ * deletes before the error is reported; another id (the filter was destroyed and created again
+ * under a stale object) leaves set bits in the new filter, false positives only, and the object
+ * refuses every later call (`RedisFilterStaleError`). Plain BITFIELD costs the server about a seventh of the
  * script's time per key (commandstats: 8.6 µs against 68 µs on a loaded machine).
  *
  * Expiry: a filter with a TTL has an absolute expiry time `expireAt` (ms since the epoch, server
