@@ -1,7 +1,8 @@
 /**
  * Runs every program in examples/ as a user would (`node --import tsx examples/<name>.ts`) against
- * real servers started here, and checks the figures each prints (its last line, JSON). The README
- * "Recipes" figures come from these runs.
+ * real servers started here, and checks the figures each prints (its last line, JSON). The sizes
+ * are smaller than the programs' defaults to keep the suite fast; the README "Recipes" figures
+ * come from runs of the same programs at the sizes it states.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -62,8 +63,8 @@ describe.skipIf(!hasPostgres)('examples against PostgreSQL', () => {
       queries: number;
       falsePositives: number;
       newIdServed: boolean;
-    }>('cache-guard', { ...env, PGDATABASE: 'shop', ROWS: '200000' });
-    expect(last.rows).toBe(200_000);
+    }>('cache-guard', { ...env, PGDATABASE: 'shop', ROWS: '100000', REQUESTS: '30000' });
+    expect(last.rows).toBe(100_000);
     const absent = last.requests - last.found;
     expect(absent).toBeGreaterThan(0.85 * last.requests);
     // The found ids, the false positives, and the one get of the id inserted at the end.
@@ -85,7 +86,7 @@ describe.skipIf(!hasPostgres)('examples against PostgreSQL', () => {
       ...env,
       BUILD_DATABASE: 'crm',
       PROBE_DATABASE: 'warehouse',
-      ORDERS: '300000',
+      ORDERS: '200000',
     });
     const { selective, broad } = last;
     expect(selective.buildKeys).toBe(1_000);
@@ -114,7 +115,7 @@ describe.skipIf(!hasRedis)('examples against Redis', () => {
       candidates: number;
       memoryPerUser: number;
       measuredPerUser: number;
-    }>('seen-set', { REDIS_URL: redis.url, USERS: '50' });
+    }>('seen-set', { REDIS_URL: redis.url, USERS: '30' });
     expect(last.seenOfferedAgain).toBe(0);
     expect(last.falsePositives / last.candidates).toBeLessThan(0.015);
     expect(last.measuredPerUser).toBeGreaterThanOrEqual(last.memoryPerUser);
@@ -131,10 +132,10 @@ describe('examples without a server', () => {
       checkpoints: number;
       forgotten: number;
       queued: number;
-    }>('deduper', { PAGES: '20000' });
+    }>('deduper', { PAGES: '10000' });
     expect(last.forgotten).toBe(0);
     expect(last.queued).toBe(last.fresh);
     expect(last.fresh + last.duplicates).toBe(last.links + 1);
-    expect(last.checkpoints).toBeGreaterThanOrEqual(4);
+    expect(last.checkpoints).toBeGreaterThanOrEqual(2);
   }, 60_000);
 });
