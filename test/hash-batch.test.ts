@@ -19,44 +19,14 @@ import { packAll } from '../src/hash/pack.js';
 import { scratchBytes } from '../src/hash/scratch.js';
 import { Modulus } from '../src/hash/strategies.js';
 import { xxh64Key, xxViews } from '../src/hash/xxhash64.js';
-import { mulberry32 } from './support/random.js';
+import { mixedKeys, mixedStrings } from './support/mixed-keys.js';
 
 afterEach(() => useWasm(true));
 
-/** Strings that exercise every encoding path: ASCII runs, non-ASCII, surrogates, long keys. */
-function mixedStrings(n: number, seed: number): string[] {
-  const rnd = mulberry32(seed);
-  const pieces = ['a', 'Z', '/', 'é', '日', '😀', '\ud800', '\udc00', '\u07ff', '\uffff', '?'];
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const kind = rnd() * 10;
-    if (kind < 5) {
-      out.push(`https://example.com/item/${i}`);
-      continue;
-    }
-    const len = kind < 9 ? Math.floor(rnd() * 200) : Math.floor(rnd() * 5000);
-    let s = '';
-    for (let j = 0; j < len; j++) s += pieces[Math.floor(rnd() * pieces.length)];
-    out.push(s);
-  }
-  out.push('', 'x', 'ab\ud800', '\udc00cd', '\ud83d', '\ude00');
-  return out;
-}
-
 function keysFor(funnel: Funnel): Key[] {
-  switch (funnel) {
-    case 'string':
-    case 'utf16':
-      return mixedStrings(3000, 7);
-    case 'int':
-      return Array.from({ length: 3000 }, (_, i) => (i * 2654435761) | 0);
-    case 'long':
-      return Array.from({ length: 3000 }, (_, i) =>
-        i % 2 === 0 ? BigInt(i) * -99991234567n : i * 12345,
-      );
-    case 'bytes':
-      return Array.from({ length: 3000 }, (_, i) => new Uint8Array(i % 301).fill(i & 255));
-  }
+  return funnel === 'string' || funnel === 'utf16'
+    ? mixedStrings(3000, 7)
+    : mixedKeys(funnel, 3000, 7);
 }
 
 const FUNNELS: Funnel[] = ['string', 'utf16', 'int', 'long', 'bytes'];

@@ -1,0 +1,106 @@
+/**
+ * The classic filter's batch paths over packed keys (`addBatch` / `hasBatch`), with the same
+ * bits and answers as `add` / `has` key by key:
+ *
+ * - bits in a wasm kernel (the usual case, hash/hasher.ts): a chunk of keys is copied into the
+ *   kernel, MurmurHash3 runs over all of them, then the MITZ_64 walks: two WebAssembly calls per
+ *   chunk and no per-key JavaScript. A key longer than the kernel's key area takes the per-key
+ *   path (`one`), which gives the same result.
+ * - bits elsewhere (shared memory, small filters, no WebAssembly): MurmurHash3 and the k probe
+ *   positions of a whole chunk in one call (`mitz64Batch`), then JavaScript tests or sets the
+ *   bits through the storage (atomic for shared storage).
+ */
+import type { BitStorage } from '../../bits/bit-array.js';
+import { batchScratch, mitz64Batch, probeIndex, releaseBatch } from '../../hash/batch.js';
+import type { BloomKernel } from '../../hash/hasher.js';
+import type { Modulus } from '../../hash/strategies.js';
+import type { PackedKeys } from '../filter.js';
+
+/**
+ * Runs the kernel over keys [0, n) of `batch`; `out[i]` gets key i's answer (test: 1/0; add:
+ * the bits it set, or for a key taken by `one`, 1 if new). Returns the bits the kernel set.
+ */
+export function kernelBatch(
+  kernel: BloomKernel,
+  batch: PackedKeys,
+  n: number,
+  k: number,
+  mod: Modulus,
+  add: boolean,
+  out: Uint8Array,
+  one: (i: number) => boolean,
+): number {
+  let set = 0;
+  for (let start = 0; start < n; ) {
+    const stop = kernel.batch(batch, start, n, k, mod, add, out);
+    if (stop === start) {
+      out[start] = one(start) ? 1 : 0;
+      start++;
+      continue;
+    }
+    if (add) for (let i = start; i < stop; i++) set += out[i]!;
+    start = stop;
+  }
+  return set;
+}
+
+/** Adds keys [0, n) of `batch` through `bits`, in order; returns how many were new. */
+export function storageAddBatch(
+  bits: BitStorage,
+  batch: PackedKeys,
+  n: number,
+  k: number,
+  mod: Modulus,
+): number {
+  const data = bits.data;
+  let added = 0;
+  try {
+    for (let start = 0; start < n; ) {
+      const stop = mitz64Batch(batch, start, n, k, mod);
+      const p = batchScratch!.i32;
+      for (let j = 0, w = probeIndex; j < stop - start; j++, w += 2 * k) {
+        let any = false;
+        for (let i = 0; i < k; i++) {
+          const word = p[w + i]!;
+          const mask = p[w + k + i]!;
+          if ((data[word]! & mask) === 0 && bits.setMasked(word, mask)) any = true;
+        }
+        if (any) added++;
+      }
+      start = stop;
+    }
+  } finally {
+    releaseBatch();
+  }
+  return added;
+}
+
+/** Tests keys [0, n) of `batch` against `data`; `out[i]` gets 1 or 0. */
+export function storageHasBatch(
+  data: Uint32Array,
+  batch: PackedKeys,
+  n: number,
+  k: number,
+  mod: Modulus,
+  out: Uint8Array,
+): void {
+  try {
+    for (let start = 0; start < n; ) {
+      const stop = mitz64Batch(batch, start, n, k, mod);
+      const p = batchScratch!.i32;
+      for (let j = 0, w = probeIndex; j < stop - start; j++, w += 2 * k) {
+        let all = 1;
+        for (let i = 0; i < k; i++) {
+          if ((data[p[w + i]!]! & p[w + k + i]!) === 0) {
+            all = 0;
+            break;
+          }
+        }
+        out[start + j] = all;
+      }
+      start = stop;
+    }
+  } finally {
+    releaseBatch();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The counting filter's batch paths over packed keys: MurmurHash3 and the k MITZ_64 positions of
+ * a whole chunk of keys in one WebAssembly call (`mitz64Batch`), then the counters, key by key in
+ * order, with the same rules as `add` / `has` (a position the double hashing repeats counts
+ * once). With `SharedCounterArray` storage each counter changes by compare-and-swap, so batches
+ * from several threads lose no count.
+ */
+import type { CounterArray } from '../../bits/counters.js';
+import { batchScratch, mitz64Batch, probeIndex, releaseBatch } from '../../hash/batch.js';
+import type { Modulus } from '../../hash/strategies.js';
+import type { PackedKeys } from '../filter.js';
+
+const positions = new Float64Array(256);
+
+/** Key j's distinct positions (from the chunk's probe lists) into `positions`; returns how many. */
+function distinct(p: Int32Array, w: number, k: number): number {
+  let n = 0;
+  outer: for (let i = 0; i < k; i++) {
+    const pos = p[w + i]! * 32 + 31 - Math.clz32(p[w + k + i]!);
+    for (let j = 0; j < n; j++) if (positions[j] === pos) continue outer;
+    positions[n++] = pos;
+  }
+  return n;
+}
+
+/** Adds keys [0, n) of `batch`, in order; returns how many were new (had a counter at 0). */
+export function countingAddBatch(
+  counters: CounterArray,
+  batch: PackedKeys,
+  n: number,
+  k: number,
+  mod: Modulus,
+): number {
+  let added = 0;
+  try {
+    for (let start = 0; start < n; ) {
+      const stop = mitz64Batch(batch, start, n, k, mod);
+      const p = batchScratch!.i32;
+      for (let j = 0, w = probeIndex; j < stop - start; j++, w += 2 * k) {
+        const m = distinct(p, w, k);
+        let fresh = false;
+        for (let i = 0; i < m; i++) if (counters.increment(positions[i]!) === 0) fresh = true;
+        if (fresh) added++;
+      }
+      start = stop;
+    }
+  } finally {
+    releaseBatch();
+  }
+  return added;
+}
+
+/** Tests keys [0, n) of `batch`; `out[i]` is 1 if all of key i's counters are above 0, else 0. */
+export function countingHasBatch(
+  counters: CounterArray,
+  batch: PackedKeys,
+  n: number,
+  k: number,
+  mod: Modulus,
+  out: Uint8Array,
+): void {
+  try {
+    for (let start = 0; start < n; ) {
+      const stop = mitz64Batch(batch, start, n, k, mod);
+      const p = batchScratch!.i32;
+      for (let j = 0, w = probeIndex; j < stop - start; j++, w += 2 * k) {
+        let all = 1;
+        for (let i = 0; i < k; i++) {
+          if (counters.get(p[w + i]! * 32 + 31 - Math.clz32(p[w + k + i]!)) === 0) {
+            all = 0;
+            break;
+          }
+        }
+        out[start + j] = all;
+      }
+      start = stop;
+    }
+  } finally {
+    releaseBatch();
+  }
+}

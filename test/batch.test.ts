@@ -1,0 +1,138 @@
+/**
+ * addBatch / hasBatch against add / has key by key, for every in-memory filter type and every
+ * funnel it takes: the same count of new keys, the same bits afterwards (native bytes; Guava
+ * bytes for the classic filter), and the same answers for present and absent keys, with keys
+ * that are non-ASCII, hold lone surrogates, repeat within the batch, or are longer than a chunk.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Funnel, Key } from '../src/hash/keys.js';
+import {
+  BlockedBloomFilter,
+  BloomFilter,
+  CountingBloomFilter,
+  CuckooFilter,
+  packKeys,
+  ScalableBloomFilter,
+  SplitBlockBloomFilter,
+} from '../src/index.js';
+import { mixedKeys } from './support/mixed-keys.js';
+
+interface AnyFilter {
+  add(key: Key): boolean;
+  has(key: Key): boolean;
+  addBatch(batch: { bytes: Uint8Array; offsets: Uint32Array }): number;
+  hasBatch(batch: { bytes: Uint8Array; offsets: Uint32Array }, out?: Uint8Array): Uint8Array;
+  toBytes(): Uint8Array;
+}
+
+const FUNNELS: Funnel[] = ['string', 'utf16', 'int', 'long', 'bytes'];
+
+/** Each case: a name, the funnels it takes, and a factory for an empty filter. */
+const CASES: [string, Funnel[], (funnel: Funnel) => AnyFilter][] = [
+  [
+    'BloomFilter (bits in a wasm kernel)',
+    FUNNELS,
+    (funnel) => BloomFilter.create({ capacity: 6000, fpp: 0.01, funnel }),
+  ],
+  [
+    'BloomFilter (shared memory)',
+    FUNNELS,
+    (funnel) => BloomFilter.create({ capacity: 6000, fpp: 0.01, funnel, shared: true }),
+  ],
+  [
+    'BloomFilter (small: general path)',
+    ['string'],
+    (funnel) => BloomFilter.create({ capacity: 300, fpp: 0.01, funnel }),
+  ],
+  [
+    'BloomFilter (MURMUR128_MITZ_32)',
+    ['string'],
+    (funnel) =>
+      BloomFilter.create({ capacity: 6000, fpp: 0.01, funnel, strategy: 'MURMUR128_MITZ_32' }),
+  ],
+  [
+    'BlockedBloomFilter',
+    FUNNELS,
+    (funnel) => BlockedBloomFilter.create({ capacity: 6000, fpp: 0.01, funnel }),
+  ],
+  [
+    'BlockedBloomFilter (shared memory)',
+    ['string'],
+    (funnel) => BlockedBloomFilter.create({ capacity: 6000, fpp: 0.01, funnel, shared: true }),
+  ],
+  [
+    'SplitBlockBloomFilter (BYTE_ARRAY)',
+    ['string'],
+    () => SplitBlockBloomFilter.create({ capacity: 6000, fpp: 0.01 }),
+  ],
+  [
+    'SplitBlockBloomFilter (INT64)',
+    ['long'],
+    () => SplitBlockBloomFilter.create({ capacity: 6000, fpp: 0.01, type: 'INT64' }),
+  ],
+  [
+    'CountingBloomFilter',
+    FUNNELS,
+    (funnel) => CountingBloomFilter.create({ capacity: 6000, fpp: 0.01, funnel }),
+  ],
+  [
+    'ScalableBloomFilter',
+    ['string', 'long'],
+    (funnel) => ScalableBloomFilter.create({ capacity: 500, fpp: 0.01, funnel }),
+  ],
+  [
+    'CuckooFilter',
+    ['string', 'int'],
+    (funnel) => CuckooFilter.create({ capacity: 8000, fpp: 0.01, funnel }),
+  ],
+];
+
+describe('addBatch / hasBatch equal add / has key by key', () => {
+  for (const [name, funnels, make] of CASES) {
+    for (const funnel of funnels) {
+      it(`${name}, funnel '${funnel}'`, () => {
+        const present = mixedKeys(funnel, 3000, 1);
+        const absent = mixedKeys(funnel, 3000, 2);
+        // Repeats inside the batch: the second occurrence must not count as new.
+        const added = [...present, ...present.slice(0, 200)];
+        const batched = make(funnel);
+        const oneByOne = make(funnel);
+        const newInBatch = batched.addBatch(packKeys(funnel, added));
+        let newOneByOne = 0;
+        for (const key of added) if (oneByOne.add(key)) newOneByOne++;
+        expect(newInBatch).toBe(newOneByOne);
+        expect(newInBatch).toBeLessThanOrEqual(present.length);
+        expect(batched.toBytes()).toEqual(oneByOne.toBytes());
+        if (batched instanceof BloomFilter) {
+          expect(batched.toGuava()).toEqual((oneByOne as BloomFilter).toGuava());
+        }
+        const all = [...present, ...absent];
+        const out = new Uint8Array(all.length + 5).fill(9);
+        const found = batched.hasBatch(packKeys(funnel, all), out);
+        expect(found).toBe(out);
+        const expected = new Uint8Array(all.length + 5).fill(9);
+        for (let i = 0; i < all.length; i++) expected[i] = oneByOne.has(all[i]!) ? 1 : 0;
+        expect(found).toEqual(expected);
+        expect(found.subarray(0, present.length).every((v) => v === 1)).toBe(true);
+        expect(found.subarray(present.length, all.length).some((v) => v === 0)).toBe(true);
+      });
+    }
+  }
+
+  it('an empty batch adds nothing and answers nothing', () => {
+    const f = BlockedBloomFilter.create({ capacity: 100, fpp: 0.01 });
+    expect(f.addBatch(packKeys('string', []))).toBe(0);
+    expect(f.hasBatch(packKeys('string', []))).toEqual(new Uint8Array(0));
+  });
+
+  it('refuses a malformed batch or a short out array, naming it', () => {
+    const f = BloomFilter.create({ capacity: 6000, fpp: 0.01 });
+    const batch = packKeys('string', ['a', 'b']);
+    expect(() => f.hasBatch(batch, new Uint8Array(1))).toThrow(
+      /out must be a Uint8Array of at least 2 bytes/,
+    );
+    expect(() => f.addBatch({ bytes: batch.bytes, offsets: new Uint32Array([0, 5]) })).toThrow(
+      RangeError,
+    );
+  });
+});
