@@ -260,15 +260,17 @@ export class RedisStore {
         ctx.outcome = outcome;
         const source = windows(keys);
         const inFlight: Promise<void>[] = [];
+        let failed: { err: unknown } | undefined;
         let done = 0;
         try {
           for (;;) {
             if (ctx.signal.aborted) throw ctx.signal.reason;
+            if (failed !== undefined) throw failed.err;
             if (options?.signal?.aborted === true) throw options.signal.reason;
             if (inFlight.length === 0) ctx.pause(); // waiting for the caller's keys, not Redis
             const next = await source.next();
             ctx.progress();
-            if (next.done === true || ctx.signal.aborted) break;
+            if (next.done === true || ctx.signal.aborted || failed !== undefined) break;
             const window = next.value;
             const offset = outcome.seen;
             outcome.reserve(window.length);
@@ -277,7 +279,10 @@ export class RedisStore {
               done += window.length;
               onProgress?.(done);
             });
-            work.catch(() => undefined); // awaited below
+            // Any window's failure stops the batch before the next window is taken.
+            work.catch((err: unknown) => {
+              failed ??= { err };
+            });
             inFlight.push(work);
             if (inFlight.length >= DEPTH) await inFlight.shift();
           }
