@@ -102,43 +102,26 @@ export async function inspect(
   return describe(format, filter, bytes.length);
 }
 
-function words(data: Uint32Array, runs: number): Float32Array {
-  const n = Math.min(runs, data.length);
-  const out = new Float32Array(n);
-  for (let r = 0; r < n; r++) {
-    const from = Math.floor((r * data.length) / n);
-    const to = Math.floor(((r + 1) * data.length) / n);
-    let c = 0;
-    for (let w = from; w < to; w++) c += popcount32(data[w]!);
-    out[r] = c / ((to - from) * 32);
-  }
-  return out;
-}
-
-function bytesDensity(data: Uint8Array, runs: number): Float32Array {
-  const n = Math.min(runs, data.length);
-  const out = new Float32Array(n);
-  for (let r = 0; r < n; r++) {
-    const from = Math.floor((r * data.length) / n);
-    const to = Math.floor(((r + 1) * data.length) / n);
-    let c = 0;
-    for (let i = from; i < to; i++) c += popcount32(data[i]!);
-    out[r] = c / ((to - from) * 8);
-  }
-  return out;
-}
-
-function values(get: (i: number) => number, size: number, runs: number): Float32Array {
-  const n = Math.min(runs, size);
+/**
+ * The fill map: `size` units split into up to 512 equal runs, each the fraction of its cells
+ * set. `setIn(i)` is how many of unit i's `perUnit` cells are set.
+ */
+function density(size: number, perUnit: number, setIn: (i: number) => number): Float32Array {
+  const n = Math.min(512, size);
   const out = new Float32Array(n);
   for (let r = 0; r < n; r++) {
     const from = Math.floor((r * size) / n);
     const to = Math.floor(((r + 1) * size) / n);
     let c = 0;
-    for (let i = from; i < to; i++) if (get(i) !== 0) c++;
-    out[r] = c / (to - from);
+    for (let i = from; i < to; i++) c += setIn(i);
+    out[r] = c / ((to - from) * perUnit);
   }
   return out;
+}
+
+/** Density of 32-bit words (bits) or bytes. */
+function words(data: Uint32Array | Uint8Array): Float32Array {
+  return density(data.length, data.BYTES_PER_ELEMENT * 8, (i) => popcount32(data[i]!));
 }
 
 const f = formatInt;
@@ -172,7 +155,7 @@ export function describe(format: FileFormat, filter: AnyFilter, size: number): I
         ['key encoding', filter.funnel],
       ],
       fill: filter.bitCount / filter.bitSize,
-      density: words(filter.bits.data, 512),
+      density: words(filter.bits.data),
     };
   }
   if (filter instanceof BlockedBloomFilter || filter instanceof SplitBlockBloomFilter) {
@@ -186,7 +169,7 @@ export function describe(format: FileFormat, filter: AnyFilter, size: number): I
         ['key encoding', blocked ? filter.funnel : (filter as SplitBlockBloomFilter).type],
       ],
       fill: filter.bitCount / filter.bitSize,
-      density: words(filter.bits.data, 512),
+      density: words(filter.bits.data),
     };
   }
   if (filter instanceof CountingBloomFilter) {
@@ -200,7 +183,7 @@ export function describe(format: FileFormat, filter: AnyFilter, size: number): I
         ['key encoding', filter.funnel],
       ],
       fill: filter.nonZeroCount() / filter.counterSize,
-      density: values((i) => filter.counters.get(i), filter.counterSize, 512),
+      density: density(filter.counterSize, 1, (i) => (filter.counters.get(i) !== 0 ? 1 : 0)),
     };
   }
   if (filter instanceof CuckooFilter) {
@@ -214,7 +197,7 @@ export function describe(format: FileFormat, filter: AnyFilter, size: number): I
         ['key encoding', filter.funnel],
       ],
       fill: filter.loadFactor,
-      density: words(filter.table, 512),
+      density: words(filter.table),
     };
   }
   if (filter instanceof ScalableBloomFilter) {
@@ -231,7 +214,7 @@ export function describe(format: FileFormat, filter: AnyFilter, size: number): I
         ['key encoding', filter.funnel],
       ],
       fill: set / bits,
-      density: words(filter.layer(layers.length - 1).bits.data, 512),
+      density: words(filter.layer(layers.length - 1).bits.data),
       partHeader: ['Layer', 'Capacity', 'Keys', 'Rate at capacity', 'Bits', 'k', 'Fill'],
       parts: layers.map((l, i) => ({
         label: String(i),
@@ -283,7 +266,7 @@ export function describe(format: FileFormat, filter: AnyFilter, size: number): I
       fill: top === undefined ? Number.NaN : setOf(top.data) / top.bits,
       // Exact for the universe it was built over: every key there answers correctly.
       fpr: Number.NaN,
-      density: top === undefined ? new Float32Array(0) : bytesDensity(top.data, 512),
+      density: top === undefined ? new Float32Array(0) : words(top.data),
       partHeader: ['Layer', 'Bits', 'Hashes', 'Fill'],
       parts: layers.map((l, i) => ({
         label: String(i + 1),
@@ -343,7 +326,7 @@ export function describeParquet(entries: readonly ParquetEntry[], size: number):
     fill: set / bits,
     estimatedCount: count,
     fpr: fpr / entries.length,
-    density: words(first.filter.bits.data, 512),
+    density: words(first.filter.bits.data),
     partHeader: ['Row group', 'Column', 'Type', 'Filter', 'Fill', 'Distinct values (est.)', 'Rate'],
     parts,
     funnel: first.filter.funnel,
