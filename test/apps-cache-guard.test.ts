@@ -259,5 +259,41 @@ describe.skipIf(!hasPostgres)('CacheGuard in front of PostgreSQL (1,000,000 rows
       for (let i = 0; i < 5000; i++) expect(await guard.get(absentId(random))).toBeNull();
       expect(guard.stats.loads - 50).toBeLessThanOrEqual(1.5 * FPP * 5000);
     }, 60_000);
+
+    it('rebuilds into a new Redis filter from a cursor while inserts run (async writes are awaited)', async () => {
+      const old = await RedisBloomFilter.open(client, 'accounts');
+      const guard = new CacheGuard<number, Item>({
+        filter: old,
+        load: async (id) =>
+          (await db.query<Item>('SELECT id, value FROM accounts WHERE id = $1', [id])).rows[0] ??
+          null,
+        createFilter: () =>
+          RedisBloomFilter.create(client, 'accounts:v2', {
+            capacity: 25_000,
+            fpp: FPP,
+            funnel: 'int',
+          }),
+      });
+      const count = await admin.query<{ n: string }>('SELECT count(*) AS n FROM accounts');
+      const before = Number(count.rows[0]!.n);
+      const inserted: number[] = [];
+      const writer = async (): Promise<void> => {
+        for (let id = 3 * 40_000; guard.stats.rebuilding; id += 3) {
+          await db.query('INSERT INTO accounts (id, value) VALUES ($1, $2)', [id, id / 3]);
+          await guard.added(id);
+          inserted.push(id);
+        }
+      };
+      const [report] = await Promise.all([
+        guard.rebuild(cursorIds(scan, 'accounts', 1_000)),
+        writer(),
+      ]);
+      expect(report.scanned).toBeGreaterThanOrEqual(before);
+      expect(inserted.length).toBeGreaterThan(report.scanned - before); // some after the snapshot
+      const fresh = await RedisBloomFilter.open(client, 'accounts:v2');
+      expect(guard.filter).not.toBe(old);
+      expect((await fresh.hasMany(inserted)).every(Boolean)).toBe(true);
+      for (const id of inserted) expect((await guard.get(id))?.id).toBe(id);
+    }, 60_000);
   });
 });
