@@ -7,13 +7,10 @@
  *
  * Hash routing (any order): a key's chunk is known from its hash, but keys arrive in any order, so
  * every chunk may be touched at any time. If all C chunks fit in `memoryBytes` they are filled in
- * memory in one pass. Otherwise the build spills: pass 1 hashes each key once and appends its
- * 16-byte hash (h1, h2; all the filter needs) to one of at most 128 bucket files, a bucket being a
- * contiguous range of chunks; pass 2 takes each bucket in turn, fills its chunks in groups of as
- * many as fit in half of `memoryBytes` (reading the bucket file once per group) and writes them.
- * Memory stays about `memoryBytes` (groups + bucket buffers) whatever the file size, at the cost of
- * 16 bytes of temporary disk per key (deleted at the end). Keys may be any iterable or async
- * iterable and are read exactly once.
+ * memory in one pass. Otherwise the build spills each key's hash to bucket files on disk and
+ * fills the chunks a group at a time (chunked-spill.ts): memory stays about `memoryBytes` whatever
+ * the file size, at the cost of 16 bytes of temporary disk per key (deleted at the end). Keys may
+ * be any iterable or async iterable and are read exactly once.
  *
  * The output is written to a temporary file next to `path`, synced and renamed over it, so a
  * failed or aborted build never leaves a partial file and never destroys an existing one.
@@ -36,16 +33,13 @@ import { dirname, join } from 'node:path';
 import { checkPositiveInteger, checkProbability, show } from '../errors.js';
 import type { ProgressOptions } from '../filters/filter.js';
 import { crc32c } from '../formats/crc32c.js';
-import { hashKey, mitz64Probes, views } from '../hash/hasher.js';
+import { mitz64Probes, views } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key, keyBytes } from '../hash/keys.js';
-import { LITTLE_ENDIAN } from '../hash/murmur3.js';
-import { Modulus, mitz64Indexes } from '../hash/strategies.js';
+import { Modulus } from '../hash/strategies.js';
 import { optimalNumOfBits, optimalNumOfHashFunctions } from '../math.js';
 import {
   type ChunkedLayout,
   type ChunkedRouting,
-  chunkCrc,
-  chunkOffset,
   chunkStride,
   compareBytes,
   DEFAULT_CHUNK_BYTES,
@@ -58,6 +52,8 @@ import {
   MAX_INDEX_BYTES,
   MIN_CHUNK_BYTES,
 } from './chunked-format.js';
+import { buildHashSpilled } from './chunked-spill.js';
+import { ChunkGroup, forEachKey, writeAt } from './chunked-write.js';
 import { checkProgress, throwIfAborted } from './progress.js';
 
 export interface ChunkedBuildOptions extends ProgressOptions {
@@ -96,10 +92,6 @@ export interface ChunkedPlan {
 }
 
 const LN2_SQUARED = Math.LN2 * Math.LN2;
-const MAX_BUCKETS = 128;
-const READ_BYTES = 1 << 20;
-/** Keys between two progress reports and abort checks. */
-const PROGRESS_EVERY = 65536;
 
 /**
  * Sizing. Hash routing: m = Guava's ⌊−n·ln p / ln²2⌋ bits for the whole filter, C = ⌈m / 8B⌉
@@ -160,135 +152,6 @@ function checkChunkCount(chunks: number, what: string, chunkBytes: number): void
   );
 }
 
-/**
- * Iterates a sync or async iterable, awaiting `each` only when it returns a promise; every
- * {@link PROGRESS_EVERY} keys (and at the end) reports progress and checks the signal.
- */
-async function forEachKey(
-  keys: Iterable<Key> | AsyncIterable<Key>,
-  progress: ProgressOptions,
-  each: (key: Key) => void | Promise<void>,
-): Promise<void> {
-  const { signal, onProgress } = progress;
-  let seen = 0;
-  const step = (): void => {
-    throwIfAborted(signal);
-    onProgress?.(seen);
-  };
-  if (keys !== null && typeof keys === 'object' && Symbol.asyncIterator in keys) {
-    for await (const key of keys as AsyncIterable<Key>) {
-      const r = each(key);
-      if (r !== undefined) await r;
-      if (++seen % PROGRESS_EVERY === 0) step();
-    }
-    step();
-    return;
-  }
-  if (keys === null || typeof keys !== 'object' || !(Symbol.iterator in keys)) {
-    throw new TypeError(`keys must be an iterable or async iterable, got ${show(keys)}`);
-  }
-  for (const key of keys as Iterable<Key>) {
-    const r = each(key);
-    if (r !== undefined) await r;
-    if (++seen % PROGRESS_EVERY === 0) step();
-  }
-  step();
-}
-
-async function writeAt(fh: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
-  let done = 0;
-  while (done < bytes.length) {
-    const { bytesWritten } = await fh.write(bytes, done, bytes.length - done, position + done);
-    done += bytesWritten;
-  }
-}
-
-/** Reverses the bytes of every u32 (big-endian hosts only: the file is little-endian). */
-function swap32(bytes: Uint8Array): void {
-  for (let i = 0; i + 3 < bytes.length; i += 4) {
-    const a = bytes[i]!;
-    const b = bytes[i + 1]!;
-    bytes[i] = bytes[i + 3]!;
-    bytes[i + 1] = bytes[i + 2]!;
-    bytes[i + 2] = b;
-    bytes[i + 3] = a;
-  }
-}
-
-/**
- * A run of consecutive chunk records in memory (stride B + 8): bits are set in place, then the
- * counts and CRCs are filled in and the run is written with one positional write.
- */
-class ChunkGroup {
-  readonly bytes: Uint8Array;
-  readonly words: Uint32Array;
-  readonly counts: Uint32Array;
-  readonly strideWords: number;
-  first = 0;
-  size = 0;
-
-  constructor(
-    readonly layout: Pick<ChunkedLayout, 'chunkBytes'>,
-    capacity: number,
-  ) {
-    const stride = chunkStride(layout.chunkBytes);
-    this.bytes = new Uint8Array(capacity * stride);
-    this.words = new Uint32Array(this.bytes.buffer);
-    this.counts = new Uint32Array(capacity);
-    this.strideWords = stride / 4;
-  }
-
-  reset(first: number, size: number): void {
-    this.first = first;
-    this.size = size;
-    this.bytes.fill(0, 0, size * this.strideWords * 4);
-    this.counts.fill(0);
-  }
-
-  count(local: number): void {
-    if (this.counts[local] === 0xffffffff) {
-      throw new RangeError(`chunk ${this.first + local} received more than 2^32 − 1 keys`);
-    }
-    this.counts[local]!++;
-  }
-
-  /**
-   * Finishes the records (count, CRC) and writes them at their place in the file: each run of
-   * chunks that hold keys in one positional write; empty chunks are left as holes.
-   */
-  async write(fh: FileHandle, layout: ChunkedLayout, allCounts: Uint32Array | null): Promise<void> {
-    const b = layout.chunkBytes;
-    const stride = chunkStride(b);
-    if (!LITTLE_ENDIAN) swap32(this.bytes.subarray(0, this.size * stride));
-    const v = new DataView(this.bytes.buffer);
-    for (let j = 0; j < this.size; j++) {
-      if (allCounts !== null) allCounts[this.first + j] = this.counts[j]!;
-      if (this.counts[j] === 0) continue; // not written
-      const start = j * stride;
-      v.setUint32(start + b, this.counts[j]!, true);
-      v.setUint32(
-        start + b + 4,
-        chunkCrc(this.bytes.subarray(start, start + b + 4), this.first + j),
-        true,
-      );
-    }
-    for (let j = 0; j < this.size; ) {
-      if (this.counts[j] === 0) {
-        j++;
-        continue;
-      }
-      let end = j + 1;
-      while (end < this.size && this.counts[end] !== 0) end++;
-      await writeAt(
-        fh,
-        this.bytes.subarray(j * stride, end * stride),
-        chunkOffset(layout, this.first + j),
-      );
-      j = end;
-    }
-  }
-}
-
 /** Builds the file at `path`; returns its layout. */
 export async function buildChunked(
   path: string,
@@ -343,7 +206,7 @@ export async function buildChunked(
   }
 }
 
-function layoutOf(plan: ChunkedPlan, chunks: number, keys: number): ChunkedLayout {
+export function layoutOf(plan: ChunkedPlan, chunks: number, keys: number): ChunkedLayout {
   return { ...plan, chunks, keys, indexLength: 8 * chunks };
 }
 
@@ -374,109 +237,6 @@ async function buildHashInMemory(
   const layout = layoutOf(plan, chunks, total);
   await group.write(fh, layout, counts);
   return { layout, counts, firstKeys: [] };
-}
-
-async function buildHashSpilled(
-  fh: FileHandle,
-  plan: ChunkedPlan,
-  keys: Iterable<Key> | AsyncIterable<Key>,
-  memoryBytes: number,
-  spillDir: string,
-  progress: ProgressOptions,
-): Promise<{ layout: ChunkedLayout; counts: Uint32Array; firstKeys: Uint8Array[] }> {
-  const { funnel, hashes: k, chunks } = plan;
-  const stride = chunkStride(plan.chunkBytes);
-  const perGroup = Math.max(1, Math.floor(memoryBytes / 2 / stride));
-  const buckets = Math.min(MAX_BUCKETS, Math.ceil(chunks / perGroup));
-  const chunksPerBucket = Math.ceil(chunks / buckets);
-  const bufferBytes = Math.min(
-    1 << 20,
-    Math.max(4096, Math.floor(memoryBytes / 2 / buckets / 16) * 16),
-  );
-  const files: FileHandle[] = [];
-  const buffers: Int32Array[] = [];
-  const fill = new Uint32Array(buckets);
-  let total = 0;
-  try {
-    for (let b = 0; b < buckets; b++) {
-      files.push(await open(join(spillDir, `bucket-${b}`), 'w+'));
-      buffers.push(new Int32Array(bufferBytes / 4));
-    }
-    const flush = async (b: number): Promise<void> => {
-      const buf = buffers[b]!;
-      const bytes = new Uint8Array(buf.buffer, 0, fill[b]! * 4);
-      let done = 0;
-      while (done < bytes.length) {
-        const { bytesWritten } = await files[b]!.write(bytes, done, bytes.length - done);
-        done += bytesWritten;
-      }
-      fill[b] = 0;
-    };
-    // Pass 1: hash each key once, append its hash to its bucket.
-    await forEachKey(keys, progress, (key) => {
-      hashKey(funnel, key);
-      const h = views.hash;
-      const b = Math.floor(hashChunk(h, chunks) / chunksPerBucket);
-      const buf = buffers[b]!;
-      let f = fill[b]!;
-      buf[f] = h[0]!;
-      buf[f + 1] = h[1]!;
-      buf[f + 2] = h[2]!;
-      buf[f + 3] = h[3]!;
-      f += 4;
-      fill[b] = f;
-      total++;
-      if (f === buf.length) return flush(b);
-      return undefined;
-    });
-    for (let b = 0; b < buckets; b++) await flush(b);
-    buffers.length = 0;
-    // Pass 2: per bucket, per group of chunks that fits in memory, replay the bucket's hashes.
-    const layout = layoutOf(plan, chunks, total);
-    const counts = new Uint32Array(chunks);
-    const group = new ChunkGroup(plan, Math.min(perGroup, chunksPerBucket));
-    const mod = new Modulus(plan.chunkBytes * 8);
-    const idx = new Float64Array(k);
-    const h = new Int32Array(4);
-    const read = new Int32Array(READ_BYTES / 4);
-    const readBytes = new Uint8Array(read.buffer);
-    const words = group.words;
-    const strideWords = group.strideWords;
-    for (let b = 0; b < buckets; b++) {
-      const end = Math.min(chunks, (b + 1) * chunksPerBucket);
-      for (let first = b * chunksPerBucket; first < end; first += perGroup) {
-        throwIfAborted(progress.signal);
-        const size = Math.min(perGroup, end - first);
-        group.reset(first, size);
-        let position = 0;
-        for (;;) {
-          const { bytesRead } = await files[b]!.read(readBytes, 0, READ_BYTES, position);
-          if (bytesRead === 0) break;
-          const usable = bytesRead - (bytesRead % 16); // whole records only
-          position += usable;
-          for (let r = 0; r < usable / 4; r += 4) {
-            h[0] = read[r]!;
-            h[1] = read[r + 1]!;
-            h[2] = read[r + 2]!;
-            h[3] = read[r + 3]!;
-            const local = hashChunk(h, chunks) - first;
-            if (local < 0 || local >= size) continue;
-            mitz64Indexes(h, k, mod, idx);
-            const base = local * strideWords;
-            for (let i = 0; i < k; i++) {
-              const j = idx[i]!;
-              words[base + ((j / 32) | 0)]! |= 1 << (j & 31);
-            }
-            group.count(local);
-          }
-        }
-        await group.write(fh, layout, counts);
-      }
-    }
-    return { layout, counts, firstKeys: [] };
-  } finally {
-    for (const f of files) await f.close().catch(() => {});
-  }
 }
 
 async function buildRange(
