@@ -17,11 +17,12 @@
 
 import { show } from '../../errors.js';
 import { joinContainer } from '../../formats/native.js';
+import { batchScratch, hashIndex, murmur3Batch, releaseBatch } from '../../hash/batch.js';
 import { hashKey, views } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { type FilterJSON, toBase64 } from '../base.js';
 import type { KeyOf, PackedKeys, ReadonlyMembershipFilter } from '../filter.js';
-import { checkKeys, checkPacked, keyEnd } from '../packed.js';
+import { checkKeys, checkPacked } from '../packed.js';
 import {
   dedupeHashes,
   FUSE_MAX_KEYS,
@@ -160,10 +161,18 @@ export class BinaryFuseFilter<K extends Key = string> implements ReadonlyMembers
     if (!(result instanceof Uint8Array) || result.length < count) {
       throw new RangeError(`out must be a Uint8Array of at least ${count} bytes, got ${show(out)}`);
     }
-    const { bytes, offsets } = batch;
-    for (let i = 0; i < count; i++) {
-      hashKey('bytes', bytes.subarray(offsets[i]!, keyEnd(batch, i)));
-      result[i] = this.test(views.hash[0]! >>> 0, views.hash[1]! >>> 0) ? 1 : 0;
+    // One WebAssembly call hashes a whole chunk of keys (hash/batch.ts), then each is probed.
+    try {
+      for (let start = 0; start < count; ) {
+        const stop = murmur3Batch(batch, start, count);
+        const h = batchScratch!.i32;
+        for (let j = 0, at = hashIndex; start + j < stop; j++, at += 4) {
+          result[start + j] = this.test(h[at]! >>> 0, h[at + 1]! >>> 0) ? 1 : 0;
+        }
+        start = stop;
+      }
+    } finally {
+      releaseBatch();
     }
     return result;
   }
