@@ -4,7 +4,6 @@
  * run from a server-side cursor while requests and inserts go on, and a Redis filter is shared
  * with a second process.
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createClient } from 'redis';
@@ -15,6 +14,7 @@ import { type PostgresHandle, requirePostgres, startPostgres } from './support/p
 import { createItems, cursorIds, statementCalls } from './support/postgres-items.js';
 import { mulberry32 } from './support/random.js';
 import { type RedisServerHandle, requireRedis, startRedis } from './support/redis-server.js';
+import { runTs } from './support/run-ts.js';
 
 const ROWS = 1_000_000;
 const FPP = 0.01;
@@ -215,12 +215,9 @@ describe.skipIf(!hasPostgres)('CacheGuard in front of PostgreSQL (1,000,000 rows
           null,
       });
 
-      const child = spawn(
-        process.execPath,
+      const { code, stdout, stderr } = await runTs(
+        fileURLToPath(new URL('./support/cache-guard-process.ts', import.meta.url)),
         [
-          '--import',
-          'tsx',
-          fileURLToPath(new URL('./support/cache-guard-process.ts', import.meta.url)),
           redis.url,
           server.host,
           String(server.port),
@@ -231,19 +228,9 @@ describe.skipIf(!hasPostgres)('CacheGuard in front of PostgreSQL (1,000,000 rows
           '5000',
           '99',
         ],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
       );
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk;
-      });
-      child.stderr.on('data', (chunk: Buffer) => {
-        err += chunk;
-      });
-      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-      expect(code, err).toBe(0);
-      const other = JSON.parse(out) as {
+      expect(code, stderr).toBe(0);
+      const other = JSON.parse(stdout) as {
         inserted: number[];
         wrong: number;
         stats: { requests: number; loads: number; filtered: number };

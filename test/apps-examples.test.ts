@@ -4,34 +4,21 @@
  * are smaller than the programs' defaults to keep the suite fast; the README "Recipes" figures
  * come from runs of the same programs at the sizes it states.
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PostgresHandle, requirePostgres, startPostgres } from './support/postgres.js';
 import { type RedisServerHandle, requireRedis, startRedis } from './support/redis-server.js';
+import { runTs } from './support/run-ts.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Runs an example; resolves to its output, failing with its stderr when it exits non-zero. */
 async function run<T>(name: string, env: Record<string, string>): Promise<T> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `examples/${name}.ts`], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk;
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    err += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  expect(code, `${name} failed:\n${err}`).toBe(0);
-  process.stdout.write(`--- examples/${name}.ts\n${out}`);
-  const lines = out.trim().split('\n');
+  const { code, stdout, stderr } = await runTs(`examples/${name}.ts`, [], { cwd: root, env });
+  expect(code, `${name} failed:\n${stderr}`).toBe(0);
+  process.stdout.write(`--- examples/${name}.ts\n${stdout}`);
+  const lines = stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]!) as T;
 }
 
