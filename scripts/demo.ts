@@ -30,6 +30,10 @@ import { main } from '../src/cli/main.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const input = process.argv[2] ?? join(root, 'samples/crawl-frontier.txt');
 const other = join(root, 'samples/urls.txt');
+if (!existsSync(input) || !statSync(input).isFile()) {
+  console.error(`npm start: ${input}: no such file (npm start -- FILE dedups FILE)`);
+  process.exit(2);
+}
 const work = mkdtempSync(join(tmpdir(), 'bloomkit-demo-'));
 const state = join(work, 'seen.bloom');
 const show = (p: string) => (p.startsWith(root) ? relative(root, p) : p);
@@ -58,11 +62,6 @@ async function bloomkit(
 }
 
 const n = (x: number) => x.toLocaleString('en-US');
-
-if (!existsSync(input) || !statSync(input).isFile()) {
-  console.error(`npm start: ${input}: no such file (npm start -- FILE dedups FILE)`);
-  process.exit(2);
-}
 
 try {
   const lines = readFileSync(input).toString('latin1').split('\n');

@@ -16,7 +16,8 @@
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { MembershipFilter } from '../filters/filter.js';
-import { BloomFilter, FormatError, type Funnel, load, save } from '../node.js';
+import { BloomFilter, FormatError, type Funnel } from '../index.js';
+import { load, save } from '../node/io.js';
 import { CliError } from './command.js';
 import { typeName } from './describe.js';
 import { describeFsError } from './input.js';

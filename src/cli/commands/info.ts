@@ -1,6 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { decodeSidecar } from '../../node/sidecar.js';
-import { ChunkedBloomFilter, readParquetBloomFilters } from '../../node.js';
 import type { Command } from '../command.js';
 import { describeFilter, type Facts, printFacts } from '../describe.js';
 import { asCliError, readFilter, sniff, unknownFormat } from '../filter-file.js';
@@ -63,6 +61,7 @@ async function describeFile(file: string, funnelText: string | undefined): Promi
       ];
     }
     case 'chunked': {
+      const { ChunkedBloomFilter } = await import('../../node/chunked.js');
       const chunked = await ChunkedBloomFilter.open(file);
       try {
         const facts = chunked.info as unknown as Facts;
@@ -72,6 +71,7 @@ async function describeFile(file: string, funnelText: string | undefined): Promi
       }
     }
     case 'sidecar': {
+      const { decodeSidecar } = await import('../../node/sidecar.js');
       const { info: meta, filter } = decodeSidecar(new Uint8Array(await readFile(file)));
       return [
         {
@@ -84,6 +84,8 @@ async function describeFile(file: string, funnelText: string | undefined): Promi
       ];
     }
     case 'parquet': {
+      // Loaded when needed: the Parquet footer reader is the largest part of the command.
+      const { readParquetBloomFilters } = await import('../../node/parquet.js');
       const filters = await readParquetBloomFilters(file);
       if (filters.length === 0)
         return [{ file, format: 'Parquet', columnChunksWithFilters: 0, ...size }];

@@ -1,4 +1,3 @@
-import { serveStatic, webPageDir } from '../../node/serve.js';
 import { CliError, type Command } from '../command.js';
 import { parseInteger, stringOption } from '../options.js';
 
@@ -18,6 +17,7 @@ Example:
   options: { port: { type: 'string' }, host: { type: 'string' } },
   positionals: { min: 0, max: 1 },
   async run({ args, options, io }) {
+    const { serveStatic, webPageDir } = await import('../../node/serve.js');
     const dir = args[0] ?? webPageDir();
     if (dir === null) {
       throw new CliError(

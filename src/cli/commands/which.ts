@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SidecarSet } from '../../node.js';
+import type { SidecarSet } from '../../node/sidecar.js';
 import { CliError, type Command } from '../command.js';
 import { asCliError } from '../filter-file.js';
 import { flag, JSON_OPTION } from '../options.js';
@@ -42,6 +42,7 @@ Example:
       throw new CliError(`${dir}: no data file with a sidecar (FILE${SUFFIX}) here`);
     let set: SidecarSet;
     try {
+      const { SidecarSet } = await import('../../node/sidecar.js');
       set = await SidecarSet.open(data);
     } catch (error) {
       throw asCliError(dir, error);

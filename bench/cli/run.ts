@@ -1,0 +1,298 @@
+/**
+ * `npm run bench:cli`: the `bloomkit` command against the tools people use today, side by side
+ * in one run, end to end (process start included), each timed as the best of a few runs with
+ * `/usr/bin/time` (wall time and peak resident memory):
+ *
+ * - add and check of 2,000,000 URL lines at p = 0.01 against the DCSO `bloom` tool (Go; Debian
+ *   golang-github-dcso-bloom-cli), both reading standard input redirected from the file;
+ *   check of absent keys and of present keys (printing 2,000,000 lines to /dev/null);
+ *   both tools' false positive rates on the absent keys.
+ * - dedup of 6,000,000 lines (4,000,000 distinct, 2,000,000 repeats at random places) against
+ *   `awk '!seen[$0]++'`: time, peak memory, and the false drops (new lines dropped) counted
+ *   exactly, beside the number bloomkit expected from its rates, with a binomial tolerance.
+ *
+ * Correctness is checked before anything is reported: no false negatives (every present line
+ * printed by check), dedup's output a subsequence of awk's. Run under the shared lock:
+ * `flock /work/coord/bench.lock npm run bench:cli` (tools that are missing are skipped, said so).
+ * Writes bench/cli/results.json.
+ */
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildCli } from '../../test/support/cli.js';
+import { mulberry32 } from '../../test/support/random.js';
+
+const N = Number(process.env.BENCH_CLI_N ?? 2_000_000);
+const DEDUP_DISTINCT = Number(process.env.BENCH_CLI_DISTINCT ?? 4_000_000);
+const DEDUP_REPEATS = Number(process.env.BENCH_CLI_REPEATS ?? 2_000_000);
+const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS ?? 3);
+const FPP = 0.01;
+const DEDUP_FPP = 1e-6;
+
+const work = mkdtempSync(join(tmpdir(), 'bloomkit-bench-cli-'));
+const file = (name: string) => join(work, name);
+
+const HOSTS = [
+  'news.example.com',
+  'shop.example.org',
+  'blog.example.net',
+  'docs.example.io',
+  'forum.example.cn',
+];
+const WORDS = [
+  'item',
+  'page',
+  'tag',
+  'user',
+  'search',
+  'cache',
+  'bloom',
+  'dedup',
+  'crawl',
+  'index',
+];
+
+/** Line i of a URL corpus (`salt` keeps the present and absent sets apart). */
+function url(i: number, salt: string): string {
+  const h = HOSTS[i % HOSTS.length]!;
+  const w = WORDS[(i >>> 3) % WORDS.length]!;
+  return `https://${h}/${w}/${salt}${i.toString(36)}/${(i * 2654435761) >>> 0}?ref=${i % 7}`;
+}
+
+/** Writes `count` lines made by `line(i)` to `path`, streaming. */
+async function writeLines(path: string, count: number, line: (i: number) => string): Promise<void> {
+  const out = createWriteStream(path);
+  const CHUNK = 10_000;
+  for (let i = 0; i < count; i += CHUNK) {
+    let text = '';
+    for (let j = i; j < Math.min(count, i + CHUNK); j++) text += `${line(j)}\n`;
+    if (!out.write(text)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  await new Promise<void>((resolve, reject) =>
+    out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+  );
+}
+
+interface Timing {
+  seconds: number;
+  maxRssMiB: number;
+  stdoutLines?: number;
+}
+
+/** `word` quoted for bash. */
+const q = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+
+/**
+ * Runs `cmd args` (with `2> stderrTo` when given) `rounds` times under /usr/bin/time; the best
+ * wall time and its peak memory.
+ */
+function time(
+  cmd: string,
+  args: readonly string[],
+  options: {
+    stdin?: string;
+    stdout?: string;
+    rounds?: number;
+    before?: () => void;
+    stderrTo?: string;
+  } = {},
+): Timing {
+  let best: Timing | null = null;
+  for (let r = 0; r < (options.rounds ?? ROUNDS); r++) {
+    options.before?.();
+    const redirect = `${options.stdin ? ` < ${q(options.stdin)}` : ''} > ${q(options.stdout ?? '/dev/null')}`;
+    const inner =
+      [cmd, ...args].map(q).join(' ') + (options.stderrTo ? ` 2> ${q(options.stderrTo)}` : '');
+    const shell = `exec /usr/bin/time -f '%e %M' bash -c ${q(`exec ${inner}`)}${redirect}`;
+    const res = spawnSync('bash', ['-c', shell], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const last = res.stderr.trim().split('\n').at(-1) ?? '';
+    const m = /^([0-9.]+) ([0-9]+)$/.exec(last);
+    if (!m)
+      throw new Error(
+        `${cmd} ${args.join(' ')} failed (${res.status}): ${res.stderr.slice(-2000)}`,
+      );
+    const t = { seconds: Number(m[1]), maxRssMiB: Number(m[2]) / 1024 };
+    if (best === null || t.seconds < best.seconds) best = t;
+  }
+  return best!;
+}
+
+function countLines(path: string): number {
+  return Number(execFileSync('wc', ['-l', path], { encoding: 'utf8' }).trim().split(/\s+/)[0]);
+}
+
+function dcsoBinary(): string | null {
+  try {
+    const listed = execFileSync('dpkg', ['-L', 'golang-github-dcso-bloom-cli'], {
+      encoding: 'utf8',
+    });
+    const bin = listed.split('\n').find((l) => /\/bin\/bloom$/.test(l));
+    if (bin && existsSync(bin)) return bin;
+  } catch {
+    // not installed as a Debian package: try PATH
+  }
+  const which = spawnSync('bash', ['-c', 'command -v bloom'], { encoding: 'utf8' });
+  return which.status === 0 ? which.stdout.trim() : null;
+}
+
+const fmt = (t: Timing) => `${t.seconds.toFixed(2)} s, ${t.maxRssMiB.toFixed(0)} MiB`;
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+
+async function main(): Promise<void> {
+  const results: Record<string, unknown> = {
+    n: N,
+    fpp: FPP,
+    rounds: ROUNDS,
+    date: new Date().toISOString(),
+  };
+  console.log(
+    `bench:cli in ${work}: generating ${N.toLocaleString()} present and absent URL lines...`,
+  );
+  await writeLines(file('present.txt'), N, (i) => url(i, 'p'));
+  await writeLines(file('absent.txt'), N, (i) => url(i, 'a'));
+  const cli = await buildCli();
+  const node = process.execPath;
+  const bk = (args: string[]) => [cli.bin, ...args];
+  try {
+    // ---- add / check vs DCSO bloom
+    const ours = file('ours.bloom');
+    const create = () => {
+      rmSync(ours, { force: true });
+      execFileSync(node, bk(['create', ours, '-n', String(N), '-p', String(FPP)]));
+    };
+    const add = time(node, bk(['add', ours]), { stdin: file('present.txt'), before: create });
+    const absent = time(node, bk(['check', ours]), {
+      stdin: file('absent.txt'),
+      stdout: file('ours-absent.out'),
+    });
+    const present = time(node, bk(['check', ours]), {
+      stdin: file('present.txt'),
+      stdout: file('ours-present.out'),
+    });
+    const oursFp = countLines(file('ours-absent.out'));
+    if (countLines(file('ours-present.out')) !== N)
+      throw new Error('bloomkit check missed present lines');
+    results.bloomkit = { add, checkAbsent: absent, checkPresent: present, fpr: oursFp / N };
+    console.log(
+      `bloomkit  add ${fmt(add)} | check absent ${fmt(absent)} | check present ${fmt(present)} | FPR ${((oursFp / N) * 100).toFixed(3)}%`,
+    );
+
+    const dcso = dcsoBinary();
+    if (dcso === null) {
+      console.log(
+        'DCSO bloom: not installed (apt-get install golang-github-dcso-bloom-cli): skipped',
+      );
+    } else {
+      const theirs = file('dcso.bloom');
+      const dcreate = () => {
+        rmSync(theirs, { force: true });
+        execFileSync(dcso, ['create', '-n', String(N), '-p', String(FPP), theirs]);
+      };
+      const dAdd = time(dcso, ['insert', theirs], { stdin: file('present.txt'), before: dcreate });
+      const dAbsent = time(dcso, ['check', theirs], {
+        stdin: file('absent.txt'),
+        stdout: file('dcso-absent.out'),
+      });
+      const dPresent = time(dcso, ['check', theirs], {
+        stdin: file('present.txt'),
+        stdout: file('dcso-present.out'),
+      });
+      const dFp = countLines(file('dcso-absent.out'));
+      if (countLines(file('dcso-present.out')) !== N)
+        throw new Error('DCSO bloom check missed present lines');
+      results.dcso = { add: dAdd, checkAbsent: dAbsent, checkPresent: dPresent, fpr: dFp / N };
+      console.log(
+        `DCSO bloom add ${fmt(dAdd)} | check absent ${fmt(dAbsent)} | check present ${fmt(dPresent)} | FPR ${((dFp / N) * 100).toFixed(3)}%`,
+      );
+      console.log(
+        `speed-up (DCSO time / bloomkit time): add ${ratio(dAdd.seconds, add.seconds)}, check absent ${ratio(dAbsent.seconds, absent.seconds)}, check present ${ratio(dPresent.seconds, present.seconds)}`,
+      );
+    }
+
+    // ---- dedup vs awk
+    const total = DEDUP_DISTINCT + DEDUP_REPEATS;
+    console.log(
+      `generating ${total.toLocaleString()} lines (${DEDUP_DISTINCT.toLocaleString()} distinct) for dedup...`,
+    );
+    const rnd = mulberry32(2024);
+    // Line i: a new URL, or a repeat of an earlier one; repeats spread at random over the file.
+    const isRepeat = new Uint8Array(total);
+    for (let placed = 0; placed < DEDUP_REPEATS; ) {
+      const i = 1 + Math.floor(rnd() * (total - 1));
+      if (isRepeat[i] === 0) {
+        isRepeat[i] = 1;
+        placed++;
+      }
+    }
+    let fresh = 0;
+    await writeLines(file('dedup.txt'), total, (i) =>
+      isRepeat[i] === 1 ? url(Math.floor(rnd() * fresh), 'd') : url(fresh++, 'd'),
+    );
+    const awk = time('awk', ['!seen[$0]++'], {
+      stdin: file('dedup.txt'),
+      stdout: file('awk.out'),
+      rounds: 1,
+    });
+    const awkLines = countLines(file('awk.out'));
+    if (awkLines !== DEDUP_DISTINCT)
+      throw new Error(`awk printed ${awkLines} lines, expected ${DEDUP_DISTINCT}`);
+    const runs: Record<string, Timing & { printed: number; falseDrops: number; expected: number }> =
+      {};
+    for (const [name, extra] of [
+      [
+        `dedup -n ${DEDUP_DISTINCT} -p ${DEDUP_FPP}`,
+        ['-n', String(DEDUP_DISTINCT), '-p', String(DEDUP_FPP)],
+      ],
+      [`dedup -p ${DEDUP_FPP} (scalable)`, ['-p', String(DEDUP_FPP)]],
+    ] as const) {
+      const summaryFile = file('summary.json');
+      const t = time(node, bk(['dedup', '--json', ...extra]), {
+        stdin: file('dedup.txt'),
+        stdout: file('ours-dedup.out'),
+        stderrTo: summaryFile,
+      });
+      const summary = JSON.parse(readFileSync(summaryFile, 'utf8')) as {
+        printed: number;
+        expectedFalseDrops: number;
+      };
+      const printed = countLines(file('ours-dedup.out'));
+      const falseDrops = DEDUP_DISTINCT - printed;
+      runs[name] = { ...t, printed, falseDrops, expected: summary.expectedFalseDrops };
+      // Every line printed is a first sighting in awk's order (a subsequence of awk's output).
+      const cmp = spawnSync(
+        'bash',
+        ['-c', `comm -23 <(sort '${file('ours-dedup.out')}') <(sort '${file('awk.out')}') | wc -l`],
+        {
+          encoding: 'utf8',
+        },
+      );
+      if (cmp.stdout.trim() !== '0') throw new Error(`${name}: printed lines awk did not print`);
+      const tolerance = 4 * Math.sqrt(summary.expectedFalseDrops) + 2;
+      const within = Math.abs(falseDrops - summary.expectedFalseDrops) <= tolerance;
+      console.log(
+        `bloomkit ${name}: ${fmt(t)} | false drops ${falseDrops} (expected ${summary.expectedFalseDrops.toFixed(2)}, ${within ? 'within' : 'OUTSIDE'} ±${tolerance.toFixed(1)}) | ${ratio(awk.seconds, t.seconds)} faster than awk, ${ratio(awk.maxRssMiB, t.maxRssMiB)} less memory`,
+      );
+      if (!within) process.exitCode = 1;
+    }
+    console.log(`awk '!seen[$0]++': ${fmt(awk)}`);
+    results.dedup = { lines: total, distinct: DEDUP_DISTINCT, fpp: DEDUP_FPP, awk, bloomkit: runs };
+    const out = fileURLToPath(new URL('./results.json', import.meta.url));
+    writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+    console.log(`wrote ${out}`);
+  } finally {
+    cli.dispose();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
