@@ -481,6 +481,23 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     );
     expect(overflow).toBeLessThanOrEqual(0);
     await page.setViewportSize({ width: 1200, height: 900 });
+    // Every control has a name a screen reader can read (a label, aria-label or its text).
+    for (const view of ['#calculator', '#plots', '#live', '#inspector']) {
+      await open(view);
+      const unnamed = await page.$$eval(
+        'main section:not([hidden]) :is(input, select, textarea, button)',
+        (els) =>
+          els
+            .filter((e) => {
+              const el = e as typeof e & { labels?: { length: number } | null };
+              return (
+                !el.labels?.length && !el.getAttribute('aria-label') && !el.textContent?.trim()
+              );
+            })
+            .map((e) => e.outerHTML.slice(0, 80)),
+      );
+      expect(unnamed, view).toEqual([]);
+    }
     expect(errors).toEqual([]);
     expect(requests.filter((u) => !u.startsWith(server.url) && !u.startsWith('blob:'))).toEqual([]);
   });

@@ -66,7 +66,7 @@ export function inspectorView(root: HTMLElement): void {
   const result = h('div', { id: 'inspect-result' });
   const keys = h('textarea', {
     id: 'inspect-keys',
-    rows: 4,
+    rows: 5,
     placeholder: 'one key per line',
     spellcheck: 'false',
   });
