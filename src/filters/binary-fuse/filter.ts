@@ -22,7 +22,7 @@ import { hashKey, views } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { type FilterJSON, toBase64 } from '../base.js';
 import type { KeyOf, PackedKeys, ReadonlyMembershipFilter } from '../filter.js';
-import { checkKeys, checkPacked } from '../packed.js';
+import { checkKeys, checkPacked, packKeys } from '../packed.js';
 import {
   dedupeHashes,
   FUSE_MAX_KEYS,
@@ -100,22 +100,40 @@ export class BinaryFuseFilter<K extends Key = string> implements ReadonlyMembers
       throw new RangeError(`fingerprintBits must be 8 or 16, got ${show(bits)}`);
     }
     const funnel = checkFunnel(options.funnel ?? 'string');
-    let hashes = new Uint32Array(2 * 1024);
+    // Keys are packed 4096 at a time and each chunk hashed in one WebAssembly call.
+    let hashes = new Uint32Array(2 * 4096);
     let n = 0;
-    for (const key of keys as Iterable<Key>) {
-      if (n >= FUSE_MAX_KEYS) {
-        throw new RangeError('keys must number at most 2^30 for a binary fuse filter, got more');
-      }
-      if (2 * n + 2 > hashes.length) {
-        const grown = new Uint32Array(hashes.length * 2);
+    const chunk: Key[] = [];
+    const flush = (): void => {
+      if (2 * (n + chunk.length) > hashes.length) {
+        const grown = new Uint32Array(Math.max(hashes.length * 2, 2 * (n + chunk.length)));
         grown.set(hashes);
         hashes = grown;
       }
-      hashKey(funnel, key);
-      hashes[2 * n] = views.hash[0]!;
-      hashes[2 * n + 1] = views.hash[1]!;
-      n++;
+      const packed = packKeys(funnel, chunk);
+      try {
+        for (let start = 0; start < chunk.length; ) {
+          const stop = murmur3Batch(packed, start, chunk.length);
+          const h = batchScratch!.i32;
+          for (let at = hashIndex, j = start; j < stop; j++, at += 4, n++) {
+            hashes[2 * n] = h[at]!;
+            hashes[2 * n + 1] = h[at + 1]!;
+          }
+          start = stop;
+        }
+      } finally {
+        releaseBatch();
+      }
+      chunk.length = 0;
+    };
+    for (const key of keys as Iterable<Key>) {
+      if (n + chunk.length >= FUSE_MAX_KEYS) {
+        throw new RangeError('keys must number at most 2^30 for a binary fuse filter, got more');
+      }
+      chunk.push(key);
+      if (chunk.length === 4096) flush();
     }
+    flush();
     const distinct = dedupeHashes(hashes, n);
     const shape = fuseShape(distinct);
     const fingerprints =
