@@ -13,7 +13,6 @@ import {
   type MembershipFilter,
   ScalableBloomFilter,
 } from '../src/index.js';
-import { type FilterAdapter, runConformance } from './conformance/suite.js';
 import { decodeAny } from './support/any-filter.js';
 
 describe('bytes per key at fpp 0.01 (1,000,000 keys)', () => {

@@ -15,36 +15,8 @@ import {
   splitBlockFalsePositiveRate,
   splitBlockSize,
 } from '../src/index.js';
-import { type FilterAdapter, runConformance } from './conformance/suite.js';
 
-function adapt(f: SplitBlockBloomFilter): FilterAdapter {
-  return {
-    add: (k) => f.add(k),
-    has: (k) => f.has(k),
-    clear: () => f.clear(),
-    roundTrip: () => adapt(fromBytes(f.toBytes()) as SplitBlockBloomFilter),
-    addWrongKind: () => f.add(42),
-  };
-}
-
-runConformance({
-  name: 'SplitBlockBloomFilter',
-  create: (o) => adapt(SplitBlockBloomFilter.create(o)),
-  createRaw: (o) => SplitBlockBloomFilter.create(o as never),
-  fppSlack: 1,
-});
-
-runConformance({
-  name: 'SplitBlockBloomFilter (Parquet bytes)',
-  create: (o) => {
-    const f = SplitBlockBloomFilter.create({ ...o, shared: true });
-    return {
-      ...adapt(f),
-      roundTrip: () => adapt(SplitBlockBloomFilter.fromParquet(f.toParquet())),
-    };
-  },
-  fppSlack: 1,
-});
+// Conformance: the split-block rows of test/conformance/table.ts (plain, shared, Parquet bytes).
 
 describe('SplitBlockBloomFilter against the Parquet specification', () => {
   it('uses the eight salt constants of the specification', () => {

@@ -138,6 +138,18 @@ export const MEMORY_TARGETS: Record<string, Partial<Record<Storage, ConformanceT
         createRaw: (o) => SplitBlockBloomFilter.create(o as never),
         fppSlack: 1,
       },
+      {
+        name: 'SplitBlockBloomFilter (Parquet bytes)',
+        create: (o) => {
+          const f = SplitBlockBloomFilter.create(o);
+          return {
+            ...adapt(f as Growable),
+            roundTrip: () => adapt(SplitBlockBloomFilter.fromParquet(f.toParquet()) as Growable),
+          };
+        },
+        fppSlack: 1,
+        lacks: { createRaw: 'same factory as SplitBlockBloomFilter' },
+      },
     ],
     shared: [
       {

@@ -30,12 +30,19 @@
 
 import { BitArray, type BitStorage, popcount32 } from '../../bits/bit-array.js';
 import { SharedBitArray } from '../../bits/shared-bit-array.js';
+import {
+  checkSharedHandle,
+  type SharedFilterHandle,
+  sharedView,
+  shareStorage,
+} from '../../bits/shared-handle.js';
 import { checkPositiveInteger, checkProbability, show } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { batchScratch, hashIndex, releaseBatch, xxh64Batch } from '../../hash/batch.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { MAX_BATCH, xxh64Key, xxh64Many, xxViews } from '../../hash/xxhash64.js';
-import { checkOut, FilterBase, percent } from '../base.js';
+import { checkOut, percent } from '../base.js';
+import { BitFilter } from '../bit-filter.js';
 import {
   checkCombinable,
   incompatibility,
@@ -87,13 +94,13 @@ export interface BlockedBloomFilterShape extends BlockedBloomFilterCommonOptions
 }
 
 export class BlockedBloomFilter<K extends Key = Key>
-  extends FilterBase<K>
+  extends BitFilter<K>
   implements MembershipFilter<K>
 {
   /** The class's name in messages, JSON and summaries (survives minification). */
   static readonly typeName = 'BlockedBloomFilter';
   /** The bit storage (plain or shared); block b is words [16b, 16b + 16). */
-  readonly bits: BitStorage;
+  override readonly bits: BitStorage;
   /** Number of 512-bit blocks (z). */
   readonly blocks: number;
   /** Probes per key (k). */
@@ -134,16 +141,6 @@ export class BlockedBloomFilter<K extends Key = Key>
       blocks: size.blocks,
       hashes: size.hashes,
     });
-  }
-
-  /** Number of bits (m = 512·z). */
-  get bitSize(): number {
-    return this.bits.bitSize;
-  }
-
-  /** Number of bits set. */
-  get bitCount(): number {
-    return this.bits.bitCount();
   }
 
   /** Adds `key`. True iff a bit changed, i.e. the key was certainly not in the filter before. */
@@ -279,36 +276,13 @@ export class BlockedBloomFilter<K extends Key = Key>
     return result;
   }
 
-  /** Same block count, same k, same funnel, and not the same object. */
-  isCompatible(other: BlockedBloomFilter<K>): boolean {
-    return incompatibility(BlockedBloomFilter, this, other, this.requirements) === null;
-  }
-
-  private readonly requirements = (other: BlockedBloomFilter<K>): readonly Requirement[] => [
-    ['have the same number of blocks', this.blocks, other.blocks],
-    ['have the same number of probes', this.hashes, other.hashes],
-    ['have equal funnels', this.funnel, other.funnel],
-  ];
-
-  private checkCompatible(other: BlockedBloomFilter<K>): void {
-    checkCombinable(BlockedBloomFilter, this, other, this.requirements);
-  }
-
-  /** Adds every key of `other` (bitwise OR), in place; returns this. */
-  union(other: BlockedBloomFilter<K>): this {
-    this.checkCompatible(other);
-    this.bits.orWith(other.bits);
-    return this;
-  }
-
-  /**
-   * Keeps the bits set in both (bitwise AND), in place; returns this. Keys added to both still
-   * answer true; the rate is at most that of either filter.
-   */
-  intersect(other: BlockedBloomFilter<K>): this {
-    this.checkCompatible(other);
-    this.bits.andWith(other.bits);
-    return this;
+  /** What another filter must share with this one to be combined. */
+  protected override requirements(other: this): readonly Requirement[] {
+    return [
+      ['have the same number of blocks', this.blocks, other.blocks],
+      ['have the same number of probes', this.hashes, other.hashes],
+      ['have equal funnels', this.funnel, other.funnel],
+    ];
   }
 
   /**
@@ -343,31 +317,31 @@ export class BlockedBloomFilter<K extends Key = Key>
     return new BlockedBloomFilter<K>(this.shape(), this.bits.clone());
   }
 
-  /** Forgets every key. */
-  override clear(): void {
-    this.bits.clear();
-  }
-
-  /** Same shape, funnel and bits. */
-  equals(other: unknown): boolean {
-    if (!(other instanceof BlockedBloomFilter)) return false;
-    if (other === this) return true;
-    if (
-      other.blocks !== this.blocks ||
-      other.hashes !== this.hashes ||
-      other.funnel !== this.funnel
-    ) {
-      return false;
-    }
-    const a = this.data;
-    const b = other.data;
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-    return true;
-  }
-
   /** The explicit shape of this filter. */
   shape(): BlockedBloomFilterShape {
     return { blocks: this.blocks, hashes: this.hashes, funnel: this.funnel };
+  }
+
+  /**
+   * A handle to this filter's shared memory, to send to a worker (`postMessage`): there
+   * `BlockedBloomFilter.fromShared(handle)` opens the same filter on the same bits, and adds from any number
+   * of threads lose nothing (`Atomics.or`). Only for a filter made with `{ shared: true }` (else a
+   * `TypeError`). `estimatedCount()`, `expectedFpp()` and `bitCount` read a snapshot: adds
+   * racing the count may or may not be in it.
+   */
+  share(): SharedFilterHandle {
+    return shareStorage('blocked', 'BlockedBloomFilter', this.shape(), this.data);
+  }
+
+  /** The filter behind a {@link share} handle, on the same shared bits. */
+  static fromShared<K extends Key = Key>(handle: SharedFilterHandle): BlockedBloomFilter<K> {
+    const h = checkSharedHandle(handle, 'blocked');
+    const shape = h.shape as unknown as BlockedBloomFilterShape;
+    const bitSize = shape.blocks * BLOCK_BITS;
+    return new BlockedBloomFilter<K>(
+      shape,
+      new SharedBitArray(bitSize, sharedView(h, Uint32Array, bitSize / 32)),
+    );
   }
 
   /** bloomkit's native format (filter type 5; see format.ts). */

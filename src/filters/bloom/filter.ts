@@ -17,6 +17,12 @@
 
 import { BitArray, type BitStorage } from '../../bits/bit-array.js';
 import { SharedBitArray } from '../../bits/shared-bit-array.js';
+import {
+  checkSharedHandle,
+  type SharedFilterHandle,
+  sharedView,
+  shareStorage,
+} from '../../bits/shared-handle.js';
 import { checkOptions, checkPositiveInteger, checkProbability, show } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { BloomKernel, hashKey, mitz64Probes, views } from '../../hash/hasher.js';
@@ -29,7 +35,8 @@ import {
   type StrategyName,
 } from '../../hash/strategies.js';
 import { bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../../math.js';
-import { checkOut, FilterBase, percent } from '../base.js';
+import { checkOut, percent } from '../base.js';
+import { BitFilter } from '../bit-filter.js';
 import {
   checkCombinable,
   incompatibility,
@@ -76,11 +83,11 @@ export interface BloomFilterShape<F extends Funnel = Funnel> extends BloomFilter
   hashes: number;
 }
 
-export class BloomFilter<K extends Key = Key> extends FilterBase<K> implements MembershipFilter<K> {
+export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements MembershipFilter<K> {
   /** The class's name in messages, JSON and summaries (survives minification). */
   static readonly typeName = 'BloomFilter';
   /** The bit storage (plain or shared). */
-  readonly bits: BitStorage;
+  override readonly bits: BitStorage;
   /** Number of hash functions (bit positions per key), k. */
   readonly hashes: number;
   readonly funnel: Funnel;
@@ -132,16 +139,6 @@ export class BloomFilter<K extends Key = Key> extends FilterBase<K> implements M
     checkProbability('fpp', options.fpp);
     const size = bloomSize(options.capacity, options.fpp);
     return new BloomFilter<KeyOf<F>>({ ...options, bits: size.bits, hashes: size.hashes });
-  }
-
-  /** Number of bits (m), a multiple of 64. */
-  get bitSize(): number {
-    return this.bits.bitSize;
-  }
-
-  /** Number of bits set (maintained for plain storage). */
-  get bitCount(): number {
-    return this.bits.bitCount();
   }
 
   /** Adds `key`. True iff a bit changed, i.e. the key was certainly not in the filter before. */
@@ -253,46 +250,14 @@ export class BloomFilter<K extends Key = Key> extends FilterBase<K> implements M
     return Array.from(out);
   }
 
-  /**
-   * Guava's `isCompatible`: same k, same bit size, same strategy, same funnel, and not the same
-   * object. Filters built for (1000, 0.01) and (1001, 0.01) are compatible: both have 9600 bits.
-   */
-  isCompatible(other: BloomFilter<K>): boolean {
-    return incompatibility(BloomFilter, this, other, this.requirements) === null;
-  }
-
-  /** What Guava's `putAll` requires of another filter. */
-  private readonly requirements = (other: BloomFilter<K>): readonly Requirement[] => [
-    ['have the same number of hash functions', this.hashes, other.hashes],
-    ['have the same size underlying bit arrays', this.bitSize, other.bitSize],
-    ['have equal strategies', this.strategy, other.strategy],
-    ['have equal funnels', this.funnel, other.funnel],
-  ];
-
-  /** Throws `IncompatibleFiltersError` naming the first difference (Guava's `putAll` checks). */
-  private checkCompatible(other: BloomFilter<K>): void {
-    checkCombinable(BloomFilter, this, other, this.requirements);
-  }
-
-  /**
-   * Adds every key of `other` to this filter (Guava's `putAll`): the bitwise OR. In place;
-   * returns this. The result answers true for every key added to either filter.
-   */
-  union(other: BloomFilter<K>): this {
-    this.checkCompatible(other);
-    this.bits.orWith(other.bits);
-    return this;
-  }
-
-  /**
-   * Keeps only the bits set in both filters: the bitwise AND, in place; returns this. Every key
-   * added to both still answers true; the rate is at most that of either filter (often higher
-   * than a filter built from the true intersection, since shared bits of different keys survive).
-   */
-  intersect(other: BloomFilter<K>): this {
-    this.checkCompatible(other);
-    this.bits.andWith(other.bits);
-    return this;
+  /** What another filter must share with this one to be combined (Guava's putAll checks). */
+  protected override requirements(other: this): readonly Requirement[] {
+    return [
+      ['have the same number of hash functions', this.hashes, other.hashes],
+      ['have the same size underlying bit arrays', this.bitSize, other.bitSize],
+      ['have equal strategies', this.strategy, other.strategy],
+      ['have equal funnels', this.funnel, other.funnel],
+    ];
   }
 
   /** Guava `approximateElementCount()`: −(m/k)·ln(1 − bitCount/m), rounded half up. */
@@ -315,29 +280,6 @@ export class BloomFilter<K extends Key = Key> extends FilterBase<K> implements M
     return copy;
   }
 
-  /** Forgets every key. */
-  override clear(): void {
-    this.bits.clear();
-  }
-
-  /** Guava `equals`: same k, funnel, strategy and bits. */
-  equals(other: unknown): boolean {
-    if (!(other instanceof BloomFilter)) return false;
-    if (other === this) return true;
-    if (
-      other.hashes !== this.hashes ||
-      other.bitSize !== this.bitSize ||
-      other.strategy !== this.strategy ||
-      other.funnel !== this.funnel
-    ) {
-      return false;
-    }
-    const a = this.data;
-    const b = other.data;
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-    return true;
-  }
-
   /** The explicit shape of this filter. */
   shape(): BloomFilterShape {
     return {
@@ -346,6 +288,28 @@ export class BloomFilter<K extends Key = Key> extends FilterBase<K> implements M
       funnel: this.funnel,
       strategy: this.strategy,
     };
+  }
+
+  /**
+   * A handle to this filter's shared memory, to send to a worker (`postMessage`): there
+   * `BloomFilter.fromShared(handle)` opens the same filter on the same bits, and adds from any number
+   * of threads lose nothing (`Atomics.or`). Only for a filter made with `{ shared: true }` (else a
+   * `TypeError`). `estimatedCount()`, `expectedFpp()` and `bitCount` read a snapshot: adds
+   * racing the count may or may not be in it.
+   */
+  share(): SharedFilterHandle {
+    return shareStorage('bloom', 'BloomFilter', this.shape(), this.data);
+  }
+
+  /** The filter behind a {@link share} handle, on the same shared bits. */
+  static fromShared<K extends Key = Key>(handle: SharedFilterHandle): BloomFilter<K> {
+    const h = checkSharedHandle(handle, 'bloom');
+    const shape = h.shape as unknown as BloomFilterShape;
+    const bitSize = Math.ceil(shape.bits / 64) * 64;
+    return new BloomFilter<K>(
+      shape,
+      new SharedBitArray(bitSize, sharedView(h, Uint32Array, bitSize / 32)),
+    );
   }
 
   /** Guava's `writeTo` bytes (see `guava.ts`). */

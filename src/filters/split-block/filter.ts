@@ -26,10 +26,17 @@
 
 import { BitArray, type BitStorage, popcount32 } from '../../bits/bit-array.js';
 import { SharedBitArray } from '../../bits/shared-bit-array.js';
+import {
+  checkSharedHandle,
+  type SharedFilterHandle,
+  sharedView,
+  shareStorage,
+} from '../../bits/shared-handle.js';
 import { checkPositiveInteger, show } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { batchScratch, hashIndex, releaseBatch, xxh64Batch } from '../../hash/batch.js';
-import { checkOut, FilterBase, percent } from '../base.js';
+import { checkOut, percent } from '../base.js';
+import { BitFilter } from '../bit-filter.js';
 import { checkPacked } from '../packed.js';
 import {
   decodeParquetBloomFilter,
@@ -105,13 +112,13 @@ export interface SplitBlockShape extends SplitBlockCommonOptions {
 }
 
 export class SplitBlockBloomFilter<K extends Key = Key>
-  extends FilterBase<K>
+  extends BitFilter<K>
   implements MembershipFilter<K>
 {
   /** The class's name in messages, JSON and summaries (survives minification). */
   static readonly typeName = 'SplitBlockBloomFilter';
   /** The bit storage: block b is 32-bit words [8b, 8b + 8). */
-  readonly bits: BitStorage;
+  override readonly bits: BitStorage;
   /** Number of 256-bit blocks (z). */
   readonly blocks: number;
   /** The column's physical type. */
@@ -145,16 +152,6 @@ export class SplitBlockBloomFilter<K extends Key = Key>
     }
     const size = splitBlockSize(options.capacity, options.fpp);
     return new SplitBlockBloomFilter({ ...options, blocks: size.blocks });
-  }
-
-  /** Number of bits (256·z). */
-  get bitSize(): number {
-    return this.bits.bitSize;
-  }
-
-  /** Number of bits set. */
-  get bitCount(): number {
-    return this.bits.bitCount();
   }
 
   /** Hashes `value` by the column's type into `xxViews.hash`; throws for a wrong kind. */
@@ -313,32 +310,12 @@ export class SplitBlockBloomFilter<K extends Key = Key>
     );
   }
 
-  /** Same block count and type, and not the same object. */
-  isCompatible(other: SplitBlockBloomFilter<K>): boolean {
-    return incompatibility(SplitBlockBloomFilter, this, other, this.requirements) === null;
-  }
-
-  private readonly requirements = (other: SplitBlockBloomFilter<K>): readonly Requirement[] => [
-    ['have the same number of blocks', this.blocks, other.blocks],
-    ['have the same column type', this.type, other.type],
-  ];
-
-  private checkCompatible(other: SplitBlockBloomFilter<K>): void {
-    checkCombinable(SplitBlockBloomFilter, this, other, this.requirements);
-  }
-
-  /** Adds every value of `other` (bitwise OR), in place; returns this. */
-  union(other: SplitBlockBloomFilter<K>): this {
-    this.checkCompatible(other);
-    this.bits.orWith(other.bits);
-    return this;
-  }
-
-  /** Keeps the bits set in both (bitwise AND), in place; returns this. */
-  intersect(other: SplitBlockBloomFilter<K>): this {
-    this.checkCompatible(other);
-    this.bits.andWith(other.bits);
-    return this;
+  /** What another filter must share with this one to be combined. */
+  protected override requirements(other: this): readonly Requirement[] {
+    return [
+      ['have the same number of blocks', this.blocks, other.blocks],
+      ['have the same column type', this.type, other.type],
+    ];
   }
 
   /**
@@ -371,20 +348,26 @@ export class SplitBlockBloomFilter<K extends Key = Key>
     return new SplitBlockBloomFilter<K>(this.shape(), this.bits.clone());
   }
 
-  /** Forgets every value. */
-  override clear(): void {
-    this.bits.clear();
+  /**
+   * A handle to this filter's shared memory, to send to a worker (`postMessage`): there
+   * `SplitBlockBloomFilter.fromShared(handle)` opens the same filter on the same bits, and adds from any number
+   * of threads lose nothing (`Atomics.or`). Only for a filter made with `{ shared: true }` (else a
+   * `TypeError`). `estimatedCount()`, `expectedFpp()` and `bitCount` read a snapshot: adds
+   * racing the count may or may not be in it.
+   */
+  share(): SharedFilterHandle {
+    return shareStorage('split-block', 'SplitBlockBloomFilter', this.shape(), this.data);
   }
 
-  /** Same block count, type and bits. */
-  equals(other: unknown): boolean {
-    if (!(other instanceof SplitBlockBloomFilter)) return false;
-    if (other === this) return true;
-    if (other.blocks !== this.blocks || other.type !== this.type) return false;
-    const a = this.data;
-    const b = other.data;
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-    return true;
+  /** The filter behind a {@link share} handle, on the same shared bits. */
+  static fromShared<K extends Key = Key>(handle: SharedFilterHandle): SplitBlockBloomFilter<K> {
+    const h = checkSharedHandle(handle, 'split-block');
+    const shape = h.shape as unknown as SplitBlockShape;
+    const bitSize = shape.blocks * SPLIT_BLOCK_BITS;
+    return new SplitBlockBloomFilter<K>(
+      shape,
+      new SharedBitArray(bitSize, sharedView(h, Uint32Array, bitSize / 32)),
+    );
   }
 
   /** The explicit shape of this filter. */
