@@ -15,6 +15,12 @@ export {
   type RedisCountingBloomFilterOptions,
 } from './redis/counting.js';
 export {
+  altBucket,
+  CUCKOO_MIN_FPP,
+  RedisCuckooFilter,
+  type RedisCuckooFilterOptions,
+} from './redis/cuckoo.js';
+export {
   type BatchOutcome,
   KEY_STATUS,
   RedisEvictionPolicyError,

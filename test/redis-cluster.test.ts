@@ -8,7 +8,7 @@
 import { Cluster as IoCluster } from 'ioredis';
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisBloomFilter, RedisCountingBloomFilter } from '../src/redis.js';
+import { RedisBloomFilter, RedisCountingBloomFilter, RedisCuckooFilter } from '../src/redis.js';
 import { keys } from './support/random.js';
 import { runRedisConformance } from './support/redis-adapters.js';
 import {
@@ -160,6 +160,21 @@ describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
     await c.addMany(keys('k', 5000));
     expect((await c.removeMany(keys('k', 2500))).every(Boolean)).toBe(true);
     expect((await c.hasMany(keys('k', 2500, 2500))).every(Boolean)).toBe(true);
+  });
+
+  it('RedisCuckooFilter: scripts run on every node, no false negative, deletes', async () => {
+    const f = await RedisCuckooFilter.create(io, fresh(), {
+      capacity: 6000,
+      fpp: 0.001,
+      shardBits: 8192,
+    });
+    expect(f.shards).toBeGreaterThan(10);
+    await f.addMany(keys('k', 6000));
+    const g = await RedisCuckooFilter.open(client, f.name);
+    expect((await g.hasMany(keys('k', 6000))).every(Boolean)).toBe(true);
+    expect((await g.removeMany(keys('k', 3000))).every(Boolean)).toBe(true);
+    expect((await f.hasMany(keys('k', 3000, 3000))).every(Boolean)).toBe(true);
+    expect(await f.estimatedCount()).toBe(3000);
   });
 
   async function ownerOf(slot: number): Promise<number> {

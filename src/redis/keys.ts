@@ -8,6 +8,7 @@
  * | `bk:m:{name}`         | hash   | the metadata: kind, parameters, shape, TTL (see store.ts)    |
  * | `bk:b:{name:i}`       | string | shard i of a `RedisBloomFilter`: a bitmap                    |
  * | `bk:c:{name:i}`       | string | shard i of a `RedisCountingBloomFilter`: 4-bit counters      |
+ * | `bk:k:{name:i}`       | string | shard i of a `RedisCuckooFilter`: buckets of 16-bit slots    |
  * | `bk:s:{name:l:i}`     | string | shard i of layer l of a `RedisScalableBloomFilter`: a bitmap |
  * | `bk:s:{name:l:i}:n`   | hash   | that shard's key count `n` and `sealed` flag                 |
  *
@@ -62,7 +63,7 @@ export function metaKey(name: string): string {
 }
 
 /** The kinds of shard key, by filter type. */
-export type ShardKind = 'b' | 'c';
+export type ShardKind = 'b' | 'c' | 'k';
 
 /** Shard `shard` of the bloom (`b`) or counting (`c`) filter `name`. */
 export function shardKey(kind: ShardKind, name: string, shard: number): string {

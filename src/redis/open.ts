@@ -35,9 +35,9 @@ export interface ShardedFilterType<F, O> {
   /** The class name, to name the filter in errors (`RedisBloomFilter "seen"`). */
   readonly label: string;
   /** The metadata `kind`. */
-  readonly kind: 'bloom' | 'counting';
+  readonly kind: 'bloom' | 'counting' | 'cuckoo';
   /** The shard key letter. */
-  readonly letter: 'b' | 'c';
+  readonly letter: 'b' | 'c' | 'k';
   /** Sizes the filter from its options (`RangeError` for bad ones). */
   shapeOf(options: O): ShardedBloomShape;
   /** The options that give `shape` (to recompute a stored shape). */

@@ -323,3 +323,64 @@ redis.call('DEL', KEYS[2])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 return 1`,
 );
+
+/**
+ * Cuckoo filter slots (cuckoo.ts): slot s of bucket b of a shard is `BITFIELD … u16 #(4 + 4b + s)`
+ * (after the header), 0 = empty. `alt(b, f)` = b XOR ((f · 0x5bd1e995) mod 2^32 mod nb), nb a
+ * power of two, so alt(alt(b, f), f) = b.
+ */
+const CUCKOO = `local function slot(b, s) return '#' .. (4 + b * 4 + s) end
+local function get(b, s) return redis.call('BITFIELD_RO', KEYS[1], 'GET', 'u16', slot(b, s))[1] end
+local function put(b, s, v) redis.call('BITFIELD', KEYS[1], 'SET', 'u16', slot(b, s), v) end
+local function alt(b, f, nb) return bit.bxor(b, (f * 1540483477) % 4294967296 % nb) end
+local function free(b) for s = 0, 3 do if get(b, s) == 0 then return s end end return nil end
+`;
+
+/**
+ * Cuckoo add. KEYS[1] shard. ARGV[1] id, ARGV[2] gen, ARGV[3] fingerprint f (1..65535), ARGV[4]
+ * bucket i1, ARGV[5] bucket i2, ARGV[6] buckets per shard nb, ARGV[7] most kicks. Puts f in a free
+ * slot of i1 or i2, else moves fingerprints to their other bucket (at most ARGV[7] moves, each
+ * logged); if no free slot turns up it undoes every move, so no fingerprint is ever lost, and
+ * returns -1 (full). Returns 1 if f was in neither bucket before (the key was new), 0 if it was.
+ */
+export const CUCKOO_ADD = lua(
+  'cuckooAdd',
+  `${CHECK}${CUCKOO}local c = check(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]))
+if c then return c end
+local f, i1, i2, nb = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local new = 1
+for s = 0, 3 do if get(i1, s) == f or get(i2, s) == f then new = 0 end end
+for _, b in ipairs({i1, i2}) do
+  local s = free(b)
+  if s then put(b, s, f); return new end
+end
+local log = {}
+local b = (f % 2 == 0) and i1 or i2
+for n = 1, tonumber(ARGV[7]) do
+  local s = n % 4
+  local victim = get(b, s)
+  put(b, s, f)
+  log[#log + 1] = {b, s, victim}
+  f = victim
+  b = alt(b, f, nb)
+  local e = free(b)
+  if e then put(b, e, f); return new end
+end
+for n = #log, 1, -1 do put(log[n][1], log[n][2], log[n][3]) end
+return -1`,
+);
+
+/**
+ * Cuckoo remove: clears one slot holding fingerprint ARGV[3] in bucket ARGV[4] or ARGV[5].
+ * KEYS[1] shard; ARGV[1] id, ARGV[2] gen. Returns 1 if it found one, 0 if not (nothing changes).
+ */
+export const CUCKOO_REMOVE = lua(
+  'cuckooRemove',
+  `${CHECK}${CUCKOO}local c = check(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]))
+if c then return c end
+local f = tonumber(ARGV[3])
+for _, b in ipairs({tonumber(ARGV[4]), tonumber(ARGV[5])}) do
+  for s = 0, 3 do if get(b, s) == f then put(b, s, 0); return 1 end end
+end
+return 0`,
+);

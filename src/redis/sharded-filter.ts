@@ -15,9 +15,9 @@
  * replaced shard is seen in the same round trip as the bits.
  */
 
-import { show } from '../errors.js';
+import { FilterFullError, show } from '../errors.js';
 import type { Key } from '../hash/keys.js';
-import { Locator, placeAll } from '../sharded/layout.js';
+import { Locator, type PlacedKeys, placeAll } from '../sharded/layout.js';
 import type { ShardedBloomShape } from '../sharded/sharded-bloom.js';
 import {
   KEY_STATUS,
@@ -181,12 +181,20 @@ export abstract class RedisShardedFilter<K extends Key = Key> {
 
   /** The shard that holds `key` (`TypeError` for a key of the wrong kind). */
   shardOf(key: K): number {
-    return this.locator.locate(key);
+    return this.place([key]).shards[0]!;
   }
 
   /** The Redis key of the metadata hash. */
   get metaKey(): string {
     return metaKey(this.name);
+  }
+
+  /**
+   * Every key's shard and numbers (its k cells for a Bloom layout), computed (and every key
+   * checked) before anything is sent.
+   */
+  protected place(window: readonly K[]): PlacedKeys {
+    return placeAll(this.locator, window);
   }
 
   /** The script arguments after id and gen for the key placed at offsets[base, base + k). */
@@ -235,8 +243,8 @@ export abstract class RedisShardedFilter<K extends Key = Key> {
     result: (j: number, reply: number) => void,
     ctx: OpContext,
   ): Promise<void> {
-    const placed = placeAll(this.locator, window);
-    const k = this.shape.hashes;
+    const placed = this.place(window);
+    const k = placed.count === 0 ? 0 : placed.offsets.length / placed.count;
     let pending = Array.from(window, (_, j) => j);
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
@@ -288,6 +296,10 @@ export abstract class RedisShardedFilter<K extends Key = Key> {
         else if (r === REPLY.lost || r === REPLY.replaced) {
           lost ??= key;
           if (fast && r === REPLY.lost) orphans.add(key);
+        } else if (r === REPLY.full) {
+          failure ??= new FilterFullError(
+            `Redis filter ${show(this.name)} is full: no free slot for a key within its buckets (nothing was lost)`,
+          );
         } else failure ??= new Error(`unexpected reply ${show(settled.value)} from ${script.name}`);
       }
       for (const key of orphans) await this.store.eval(DROP_ORPHAN, [key], []);
@@ -332,8 +344,8 @@ export abstract class RedisShardedFilter<K extends Key = Key> {
     status: Uint8Array,
     result: (j: number, reply: unknown[]) => void,
   ): Promise<void> {
-    const placed = placeAll(this.locator, window);
-    const k = this.shape.hashes;
+    const placed = this.place(window);
+    const k = placed.count === 0 ? 0 : placed.offsets.length / placed.count;
     const sent = window.map((_, j) => {
       status[offset + j] = KEY_STATUS.unknown;
       const key = this.keys.get(placed.shards[j]!);
