@@ -20,8 +20,15 @@ export {
 export { BitArray, type BitStorage, popcount32 } from './bits/bit-array.js';
 export { COUNTER_MAX, CounterArray, MAX_COUNTERS } from './bits/counters.js';
 export { SharedBitArray } from './bits/shared-bit-array.js';
+export { SharedCounterArray } from './bits/shared-counters.js';
+export type { SharedFilterHandle, SharedFilterType } from './bits/shared-handle.js';
 export { FilterFullError, FormatError, IncompatibleFiltersError } from './errors.js';
-export { DescribedFilter, FilterBase, type FilterJSON } from './filters/base.js';
+export {
+  DescribedFilter,
+  FilterBase,
+  type FilterJSON,
+  ReadonlyFilterBase,
+} from './filters/base.js';
 export { BinaryFuseFilter, type BinaryFuseOptions } from './filters/binary-fuse/filter.js';
 export {
   BLOCK_BITS,

@@ -83,15 +83,42 @@ export abstract class DescribedFilter {
   }
 }
 
-export abstract class FilterBase<K extends Key = Key> extends DescribedFilter {
-  abstract add(key: K): boolean;
+/**
+ * The read side every filter shares: `hasMany` and `hasBatch` in terms of the class's own `has`
+ * and funnel-bytes test. Build-once types (a cascade, a binary fuse filter) extend this.
+ */
+export abstract class ReadonlyFilterBase<K extends Key = Key> extends DescribedFilter {
   abstract has(key: K): boolean;
-  abstract clear(): void;
   abstract estimatedCount(): number;
+  /** Tests a key given as its funnel bytes (what `has` would hash). */
+  protected abstract hasEncoded(bytes: Uint8Array): boolean;
+
+  /** `has` of each key, in order. */
+  hasMany(keys: Iterable<K>): boolean[] {
+    checkKeys(keys);
+    const out: boolean[] = [];
+    for (const key of keys) out.push(this.has(key));
+    return out;
+  }
+
+  /** `has` of every packed key: `out[i]` is 1 or 0 (`out` must hold one byte per key). */
+  hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
+    const count = checkPacked(batch);
+    const result = checkOut(out, count);
+    const { bytes, offsets } = batch;
+    for (let i = 0; i < count; i++) {
+      result[i] = this.hasEncoded(bytes.subarray(offsets[i]!, keyEnd(batch, i))) ? 1 : 0;
+    }
+    return result;
+  }
+}
+
+/** The write side of a growable filter, on top of {@link ReadonlyFilterBase}. */
+export abstract class FilterBase<K extends Key = Key> extends ReadonlyFilterBase<K> {
+  abstract add(key: K): boolean;
+  abstract clear(): void;
   /** Adds a key given as its funnel bytes (what `add` would hash). */
   protected abstract addEncoded(bytes: Uint8Array): boolean;
-  /** Tests a key given as its funnel bytes. */
-  protected abstract hasEncoded(bytes: Uint8Array): boolean;
 
   /**
    * Adds every key in order; returns how many were new (changed the filter). A key of the
@@ -104,14 +131,6 @@ export abstract class FilterBase<K extends Key = Key> extends DescribedFilter {
     return added;
   }
 
-  /** `has` of each key, in order. */
-  hasMany(keys: Iterable<K>): boolean[] {
-    checkKeys(keys);
-    const out: boolean[] = [];
-    for (const key of keys) out.push(this.has(key));
-    return out;
-  }
-
   /** Adds every packed key (funnel bytes, see {@link PackedKeys}); returns how many were new. */
   addBatch(batch: PackedKeys): number {
     const count = checkPacked(batch);
@@ -121,20 +140,6 @@ export abstract class FilterBase<K extends Key = Key> extends DescribedFilter {
       if (this.addEncoded(bytes.subarray(offsets[i]!, keyEnd(batch, i)))) added++;
     }
     return added;
-  }
-
-  /** `has` of every packed key: `out[i]` is 1 or 0 (`out` must hold one byte per key). */
-  hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
-    const count = checkPacked(batch);
-    const result = out ?? new Uint8Array(count);
-    if (!(result instanceof Uint8Array) || result.length < count) {
-      throw new RangeError(`out must be a Uint8Array of at least ${count} bytes, got ${show(out)}`);
-    }
-    const { bytes, offsets } = batch;
-    for (let i = 0; i < count; i++) {
-      result[i] = this.hasEncoded(bytes.subarray(offsets[i]!, keyEnd(batch, i))) ? 1 : 0;
-    }
-    return result;
   }
 }
 
