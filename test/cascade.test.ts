@@ -180,6 +180,12 @@ describe('FilterCascade.build, read back by the transcribed rust-cascade reader'
       }),
     ).toThrow(/salt must be under 256 bytes, got 256/);
     expect(() => FilterCascade.build(null as never)).toThrow(/options must be an object, got null/);
+    expect(() => FilterCascade.build({ include: 'abc' as never, exclude: [] })).toThrow(
+      /include must be an iterable of keys \(not a string\), got "abc"/,
+    );
+    expect(() => FilterCascade.build({ include: [], exclude: 5 as never })).toThrow(
+      /exclude must be an iterable of keys \(not a string\), got 5/,
+    );
   });
 
   it('round-trips through the native format with its counts and funnel', () => {

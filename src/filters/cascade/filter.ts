@@ -71,6 +71,18 @@ export interface CascadeInit {
   readonly excludeCount?: number | undefined;
 }
 
+/** Throws a `TypeError` naming `name` unless `value` is an iterable of keys (not a string). */
+function checkKeySet(name: string, value: unknown): void {
+  if (
+    typeof value === 'string' ||
+    value === null ||
+    typeof value !== 'object' ||
+    typeof (value as Iterable<unknown>)[Symbol.iterator] !== 'function'
+  ) {
+    throw new TypeError(`${name} must be an iterable of keys (not a string), got ${show(value)}`);
+  }
+}
+
 function sizeOf(keys: Iterable<unknown>): number | undefined {
   if (Array.isArray(keys)) return keys.length;
   if (keys instanceof Set) return keys.size;
@@ -113,6 +125,8 @@ export class FilterCascade<K extends Key = string> implements ReadonlyMembership
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`options must be an object, got ${show(options)}`);
     }
+    checkKeySet('include', options.include);
+    checkKeySet('exclude', options.exclude);
     const funnel = checkFunnel(options.funnel ?? 'string');
     const hash = options.hash ?? 'murmur3';
     if (!Object.hasOwn(MLBF_HASHES, hash)) {
