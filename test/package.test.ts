@@ -305,7 +305,7 @@ ${body('BloomFilter.name')}`,
     );
     await run('node', [tsc, '-p', 'tsconfig.nodenext.json']);
     await run('node', [tsc, '-p', 'tsconfig.bundler.json']);
-  });
+  }, 300_000);
 
   it.skipIf(!CHROMIUM)(
     'bundles the core for the browser and runs it in headless Chromium',
@@ -375,6 +375,7 @@ globalThis.__result = check(lib, input.cases, fixtures);
         await browser.close();
       }
     },
+    180_000,
   );
 
   it.skipIf(!CHROMIUM)(
