@@ -14,6 +14,7 @@ import {
   FilterCascade,
   fromBytes,
   type Key,
+  load,
   readParquetBloomFilters,
   SplitBlockBloomFilter,
 } from '../../src/node.js';
@@ -157,27 +158,26 @@ function mlbfSeeds(): Uint8Array[] {
   return [cascade.toMlbf(), cascade.toMlbf({ version: 1 })];
 }
 
-/** Chunked files are read from disk: each input is written to one temporary file. */
-function chunkedReader(): FuzzReader {
+/**
+ * A reader of files: each input is written to one temporary file, which `open` reads by path.
+ */
+export function fileReader(
+  name: string,
+  seeds: () => Promise<readonly Uint8Array[]> | readonly Uint8Array[],
+  open: (path: string) => Promise<void>,
+  resign?: (bytes: Uint8Array) => Uint8Array,
+): FuzzReader {
   let dir: string | null = null;
   return {
-    name: 'chunked file',
-    seeds: () => golden((n) => n.startsWith('chunked-')),
+    name,
+    seeds: async () => seeds(),
     async read(bytes) {
-      dir ??= await mkdtemp(join(tmpdir(), 'bloomkit-fuzz-chunked-'));
-      const path = join(dir, 'input.blmk');
+      dir ??= await mkdtemp(join(tmpdir(), 'bloomkit-fuzz-'));
+      const path = join(dir, 'input');
       await writeFile(path, bytes);
-      const filter = await ChunkedBloomFilter.open(path, { cacheBytes: 1 << 16 });
-      try {
-        const funnel = filter.info.funnel;
-        await filter.hasMany([PROBE[funnel]!, PROBE[funnel]!]);
-        await filter.verify();
-        filter.expectedFpp();
-      } finally {
-        await filter.close();
-      }
+      await open(path);
     },
-    resign: resignChunked,
+    resign,
     async close() {
       if (dir !== null) await rm(dir, { recursive: true, force: true });
       dir = null;
@@ -185,12 +185,28 @@ function chunkedReader(): FuzzReader {
   };
 }
 
+/** Opens a chunked file, queries it and verifies every chunk with keys. */
+async function readChunked(path: string): Promise<void> {
+  const filter = await ChunkedBloomFilter.open(path, { cacheBytes: 1 << 16 });
+  try {
+    const funnel = filter.info.funnel;
+    await filter.hasMany([PROBE[funnel]!, PROBE[funnel]!]);
+    await filter.verify();
+    filter.expectedFpp();
+  } finally {
+    await filter.close();
+  }
+}
+
+const nativeSeeds = () => golden((n) => n.endsWith('.blmk') && !n.startsWith('chunked-'));
+
 /** Every reader of outside bytes, one line each. */
 export const FUZZ_READERS: readonly FuzzReader[] = [
-  bytesReader(
-    'native',
-    () => golden((n) => n.endsWith('.blmk') && !n.startsWith('chunked-')),
-    (b) => use(fromBytes(b) as never),
+  bytesReader('native', nativeSeeds, (b) => use(fromBytes(b) as never), resignNative),
+  fileReader(
+    'native file (load)',
+    nativeSeeds,
+    async (p) => use((await load(p)) as never),
     resignNative,
   ),
   bytesReader('guava', guavaSeeds, (b) => use(BloomFilter.fromGuava(b) as never)),
@@ -206,7 +222,12 @@ export const FUZZ_READERS: readonly FuzzReader[] = [
     read: readParquet,
     known: async () => [await parquetWithHangingHeader()],
   },
-  chunkedReader(),
+  fileReader(
+    'chunked file',
+    () => golden((n) => n.startsWith('chunked-')),
+    readChunked,
+    resignChunked,
+  ),
   bytesReader('mlbf', mlbfSeeds, (b) => {
     const cascade = FilterCascade.fromMlbf(b);
     if (cascade !== null) use(cascade as never);
