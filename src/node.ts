@@ -33,3 +33,7 @@ export {
   sidecarPath,
   type UncheckedFile,
 } from './node/sidecar.js';
+export { type BuildParallelOptions, buildParallel, type ParallelSource } from './node/parallel.js';
+export { FilterWorkerPool, POOL_CHUNK_KEYS } from './node/parallel-pool.js';
+/** @internal The worker threads' entry point (started by FilterWorkerPool). */
+export { runParallelWorker } from './node/parallel-worker.js';

@@ -17,8 +17,56 @@ export interface SharedFilterHandle {
   readonly type: SharedFilterType;
   /** The class's explicit shape (what its constructor takes), without `shared`. */
   readonly shape: Readonly<Record<string, unknown>>;
-  /** The filter's bits (or packed counters). */
+  /** The memory holding the filter's bits (or packed counters)... */
   readonly buffer: SharedArrayBuffer;
+  /** ...from this byte on. */
+  readonly byteOffset: number;
+}
+
+/**
+ * The handle of a filter whose storage `data` lives in a `SharedArrayBuffer`; a `TypeError`
+ * naming the class when it lives in plain memory (such a filter cannot be shared: make it with
+ * `{ shared: true }`).
+ */
+export function shareStorage(
+  type: SharedFilterType,
+  name: string,
+  shape: object,
+  data: Uint32Array | Uint8Array,
+): SharedFilterHandle {
+  if (!(data.buffer instanceof SharedArrayBuffer)) {
+    throw new TypeError(
+      `this ${name} keeps its bits in plain memory: create it with { shared: true } to share it`,
+    );
+  }
+  const plain = { ...(shape as Record<string, unknown>) };
+  delete plain.shared;
+  return {
+    kind: 'bloomkit-shared',
+    type,
+    shape: plain,
+    buffer: data.buffer,
+    byteOffset: data.byteOffset,
+  };
+}
+
+/** The `length` elements of the handle's memory as `Ctor` (a `RangeError` if it is too small). */
+export function sharedView<T extends Uint32Array | Uint8Array>(
+  handle: SharedFilterHandle,
+  Ctor: {
+    new (buffer: SharedArrayBuffer, byteOffset: number, length: number): T;
+    BYTES_PER_ELEMENT: number;
+  },
+  length: number,
+): T {
+  const offset = handle.byteOffset ?? 0;
+  const need = offset + length * Ctor.BYTES_PER_ELEMENT;
+  if (!Number.isInteger(offset) || offset < 0 || need > handle.buffer.byteLength) {
+    throw new RangeError(
+      `handle.buffer holds ${handle.buffer.byteLength} bytes, the filter's shape needs ${need}`,
+    );
+  }
+  return new Ctor(handle.buffer, offset, length);
 }
 
 /**

@@ -35,6 +35,13 @@
  */
 
 import { COUNTER_MAX, CounterArray, MAX_COUNTERS } from '../../bits/counters.js';
+import { SharedCounterArray } from '../../bits/shared-counters.js';
+import {
+  checkSharedHandle,
+  type SharedFilterHandle,
+  sharedView,
+  shareStorage,
+} from '../../bits/shared-handle.js';
 import { checkPositiveInteger, checkProbability, show } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { mitz64Probes, views } from '../../hash/hasher.js';
@@ -56,6 +63,8 @@ export interface CountingBloomFilterCreateOptions<F extends Funnel = Funnel> {
   fpp: number;
   /** Key encoding; default `'string'` (UTF-8). */
   funnel?: F;
+  /** Keep the counters in a `SharedArrayBuffer`, changed atomically, for worker threads. */
+  shared?: boolean;
 }
 
 /** Options of `new CountingBloomFilter(...)`: an explicit shape. */
@@ -93,7 +102,7 @@ export class CountingBloomFilter<K extends Key = Key>
    * A filter of an explicit shape, or over existing counters (`storage` must hold `counters`
    * counters, rounded up to a multiple of 64). Most callers want {@link CountingBloomFilter.create}.
    */
-  constructor(shape: CountingBloomFilterShape, storage?: CounterArray) {
+  constructor(shape: CountingBloomFilterShape & { shared?: boolean }, storage?: CounterArray) {
     super();
     if (shape === null || typeof shape !== 'object') {
       throw new TypeError(`shape must be an object, got ${show(shape)}`);
@@ -107,7 +116,8 @@ export class CountingBloomFilter<K extends Key = Key>
         `storage must be a CounterArray of ${size} counters, got ${storage instanceof CounterArray ? storage.size : show(storage)}`,
       );
     }
-    this.counters = storage ?? new CounterArray(size);
+    this.counters =
+      storage ?? (shape.shared ? new SharedCounterArray(size) : new CounterArray(size));
     this.hashes = hashes;
     this.mod = new Modulus(size);
     this.idx = new Float64Array(hashes);
@@ -135,6 +145,7 @@ export class CountingBloomFilter<K extends Key = Key>
       counters: size.bits,
       hashes: size.hashes,
       funnel: options.funnel ?? 'string',
+      shared: options.shared ?? false,
     });
   }
 
@@ -371,6 +382,28 @@ export class CountingBloomFilter<K extends Key = Key>
   /** The explicit shape of this filter. */
   shape(): CountingBloomFilterShape {
     return { counters: this.counterSize, hashes: this.hashes, funnel: this.funnel };
+  }
+
+  /**
+   * A handle to this filter's shared memory, to send to a worker (`postMessage`): there
+   * `CountingBloomFilter.fromShared(handle)` opens the same filter on the same bits, and adds from any number
+   * of threads lose nothing (each counter changes by compare-and-swap, saturating at 15 and never below 0). Only for a filter made with `{ shared: true }` (else a
+   * `TypeError`). `estimatedCount()`, `expectedFpp()` and `bitCount` read a snapshot: adds
+   * racing the count may or may not be in it.
+   */
+  share(): SharedFilterHandle {
+    return shareStorage('counting', 'CountingBloomFilter', this.shape(), this.counters.data);
+  }
+
+  /** The filter behind a {@link share} handle, on the same shared counters. */
+  static fromShared<K extends Key = Key>(handle: SharedFilterHandle): CountingBloomFilter<K> {
+    const h = checkSharedHandle(handle, 'counting');
+    const shape = h.shape as unknown as CountingBloomFilterShape;
+    const size = Math.ceil(shape.counters / 64) * 64;
+    return new CountingBloomFilter<K>(
+      shape,
+      new SharedCounterArray(size, sharedView(h, Uint8Array, size / 2)),
+    );
   }
 
   /** bloomkit's native format (filter type 2, see format.ts). */

@@ -1,0 +1,288 @@
+/**
+ * A pool of worker threads around one filter on shared memory: batches of packed keys are cut
+ * into chunks, and each chunk goes to the next free worker, which adds or tests its keys on the
+ * same bits (`filter.share()` / `fromShared`). Adds from many workers lose nothing: the shared
+ * storages set bits with `Atomics.or` and change counters with a compare-and-swap loop.
+ *
+ * Chunk buffers are transferred, never shared: the main thread slices a chunk's bytes and offsets
+ * (one copy, at memory speed) and hands them over; a worker answers `has` with its own result
+ * buffer. Each worker has at most two chunks in flight, so memory stays bounded for any input.
+ *
+ * Workers run bloomkit's own code: the bootstrap imports the module this file was bundled into
+ * (dist/node.js or node.cjs) and calls its `runParallelWorker`; from TypeScript sources (tests,
+ * tsx) it loads node/parallel-worker.ts through tsx, which is then installed.
+ */
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { show } from '../errors.js';
+import { checkOut } from '../filters/base.js';
+import type { PackedKeys, ProgressOptions } from '../filters/filter.js';
+import { checkPacked, packKeys } from '../filters/packed.js';
+import type { Funnel, Key } from '../hash/keys.js';
+import type { BatchMessage, BatchReply } from './parallel-worker.js';
+import type { SharedFilterHandle } from './shared-handle.js';
+
+declare const __filename: string | undefined;
+
+/** Keys per chunk sent to a worker: large enough to amortize a message, small enough to balance. */
+export const POOL_CHUNK_KEYS = 65536;
+
+/** The URL of the module this code runs from (ESM, CJS bundle, or TypeScript source). */
+function selfUrl(): string {
+  if (typeof __filename === 'string') return pathToFileURL(__filename).href;
+  return import.meta.url;
+}
+
+/** The eval'd bootstrap that loads bloomkit in a worker and starts its loop. */
+function bootstrap(): string {
+  const self = selfUrl();
+  if (self.endsWith('.ts')) {
+    const worker = new URL('./parallel-worker.ts', self).href;
+    const require = createRequire(self);
+    const tsxPkg = require.resolve('tsx/package.json');
+    const api = pathToFileURL(tsxPkg.replace(/package\.json$/, 'dist/esm/api/index.mjs')).href;
+    return `import(${JSON.stringify(api)}).then(({ tsImport }) => tsImport(${JSON.stringify(worker)}, ${JSON.stringify(self)})).then((m) => m.runParallelWorker())`;
+  }
+  const entry = new URL(self.endsWith('.cjs') ? './node.cjs' : './node.js', self).href;
+  return `import(${JSON.stringify(entry)}).then((m) => m.runParallelWorker())`;
+}
+
+/** Throws `RangeError` unless `workers` is an integer in [1, 256]; defaults to the core count. */
+export function checkWorkers(workers: number | undefined): number {
+  const n = workers ?? availableParallelism();
+  if (!Number.isInteger(n) || n < 1 || n > 256) {
+    throw new RangeError(`workers must be an integer in [1, 256], got ${show(workers)}`);
+  }
+  return n;
+}
+
+interface Pending {
+  resolve(reply: BatchReply): void;
+  reject(error: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  inFlight: number;
+}
+
+/** Worker threads that add to and test one shared filter. */
+export class FilterWorkerPool {
+  private readonly slots: Slot[];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private closed = false;
+  private waiters: (() => void)[] = [];
+
+  private constructor(slots: Slot[]) {
+    this.slots = slots;
+  }
+
+  /** Starts `workers` threads (default: the core count) on the filter behind `handle`. */
+  static async start(handle: SharedFilterHandle, workers?: number): Promise<FilterWorkerPool> {
+    const n = checkWorkers(workers);
+    const code = bootstrap();
+    const slots: Slot[] = [];
+    const ready: Promise<void>[] = [];
+    for (let i = 0; i < n; i++) {
+      const worker = new Worker(code, { eval: true, workerData: { handle } });
+      slots.push({ worker, inFlight: 0 });
+      ready.push(
+        new Promise<void>((resolve, reject) => {
+          worker.once('message', (m) => (m === 'ready' ? resolve() : reject(new Error(String(m)))));
+          worker.once('error', reject);
+        }),
+      );
+    }
+    const pool = new FilterWorkerPool(slots);
+    try {
+      await Promise.all(ready);
+    } catch (e) {
+      await pool.close();
+      throw e;
+    }
+    for (const slot of slots) {
+      slot.worker.on('message', (reply: BatchReply) => pool.onReply(slot, reply));
+      slot.worker.on('error', (e) => pool.failAll(e));
+    }
+    return pool;
+  }
+
+  /** Number of worker threads. */
+  get size(): number {
+    return this.slots.length;
+  }
+
+  private onReply(slot: Slot, reply: BatchReply): void {
+    slot.inFlight--;
+    const p = this.pending.get(reply.id);
+    this.pending.delete(reply.id);
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+    if (p === undefined) return;
+    if (reply.error !== undefined) {
+      const Ctor =
+        reply.error.name === 'RangeError'
+          ? RangeError
+          : reply.error.name === 'TypeError'
+            ? TypeError
+            : Error;
+      p.reject(new Ctor(reply.error.message));
+    } else p.resolve(reply);
+  }
+
+  private failAll(error: Error): void {
+    for (const p of this.pending.values()) p.reject(error);
+    this.pending.clear();
+  }
+
+  /** The least busy worker with room, waiting for one when all have two chunks in flight. */
+  private async freeSlot(): Promise<Slot> {
+    for (;;) {
+      if (this.closed) throw new Error('the worker pool is closed');
+      let best: Slot | null = null;
+      for (const s of this.slots)
+        if (s.inFlight < 2 && (best === null || s.inFlight < best.inFlight)) best = s;
+      if (best !== null) return best;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  /** Sends keys [start, stop) of `batch` (copied out) to `slot`; resolves to its reply. */
+  private dispatch(
+    slot: Slot,
+    op: 'add' | 'has',
+    batch: PackedKeys,
+    start: number,
+    stop: number,
+  ): Promise<BatchReply> {
+    const { bytes, offsets, ends } = batch;
+    const first = offsets[start]!;
+    const chunkOffsets = new Uint32Array(stop - start + 1);
+    for (let i = start; i <= stop; i++) chunkOffsets[i - start] = offsets[i]! - first;
+    const message: BatchMessage = {
+      id: this.nextId++,
+      op,
+      bytes: bytes.slice(first, offsets[stop]),
+      offsets: chunkOffsets,
+    };
+    const transfer: ArrayBuffer[] = [message.bytes.buffer as ArrayBuffer, chunkOffsets.buffer];
+    if (ends !== undefined) {
+      const chunkEnds = new Uint32Array(stop - start);
+      for (let i = start; i < stop; i++) chunkEnds[i - start] = ends[i]! - first;
+      message.ends = chunkEnds;
+      transfer.push(chunkEnds.buffer);
+    }
+    slot.inFlight++;
+    return new Promise<BatchReply>((resolve, reject) => {
+      this.pending.set(message.id, { resolve, reject });
+      slot.worker.postMessage(message, transfer);
+    });
+  }
+
+  /**
+   * Runs `op` over every key of `batch`, {@link POOL_CHUNK_KEYS} keys per message, on whichever
+   * worker is free. For 'has', `out[i]` gets key i's answer (1/0). Resolves to the number of
+   * keys that were new ('add') or found ('has'). `onProgress(done, total)` is called as chunks
+   * complete. On abort no further chunk is sent and the promise rejects with `signal.reason`
+   * once the chunks in flight are done; for 'add', keys of those chunks stay added (a Bloom
+   * filter cannot take keys back), and `onProgress` has counted them.
+   */
+  async run(
+    op: 'add' | 'has',
+    batch: PackedKeys,
+    out: Uint8Array | null,
+    options: ProgressOptions = {},
+  ): Promise<number> {
+    const n = batch.offsets.length - 1;
+    const { signal, onProgress } = options;
+    let done = 0;
+    let total = 0;
+    let failure: { error: unknown } | null = null;
+    const inFlight = new Set<Promise<void>>();
+    for (let start = 0; start < n && failure === null; start += POOL_CHUNK_KEYS) {
+      const slot = await this.freeSlot();
+      if (signal?.aborted) {
+        failure = { error: signal.reason };
+        break;
+      }
+      const stop = Math.min(n, start + POOL_CHUNK_KEYS);
+      const from = start;
+      const p: Promise<void> = this.dispatch(slot, op, batch, start, stop).then(
+        (reply) => {
+          if (op === 'add') total += reply.added!;
+          else {
+            const found = reply.found!;
+            out!.set(found, from);
+            for (let i = 0; i < found.length; i++) total += found[i]!;
+          }
+          done += stop - from;
+          onProgress?.(done, n);
+        },
+        (error: unknown) => {
+          failure ??= { error };
+        },
+      );
+      inFlight.add(p);
+      void p.then(() => inFlight.delete(p));
+    }
+    await Promise.all(inFlight);
+    if (failure !== null) throw (failure as { error: unknown }).error;
+    return total;
+  }
+
+  /**
+   * A pool of `workers` threads (default: the core count) on `filter`, which must keep its bits
+   * in shared memory (made with `{ shared: true }`, or by `buildParallel`): every worker opens
+   * it with `fromShared` and reads and writes the same memory as this thread.
+   */
+  static async open(
+    filter: { share(): SharedFilterHandle },
+    options: { workers?: number } = {},
+  ): Promise<FilterWorkerPool> {
+    if (filter === null || typeof filter !== 'object' || typeof filter.share !== 'function') {
+      throw new TypeError(
+        `filter must be a filter that can share() its memory, got ${show(filter)}`,
+      );
+    }
+    return FilterWorkerPool.start(filter.share(), options.workers);
+  }
+
+  /** `has` of every packed key, on the workers: `out[i]` is 1 or 0 (a new array when not given). */
+  async hasBatch(
+    batch: PackedKeys,
+    options: ProgressOptions & { out?: Uint8Array } = {},
+  ): Promise<Uint8Array> {
+    const n = checkPacked(batch);
+    const out = checkOut(options.out, n);
+    await this.run('has', batch, out, options);
+    return out;
+  }
+
+  /** Adds every packed key, on the workers; resolves to how many were new (see {@link run}). */
+  addBatch(batch: PackedKeys, options: ProgressOptions = {}): Promise<number> {
+    checkPacked(batch);
+    return this.run('add', batch, null, options);
+  }
+
+  /** `has` of every key of `keys` (encoded with `funnel`), on the workers: 1 or 0 per key. */
+  hasMany(
+    funnel: Funnel,
+    keys: readonly Key[],
+    options: ProgressOptions = {},
+  ): Promise<Uint8Array> {
+    return this.hasBatch(packKeys(funnel, keys), options);
+  }
+
+  /** Stops every worker thread. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.failAll(new Error('the worker pool was closed'));
+    for (const w of this.waiters) w();
+    this.waiters = [];
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+}
