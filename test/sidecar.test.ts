@@ -335,6 +335,13 @@ describe('keys as written, and one bad sidecar is its file alone', () => {
     expect(n.filesFor('1.50')).toEqual([nested]);
     expect(n.filesFor('{"deep":0e0}')).toEqual([nested]);
     expect(n.filesFor('1.5')).toEqual([]);
+    const arrays = join(dir, 'arrays.ndjson');
+    await writeFile(arrays, '{"items":[{"id":"a"},{"id":2.50}]}\n{"items":{"1":{"id":"obj"}}}\n');
+    await buildSidecar(arrays, { format: 'ndjson', field: 'items.1.id', fpp: 1e-6 });
+    const a = await SidecarSet.open([arrays]);
+    expect(a.filesFor('2.50')).toEqual([arrays]);
+    expect(a.filesFor('obj')).toEqual([arrays]);
+    expect(a.filesFor('a')).toEqual([]);
   });
 
   it('a sidecar with a foreign filter or metadata is unchecked; the other files still answer', async () => {

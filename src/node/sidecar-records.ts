@@ -181,14 +181,30 @@ function skipValue(text: string, i: number): number {
 }
 
 /**
- * The text of field `path` (`["user", "id"]` for `user.id`) in the JSON `text`, exactly as it is
- * written there, or undefined when a step is missing or not an object. `text` must be valid JSON
+ * The text of field `path` (`["user", "id"]` for `user.id`; a step into an array is an index) in
+ * the JSON `text`, exactly as it is written there, or undefined when a step is missing. `text` must be valid JSON
  * (the caller parsed it); as `JSON.parse`, the last of repeated names wins. Linear in the text.
  */
 export function jsonFieldText(text: string, path: readonly string[]): string | undefined {
   let start = skipSpace(text, 0);
   let end = skipValue(text, start);
   for (const part of path) {
+    if (text.charCodeAt(start) === OPEN_BRACKET) {
+      // An array step: `part` is an element index ("items.0.id").
+      if (!/^(0|[1-9]\d*)$/.test(part)) return undefined;
+      let i = skipSpace(text, start + 1);
+      let index = 0;
+      const wanted = Number(part);
+      while (i < end && text.charCodeAt(i) !== CLOSE_BRACKET && index < wanted) {
+        i = skipSpace(text, skipValue(text, i));
+        if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
+        index++;
+      }
+      if (i >= end || text.charCodeAt(i) === CLOSE_BRACKET) return undefined;
+      start = i;
+      end = skipValue(text, i);
+      continue;
+    }
     if (text.charCodeAt(start) !== OPEN_BRACE) return undefined;
     let found: [number, number] | undefined;
     let i = skipSpace(text, start + 1);
