@@ -348,6 +348,44 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     expect(await page.getAttribute('#live-why', 'data-answer')).toBe(
       String(node.has('absent-key')),
     );
+
+    // Counting: the lit counters are `indexesOf`. Cuckoo: after the same keys in the same order,
+    // every slot of the page's table holds what the library's table holds.
+    const typed = ['hello', 'world', 'bloom', 'filter'];
+    await page.click('label[for="live-type-counting"]');
+    const cshape = JSON.parse((await page.getAttribute('#live-cells', 'data-shape'))!);
+    await page.fill('#live-key', 'counted');
+    await page.press('#live-key', 'Enter');
+    const litCounters = await page.$$eval('#live-cells .cell.probe', (els) =>
+      els.map((e) => Number(e.getAttribute('data-i'))),
+    );
+    const counting = new CountingBloomFilter({ counters: cshape.counters, hashes: cshape.hashes });
+    expect(litCounters.sort((a, b) => a - b)).toEqual(
+      [...new Set(counting.indexesOf('counted'))].sort((a, b) => a - b),
+    );
+    typed.push('counted');
+    await page.click('label[for="live-type-cuckoo"]');
+    const kshape = JSON.parse((await page.getAttribute('#live-cells', 'data-shape'))!);
+    const cuckoo = new CuckooFilter({
+      buckets: kshape.buckets,
+      fingerprintBits: kshape.fingerprintBits,
+    });
+    for (const key of typed) cuckoo.add(key);
+    const slots = await page.$$eval('#live-cells .cell', (els) =>
+      els.map((e) => Number.parseInt(e.textContent || '0', 16)),
+    );
+    const f = cuckoo.fingerprintBits;
+    const librarySlots = slots.map((_, s) => {
+      let v = 0;
+      for (let b = f - 1; b >= 0; b--) {
+        const bit = s * f + b;
+        v = v * 2 + ((cuckoo.table[bit >>> 5]! >>> (bit & 31)) & 1);
+      }
+      return v;
+    });
+    expect(slots).toEqual(librarySlots);
+    expect(slots.filter((v) => v !== 0).length).toBe(typed.length);
+
     await page.click('label[for="live-type-classic"]');
     await page.click('text=Add 10 words');
     await page.fill('#live-key', 'hello');
