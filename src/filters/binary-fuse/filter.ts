@@ -20,7 +20,7 @@ import { joinContainer } from '../../formats/native.js';
 import { batchScratch, hashIndex, murmur3Batch, releaseBatch } from '../../hash/batch.js';
 import { hashKey, views } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
-import { type FilterJSON, toBase64 } from '../base.js';
+import { checkOut, ReadonlyFilterBase } from '../base.js';
 import type { KeyOf, PackedKeys, ReadonlyMembershipFilter } from '../filter.js';
 import { checkKeys, checkPacked, packKeys } from '../packed.js';
 import {
@@ -53,7 +53,12 @@ export interface BinaryFuseInit {
   readonly keyCount: number;
 }
 
-export class BinaryFuseFilter<K extends Key = string> implements ReadonlyMembershipFilter<K> {
+export class BinaryFuseFilter<K extends Key = string>
+  extends ReadonlyFilterBase<K>
+  implements ReadonlyMembershipFilter<K>
+{
+  /** The class's name in messages, JSON and summaries (survives minification). */
+  static readonly typeName = 'BinaryFuseFilter';
   readonly funnel: Funnel;
   /** 8 or 16. */
   readonly fingerprintBits: 8 | 16;
@@ -71,6 +76,7 @@ export class BinaryFuseFilter<K extends Key = string> implements ReadonlyMembers
 
   /** Use {@link BinaryFuseFilter.build} or {@link BinaryFuseFilter.fromBytes}. */
   constructor(init: BinaryFuseInit) {
+    super();
     this.funnel = checkFunnel(init.funnel);
     this.shape = init.shape;
     this.segmentLength = init.shape.segmentLength;
@@ -161,24 +167,19 @@ export class BinaryFuseFilter<K extends Key = string> implements ReadonlyMembers
   }
 
   /** True for every key the filter was built from; else true with probability 2^−f. */
-  has(key: K): boolean {
+  override has(key: K): boolean {
     hashKey(this.funnel, key);
     return this.test(views.hash[0]! >>> 0, views.hash[1]! >>> 0);
   }
 
-  hasMany(keys: Iterable<K>): boolean[] {
-    checkKeys(keys);
-    const out: boolean[] = [];
-    for (const key of keys) out.push(this.has(key));
-    return out;
+  protected override hasEncoded(bytes: Uint8Array): boolean {
+    hashKey('bytes', bytes);
+    return this.test(views.hash[0]! >>> 0, views.hash[1]! >>> 0);
   }
 
-  hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
+  override hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
     const count = checkPacked(batch);
-    const result = out ?? new Uint8Array(count);
-    if (!(result instanceof Uint8Array) || result.length < count) {
-      throw new RangeError(`out must be a Uint8Array of at least ${count} bytes, got ${show(out)}`);
-    }
+    const result = checkOut(out, count);
     // One WebAssembly call hashes a whole chunk of keys (hash/batch.ts), then each is probed.
     try {
       for (let start = 0; start < count; ) {
@@ -196,7 +197,7 @@ export class BinaryFuseFilter<K extends Key = string> implements ReadonlyMembers
   }
 
   /** The number of distinct keys the filter was built from. */
-  estimatedCount(): number {
+  override estimatedCount(): number {
     return this.keyCount;
   }
 
@@ -211,17 +212,12 @@ export class BinaryFuseFilter<K extends Key = string> implements ReadonlyMembers
   }
 
   /** bloomkit's native binary form (filter type 10, see format.ts). */
-  toBytes(): Uint8Array {
+  override toBytes(): Uint8Array {
     return joinContainer(fuseParts(this as BinaryFuseFilter<never>));
   }
 
-  /** The native bytes in base64 (read back with `fromJSON`). */
-  toJSON(): FilterJSON {
-    return { format: 'bloomkit', type: 'BinaryFuseFilter', base64: toBase64(this.toBytes()) };
-  }
-
-  toString(): string {
-    return `BinaryFuseFilter { ${this.keyCount} keys, ${this.fingerprintBits}-bit fingerprints, ${this.segmentCount}+2 segments of ${this.segmentLength}, ${this.bitsPerKey.toFixed(2)} bits/key, funnel=${this.funnel} }`;
+  protected override summary(): string {
+    return `${this.keyCount} keys, ${this.fingerprintBits}-bit fingerprints, ${this.segmentCount}+2 segments of ${this.segmentLength}, ${this.bitsPerKey.toFixed(2)} bits/key, funnel=${this.funnel}`;
   }
 
   private test(keyLo: number, keyHi: number): boolean {

@@ -18,9 +18,8 @@
 import { show } from '../../errors.js';
 import { joinContainer } from '../../formats/native.js';
 import { checkFunnel, encodeKeyInto, type Funnel, type Key, keyBytes } from '../../hash/keys.js';
-import { type FilterJSON, toBase64 } from '../base.js';
-import type { KeyOf, PackedKeys, ReadonlyMembershipFilter } from '../filter.js';
-import { checkKeys, checkPacked, keyEnd } from '../packed.js';
+import { ReadonlyFilterBase } from '../base.js';
+import type { KeyOf, ReadonlyMembershipFilter } from '../filter.js';
 import { buildLayers } from './build.js';
 import { cascadeParts, decodeCascadeInit } from './format.js';
 import {
@@ -89,7 +88,12 @@ function sizeOf(keys: Iterable<unknown>): number | undefined {
   return undefined;
 }
 
-export class FilterCascade<K extends Key = string> implements ReadonlyMembershipFilter<K> {
+export class FilterCascade<K extends Key = string>
+  extends ReadonlyFilterBase<K>
+  implements ReadonlyMembershipFilter<K>
+{
+  /** The class's name in messages, JSON and summaries (survives minification). */
+  static readonly typeName = 'FilterCascade';
   readonly funnel: Funnel;
   readonly hash: CascadeHash;
   /** The salt (empty when none). */
@@ -104,6 +108,7 @@ export class FilterCascade<K extends Key = string> implements ReadonlyMembership
 
   /** Use {@link FilterCascade.build} or {@link FilterCascade.fromMlbf}. */
   constructor(init: CascadeInit) {
+    super();
     this.funnel = checkFunnel(init.funnel);
     this.hash = init.hash;
     this.salt = init.salt;
@@ -196,28 +201,12 @@ export class FilterCascade<K extends Key = string> implements ReadonlyMembership
   }
 
   /** True for every included key, false for every excluded key (see the class comment). */
-  has(key: K): boolean {
+  override has(key: K): boolean {
     return this.walk(this.encode(key));
   }
 
-  hasMany(keys: Iterable<K>): boolean[] {
-    checkKeys(keys);
-    const out: boolean[] = [];
-    for (const key of keys) out.push(this.has(key));
-    return out;
-  }
-
-  hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
-    const count = checkPacked(batch);
-    const result = out ?? new Uint8Array(count);
-    if (!(result instanceof Uint8Array) || result.length < count) {
-      throw new RangeError(`out must be a Uint8Array of at least ${count} bytes, got ${show(out)}`);
-    }
-    const { bytes, offsets } = batch;
-    for (let i = 0; i < count; i++) {
-      result[i] = this.walk(bytes.subarray(offsets[i]!, keyEnd(batch, i))) ? 1 : 0;
-    }
-    return result;
+  protected override hasEncoded(bytes: Uint8Array): boolean {
+    return this.walk(bytes);
   }
 
   /**
@@ -225,7 +214,7 @@ export class FilterCascade<K extends Key = string> implements ReadonlyMembership
    * cascade read from MLBF, layer 1's estimate −(m/k)·ln(1 − X/m) (X bits set), or NaN when the
    * cascade is inverted (layer 1 then holds the excluded keys).
    */
-  estimatedCount(): number {
+  override estimatedCount(): number {
     if (this.includeCount !== undefined) return this.includeCount;
     const top = this.layers[0];
     if (this.inverted || top === undefined || top.hashes === 0) return Number.NaN;
@@ -237,7 +226,7 @@ export class FilterCascade<K extends Key = string> implements ReadonlyMembership
   }
 
   /** bloomkit's native binary form: the MLBF v2 file in a container (see format.ts). */
-  toBytes(): Uint8Array {
+  override toBytes(): Uint8Array {
     return joinContainer(cascadeParts(this as FilterCascade<never>));
   }
 
@@ -246,14 +235,9 @@ export class FilterCascade<K extends Key = string> implements ReadonlyMembership
     return new FilterCascade<K>(decodeCascadeInit(bytes));
   }
 
-  /** The native bytes in base64 (read back with `fromJSON`). */
-  toJSON(): FilterJSON {
-    return { format: 'bloomkit', type: 'FilterCascade', base64: toBase64(this.toBytes()) };
-  }
-
-  toString(): string {
+  protected override summary(): string {
     const bits = this.layers.map((l) => `${l.bits}/${l.hashes}`).join(' ');
-    return `FilterCascade { ${this.layers.length} layers (bits/hashes: ${bits}), ${this.hash}${this.inverted ? ', inverted' : ''}, funnel=${this.funnel} }`;
+    return `${this.layers.length} layers (bits/hashes: ${bits}), ${this.hash}${this.inverted ? ', inverted' : ''}, funnel=${this.funnel}`;
   }
 
   /** Number of layers. */
