@@ -473,6 +473,19 @@ describe('absurd sizes', () => {
     try {
       expect(await f.has('only-key')).toBe(true);
       expect(await f.hasMany(['only-key', 'other', 'x'])).toEqual([true, false, false]);
+      // The async filter contract: async iterables, progress, abort, funnel, count.
+      async function* stream() {
+        yield 'x';
+        yield 'only-key';
+      }
+      const seen: [number, number | undefined][] = [];
+      const answers = await f.hasMany(stream(), { onProgress: (d, t) => seen.push([d, t]) });
+      expect(answers).toEqual([false, true]);
+      expect(seen.at(-1)).toEqual([2, 2]);
+      const stop = new AbortController();
+      stop.abort(new Error('no reads'));
+      await expect(f.hasMany(['only-key'], { signal: stop.signal })).rejects.toThrow('no reads');
+      expect([f.funnel, await f.estimatedCount()]).toEqual(['string', 1]);
       const empty = [...Array(info.chunks).keys()].find((c) => f.chunkKeys(c) === 0)!;
       expect((await f.readChunk(empty)).estimatedCount()).toBe(0);
       await f.verify();

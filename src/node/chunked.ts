@@ -34,6 +34,7 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { FormatError, show } from '../errors.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
+import type { ProgressOptions, ReadonlyAsyncMembershipFilter } from '../filters/filter.js';
 import { crc32c } from '../formats/crc32c.js';
 import { hashKey, mitz64Probes, views } from '../hash/hasher.js';
 import { type Funnel, type Key, keyBytes } from '../hash/keys.js';
@@ -55,6 +56,7 @@ import {
   indexOffset,
   rangeChunk,
 } from './chunked-format.js';
+import { checkProgress, throwIfAborted } from './progress.js';
 
 export type { ChunkedBuildOptions } from './chunked-build.js';
 export type { ChunkedRouting } from './chunked-format.js';
@@ -109,7 +111,7 @@ async function readAt(fh: FileHandle, target: Uint8Array, position: number): Pro
   }
 }
 
-export class ChunkedBloomFilter {
+export class ChunkedBloomFilter implements ReadonlyAsyncMembershipFilter<Key> {
   private fh: FileHandle | null;
   private readonly layout: ChunkedLayout;
   private readonly counts: Uint32Array;
@@ -194,6 +196,16 @@ export class ChunkedBloomFilter {
     }
   }
 
+  /** The key encoding the file was built for. */
+  get funnel(): Funnel {
+    return this.layout.funnel;
+  }
+
+  /** Keys added at build (from the header; consecutive repeats in range routing counted once). */
+  async estimatedCount(): Promise<number> {
+    return this.layout.keys;
+  }
+
   /** What the file holds. */
   get info(): ChunkedBloomInfo {
     return infoOf(this.layout, this.fileBytes);
@@ -236,15 +248,27 @@ export class ChunkedBloomFilter {
   }
 
   /**
-   * `has` for many keys; the answers are in the order of `keys`. Keys are grouped by chunk so
-   * that each chunk is read at most once (in file order), whatever the cache size.
+   * `has` for many keys (any iterable or async iterable); the answers are in the order of `keys`.
+   * Keys are grouped by chunk so that each chunk is read at most once (in file order), whatever
+   * the cache size. `onProgress(keysAnswered, keys)` after each chunk read; `signal` is checked
+   * before each read.
    */
-  async hasMany(keys: Iterable<Key>): Promise<boolean[]> {
+  async hasMany(
+    keys: Iterable<Key> | AsyncIterable<Key>,
+    options: ProgressOptions = {},
+  ): Promise<boolean[]> {
     this.checkOpen();
-    if (keys === null || typeof keys !== 'object' || !(Symbol.iterator in keys)) {
-      throw new TypeError(`keys must be an iterable, got ${show(keys)}`);
+    checkProgress(options);
+    let list: Key[];
+    if (keys !== null && typeof keys === 'object' && Symbol.asyncIterator in keys) {
+      list = [];
+      for await (const key of keys as AsyncIterable<Key>) list.push(key);
+    } else if (keys !== null && typeof keys === 'object' && Symbol.iterator in keys) {
+      list = Array.from(keys as Iterable<Key>);
+    } else {
+      throw new TypeError(`keys must be an iterable or async iterable, got ${show(keys)}`);
     }
-    const list = Array.from(keys);
+    const { signal, onProgress } = options;
     const n = list.length;
     const out = new Array<boolean>(n).fill(false);
     const hashes = new Int32Array(4 * n);
@@ -269,6 +293,7 @@ export class ChunkedBloomFilter {
       let end = start;
       while (end < order.length && chunkIds[order[end]!] === chunk) end++;
       if (chunk >= 0 && this.counts[chunk] !== 0) {
+        throwIfAborted(signal);
         const bits = this.cached(chunk) ?? (await this.load(chunk));
         for (let o = start; o < end; o++) {
           const i = order[o]!;
@@ -287,9 +312,11 @@ export class ChunkedBloomFilter {
           }
           out[i] = all;
         }
+        onProgress?.(end, n);
       }
       start = end;
     }
+    onProgress?.(n, n);
     return out;
   }
 
