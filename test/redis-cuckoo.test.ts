@@ -1,14 +1,12 @@
 /**
- * RedisCuckooFilter on a real redis-server: the shared conformance suite (with its occupancy
- * model), the documented slot layout (read back with raw BITFIELD), deletes, and a full filter
- * that rejects an add without losing any key it holds (every kick undone).
+ * RedisCuckooFilter on a real redis-server: the documented slot layout (read back with raw
+ * BITFIELD), duplicates and deletes, and a full filter that rejects an add without losing any key
+ * it holds (every kick undone).
  */
-import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FilterFullError } from '../src/index.js';
 import { altBucket, CUCKOO_MIN_FPP, RedisCuckooFilter } from '../src/redis.js';
-import { type ConformanceTarget, runConformance } from './conformance/suite.js';
 import { murmur3BigInt } from './support/murmur3-bigint.js';
 import { keys } from './support/random.js';
 import {
@@ -23,7 +21,6 @@ const hasRedis = requireRedis();
 describe.skipIf(!hasRedis)('RedisCuckooFilter', () => {
   let server: RedisServerHandle;
   let client: ReturnType<typeof createClient>;
-  let io: Redis;
   let counter = 0;
   const fresh = (): string => `cuckoo:${counter++}`;
 
@@ -32,44 +29,15 @@ describe.skipIf(!hasRedis)('RedisCuckooFilter', () => {
     client = createClient({ url: server.url, disableOfflineQueue: true });
     client.on('error', () => undefined);
     await client.connect();
-    io = new Redis(server.port, { lazyConnect: true, enableOfflineQueue: false });
-    io.on('error', () => undefined);
-    await io.connect();
   });
 
   afterAll(async () => {
     await client?.close();
-    io?.disconnect();
     await server?.stop();
   });
 
-  for (const via of ['node-redis', 'ioredis'] as const) {
-    const target: ConformanceTarget = {
-      name: `RedisCuckooFilter (standalone, ${via})`,
-      create: async (o) => {
-        const f = await RedisCuckooFilter.create(via === 'ioredis' ? io : client, fresh(), {
-          ...o,
-          shardBits: 8192,
-        });
-        return {
-          add: (k) => f.add(k),
-          has: (k) => f.has(k),
-          remove: (k) => f.remove(k),
-          clear: () => f.clear(),
-          addWrongKind: () => f.add(42 as never),
-          expectedFpp: () => f.expectedFpp(),
-          dispose: () => f.destroy(),
-        };
-      },
-      createRaw: (o) => RedisCuckooFilter.create(client, fresh(), o as never),
-      lacks: { roundTrip: 'Redis cuckoo buckets have no native export yet' },
-      // A multiset: every add stores a copy (as CF.ADD and the in-memory CuckooFilter).
-      addReportsChange: false,
-      modelSlack: 0.1,
-      scale: via === 'ioredis' ? 3000 : 6000,
-    };
-    runConformance(target);
-  }
+  // Its conformance cells (node-redis and ioredis, standalone and cluster) run through
+  // test/support/redis-adapters.ts.
 
   it('stores fingerprint f of a key in bucket i1 or i2 = i1 XOR (f·0x5bd1e995 mod 2^32 mod nb)', async () => {
     const f = await RedisCuckooFilter.create(client, fresh(), { capacity: 1000, fpp: 0.001 });

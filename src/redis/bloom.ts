@@ -241,23 +241,13 @@ export class RedisBloomFilter<K extends Key = Key>
   }
 
   /** Adds `key`. True iff it was certainly new (some bit was 0), as Guava's `put`. */
-  add(key: K): Promise<boolean> {
-    let added = false;
-    return this.store
-      .op('add', (ctx) =>
-        this.writeWindow(BLOOM_ADD, [key], 0, new Uint8Array(1), (_, r) => (added = r === 1), ctx),
-      )
-      .then(() => added);
+  async add(key: K): Promise<boolean> {
+    return (await this.writeOne('add', BLOOM_ADD, key)) === 1;
   }
 
   /** False if `key` was certainly never added; true if it probably was. */
-  has(key: K): Promise<boolean> {
-    let present = false;
-    return this.store
-      .op('has', () =>
-        this.readWindow([key], 0, new Uint8Array(1), (_, r) => (present = allSet(r))),
-      )
-      .then(() => present);
+  async has(key: K): Promise<boolean> {
+    return (await this.readAll('has', [key], undefined, allSet))[0]!;
   }
 
   /**
@@ -267,9 +257,7 @@ export class RedisBloomFilter<K extends Key = Key>
    */
   async addMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<number> {
     let added = 0;
-    await this.store.batch('addMany', keys, options, (window, offset, status, ctx) =>
-      this.writeWindow(BLOOM_ADD, window, offset, status, (_, r) => (added += r), ctx),
-    );
+    await this.writeAll('addMany', BLOOM_ADD, keys, options, (_, r) => (added += r));
     return added;
   }
 
@@ -279,29 +267,13 @@ export class RedisBloomFilter<K extends Key = Key>
     options?: ProgressOptions,
   ): Promise<boolean[]> {
     const out: boolean[] = [];
-    await this.store.batch('addEach', keys, options, (window, offset, status, ctx) =>
-      this.writeWindow(
-        BLOOM_ADD,
-        window,
-        offset,
-        status,
-        (j, r) => (out[offset + j] = r === 1),
-        ctx,
-      ),
-    );
+    await this.writeAll('addEach', BLOOM_ADD, keys, options, (i, r) => (out[i] = r === 1));
     return out;
   }
 
   /** `has` of every key, in order, a window at a time. */
-  async hasMany(
-    keys: Iterable<K> | AsyncIterable<K>,
-    options?: ProgressOptions,
-  ): Promise<boolean[]> {
-    const out: boolean[] = [];
-    await this.store.batch('hasMany', keys, options, (window, offset, status) =>
-      this.readWindow(window, offset, status, (j, r) => (out[offset + j] = allSet(r))),
-    );
-    return out;
+  hasMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<boolean[]> {
+    return this.readAll('hasMany', keys, options, allSet);
   }
 
   /** Number of bits set, over all shards (BITCOUNT of each after its header). */

@@ -187,20 +187,8 @@ export class RedisCountingBloomFilter<K extends Key = Key>
    * Records one occurrence of `key` (its counters go up by one, stopping at 15). True iff the key
    * was certainly new (some counter was 0). Adding a present key still counts it.
    */
-  add(key: K): Promise<boolean> {
-    let added = false;
-    return this.store
-      .op('add', (ctx) =>
-        this.writeWindow(
-          COUNTING_ADD,
-          [key],
-          0,
-          new Uint8Array(1),
-          (_, r) => (added = r === 1),
-          ctx,
-        ),
-      )
-      .then(() => added);
+  async add(key: K): Promise<boolean> {
+    return (await this.writeOne('add', COUNTING_ADD, key)) === 1;
   }
 
   /** False if `key` is certainly absent; true if it is probably present. */
@@ -212,11 +200,8 @@ export class RedisCountingBloomFilter<K extends Key = Key>
    * The smallest of `key`'s counters: 0 means certainly absent; otherwise an upper estimate of how
    * many times it was added (collisions only add), where 15 means "15 or more".
    */
-  count(key: K): Promise<number> {
-    let min = 0;
-    return this.store
-      .op('count', () => this.readWindow([key], 0, new Uint8Array(1), (_, r) => (min = minOf(r))))
-      .then(() => min);
+  async count(key: K): Promise<number> {
+    return (await this.readAll('count', [key], undefined, minOf))[0]!;
   }
 
   /**
@@ -224,41 +209,20 @@ export class RedisCountingBloomFilter<K extends Key = Key>
    * the result is false; otherwise every counter below 15 goes down by one and the result is true.
    * Only remove keys that were added (see the class comment).
    */
-  remove(key: K): Promise<boolean> {
-    let removed = false;
-    return this.store
-      .op('remove', (ctx) =>
-        this.writeWindow(
-          COUNTING_REMOVE,
-          [key],
-          0,
-          new Uint8Array(1),
-          (_, r) => (removed = r === 1),
-          ctx,
-        ),
-      )
-      .then(() => removed);
+  async remove(key: K): Promise<boolean> {
+    return (await this.writeOne('remove', COUNTING_REMOVE, key)) === 1;
   }
 
   /** `add` for every key, a window at a time; resolves to how many were new. */
   async addMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<number> {
     let added = 0;
-    await this.store.batch('addMany', keys, options, (window, offset, status, ctx) =>
-      this.writeWindow(COUNTING_ADD, window, offset, status, (_, r) => (added += r), ctx),
-    );
+    await this.writeAll('addMany', COUNTING_ADD, keys, options, (_, r) => (added += r));
     return added;
   }
 
   /** `has` for every key, in order, a window at a time. */
-  async hasMany(
-    keys: Iterable<K> | AsyncIterable<K>,
-    options?: ProgressOptions,
-  ): Promise<boolean[]> {
-    const out: boolean[] = [];
-    await this.store.batch('hasMany', keys, options, (window, offset, status) =>
-      this.readWindow(window, offset, status, (j, r) => (out[offset + j] = minOf(r) > 0)),
-    );
-    return out;
+  hasMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<boolean[]> {
+    return this.readAll('hasMany', keys, options, (r) => minOf(r) > 0);
   }
 
   /**
@@ -271,16 +235,7 @@ export class RedisCountingBloomFilter<K extends Key = Key>
     options?: ProgressOptions,
   ): Promise<boolean[]> {
     const out: boolean[] = [];
-    await this.store.batch('removeMany', keys, options, (window, offset, status, ctx) =>
-      this.writeWindow(
-        COUNTING_REMOVE,
-        window,
-        offset,
-        status,
-        (j, r) => (out[offset + j] = r === 1),
-        ctx,
-      ),
-    );
+    await this.writeAll('removeMany', COUNTING_REMOVE, keys, options, (i, r) => (out[i] = r === 1));
     return out;
   }
 

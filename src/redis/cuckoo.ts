@@ -196,66 +196,38 @@ export class RedisCuckooFilter<K extends Key = Key>
     return args;
   }
 
-  /** Whether a read reply (header, then 8 slots) holds fingerprint `f`. */
-  private static holds(reply: unknown[], f: number): boolean {
+  /** Whether a read reply (header, then 8 slots) holds key j's fingerprint. */
+  private static holds(reply: unknown[], placed: PlacedKeys, j: number): boolean {
+    const f = placed.offsets[3 * j]!;
     for (let i = 2; i < reply.length; i++) if (Number(reply[i]) === f) return true;
     return false;
   }
 
   /** Adds `key`; true iff it was certainly new. `FilterFullError` (nothing lost) when full. */
-  add(key: K): Promise<boolean> {
-    let added = false;
-    return this.store
-      .op('add', (ctx) =>
-        this.writeWindow(CUCKOO_ADD, [key], 0, new Uint8Array(1), (_, r) => (added = r === 1), ctx),
-      )
-      .then(() => added);
+  async add(key: K): Promise<boolean> {
+    return (await this.writeOne('add', CUCKOO_ADD, key)) === 1;
   }
 
   /** False if `key` is certainly absent; true if it is probably present. */
   async has(key: K): Promise<boolean> {
-    return (await this.hasMany([key]))[0]!;
+    return (await this.readAll('has', [key], undefined, RedisCuckooFilter.holds))[0]!;
   }
 
   /** Removes one occurrence of `key`; false (and no change) if none is there. */
-  remove(key: K): Promise<boolean> {
-    let removed = false;
-    return this.store
-      .op('remove', (ctx) =>
-        this.writeWindow(
-          CUCKOO_REMOVE,
-          [key],
-          0,
-          new Uint8Array(1),
-          (_, r) => (removed = r === 1),
-          ctx,
-        ),
-      )
-      .then(() => removed);
+  async remove(key: K): Promise<boolean> {
+    return (await this.writeOne('remove', CUCKOO_REMOVE, key)) === 1;
   }
 
   /** Adds every key, a window at a time; resolves to how many were new. */
   async addMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<number> {
     let added = 0;
-    await this.store.batch('addMany', keys, options, (window, offset, status, ctx) =>
-      this.writeWindow(CUCKOO_ADD, window, offset, status, (_, r) => (added += r), ctx),
-    );
+    await this.writeAll('addMany', CUCKOO_ADD, keys, options, (_, r) => (added += r));
     return added;
   }
 
   /** `has` of every key, in order, a window at a time. */
-  async hasMany(
-    keys: Iterable<K> | AsyncIterable<K>,
-    options?: ProgressOptions,
-  ): Promise<boolean[]> {
-    const out: boolean[] = [];
-    await this.store.batch('hasMany', keys, options, (window, offset, status) => {
-      const placed = this.place(window);
-      return this.readWindow(window, offset, status, (j, r) => {
-        out[offset + j] = RedisCuckooFilter.holds(r, placed.offsets[3 * j]!);
-      });
-    });
-    return out;
+  hasMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<boolean[]> {
+    return this.readAll('hasMany', keys, options, RedisCuckooFilter.holds);
   }
 
   /** `remove` of every key, a window at a time; each key is sent at most once. */
@@ -264,16 +236,7 @@ export class RedisCuckooFilter<K extends Key = Key>
     options?: ProgressOptions,
   ): Promise<boolean[]> {
     const out: boolean[] = [];
-    await this.store.batch('removeMany', keys, options, (window, offset, status, ctx) =>
-      this.writeWindow(
-        CUCKOO_REMOVE,
-        window,
-        offset,
-        status,
-        (j, r) => (out[offset + j] = r === 1),
-        ctx,
-      ),
-    );
+    await this.writeAll('removeMany', CUCKOO_REMOVE, keys, options, (i, r) => (out[i] = r === 1));
     return out;
   }
 

@@ -16,6 +16,7 @@
  */
 
 import { FilterFullError, show } from '../errors.js';
+import type { ProgressOptions } from '../filters/filter.js';
 import type { Key } from '../hash/keys.js';
 import { Locator, type PlacedKeys, placeAll } from '../sharded/layout.js';
 import type { ShardedBloomShape } from '../sharded/sharded-bloom.js';
@@ -342,7 +343,7 @@ export abstract class RedisShardedFilter<K extends Key = Key> {
     window: readonly K[],
     offset: number,
     status: Uint8Array,
-    result: (j: number, reply: unknown[]) => void,
+    result: (j: number, reply: unknown[], placed: PlacedKeys) => void,
   ): Promise<void> {
     const placed = this.place(window);
     const k = placed.count === 0 ? 0 : placed.offsets.length / placed.count;
@@ -358,8 +359,50 @@ export abstract class RedisShardedFilter<K extends Key = Key> {
         throw await lostShard(this.store, this.name, this.epoch, this.keys.get(placed.shards[j]!));
       }
       status[offset + j] = KEY_STATUS.applied;
-      result(j, reply);
+      result(j, reply, placed);
     }
+  }
+
+  /** Runs `script` for one key; resolves to its 0/1 reply. */
+  protected writeOne(what: string, script: LuaScript, key: K): Promise<number> {
+    let reply = 0;
+    return this.store
+      .op(what, (ctx) =>
+        this.writeWindow(script, [key], 0, new Uint8Array(1), (_, r) => (reply = r), ctx),
+      )
+      .then(() => reply);
+  }
+
+  /** Runs `script` for every key, a window at a time; `result(i, reply)` for key i. */
+  protected async writeAll(
+    what: string,
+    script: LuaScript,
+    keys: Iterable<K> | AsyncIterable<K>,
+    options: ProgressOptions | undefined,
+    result: (i: number, reply: number) => void,
+  ): Promise<void> {
+    await this.store.batch(what, keys, options, (window, offset, status, ctx) =>
+      this.writeWindow(script, window, offset, status, (j, r) => result(offset + j, r), ctx),
+    );
+  }
+
+  /**
+   * Reads every key, a window at a time; `answer(reply, placed, j)` turns key j's reply (header
+   * first) into its result.
+   */
+  protected async readAll<T>(
+    what: string,
+    keys: Iterable<K> | AsyncIterable<K>,
+    options: ProgressOptions | undefined,
+    answer: (reply: unknown[], placed: PlacedKeys, j: number) => T,
+  ): Promise<T[]> {
+    const out: T[] = [];
+    await this.store.batch(what, keys, options, (window, offset, status) =>
+      this.readWindow(window, offset, status, (j, r, placed) => {
+        out[offset + j] = answer(r, placed, j);
+      }),
+    );
+    return out;
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
  * The Redis cells of the conformance table (test/conformance/table.ts, REDIS_TARGETS): the shared
- * suite (test/conformance/suite.ts) for the three Redis filters, run the same way on every backend
+ * suite (test/conformance/suite.ts) for the four Redis filters, run the same way on every backend
  * and client: test/redis-conformance.test.ts (a standalone server) and test/redis-cluster.test.ts
  * (a 3-master cluster), each through node-redis and ioredis. Shards are kept small (8192 bits) so
  * that every filter really is split over many Redis keys (and, on a cluster, over every node).
@@ -10,6 +10,7 @@ import {
   RedisBloomFilter,
   type RedisConnection,
   RedisCountingBloomFilter,
+  RedisCuckooFilter,
   RedisScalableBloomFilter,
 } from '../../src/redis.js';
 import {
@@ -95,6 +96,25 @@ function targets(backend: RedisBackend): Record<string, ConformanceTarget> {
       createRaw: (o) => RedisCountingBloomFilter.create(client(), fresh(), o as never),
       lacks: { roundTrip: 'Redis counters have no native export yet' },
     },
+    RedisCuckooFilter: {
+      name: `RedisCuckooFilter (${backend.name})`,
+      create: async (o) => {
+        const f = await RedisCuckooFilter.create(client(), fresh(), {
+          ...o,
+          shardBits: SHARD_BITS,
+        });
+        return {
+          ...adapter(f as RedisFilterLike),
+          remove: (k) => f.remove(k),
+          expectedFpp: () => f.expectedFpp(),
+        };
+      },
+      createRaw: (o) => RedisCuckooFilter.create(client(), fresh(), o as never),
+      lacks: { roundTrip: 'Redis cuckoo buckets have no native export yet' },
+      // A multiset: every add stores a copy (as CF.ADD and the in-memory CuckooFilter).
+      addReportsChange: false,
+      modelSlack: 0.1,
+    },
     RedisScalableBloomFilter: {
       name: `RedisScalableBloomFilter (${backend.name})`,
       // A small first layer, so that the suite's keys make the filter grow several layers.
@@ -115,15 +135,14 @@ function targets(backend: RedisBackend): Record<string, ConformanceTarget> {
   };
 }
 
-/** Runs the conformance suite on every Redis cell of the table on `backend`. */
+/**
+ * Runs the conformance suite on every Redis cell of the table on `backend` (and on the Redis
+ * targets the table does not list yet), after checking that no cell of the table lacks a target.
+ */
 export function runRedisConformance(backend: RedisBackend): void {
   const all = targets(backend);
-  it(`runs every Redis cell of the conformance table (${backend.name})`, () => {
-    expect(Object.values(REDIS_TARGETS).sort()).toEqual(Object.keys(all).sort());
+  it(`has a target for every Redis cell of the conformance table (${backend.name})`, () => {
+    for (const cls of Object.values(REDIS_TARGETS)) expect(Object.keys(all)).toContain(cls);
   });
-  for (const [codec, cls] of Object.entries(REDIS_TARGETS)) {
-    const target = all[cls];
-    if (target === undefined) throw new Error(`no Redis target ${cls} for codec ${codec}`);
-    runConformance({ ...target, scale: backend.scale });
-  }
+  for (const target of Object.values(all)) runConformance({ ...target, scale: backend.scale });
 }
