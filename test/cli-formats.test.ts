@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FilterCascade } from '../src/index.js';
 import { buildSidecar, ChunkedBloomFilter, readParquetBloomFilters } from '../src/node.js';
 import { type BuiltCli, buildCli } from './support/cli.js';
 import { guavaBuild, guavaRead, requireJava } from './support/guava.js';
@@ -105,6 +106,24 @@ describe('info on other file kinds, which, serve', () => {
     });
     expect(cli.run(['which', logs, 'zed']).code).toBe(1);
     expect(cli.run(['which', join(dir, 'nowhere'), 'x']).stderr).toContain('no such file');
+  });
+
+  it('reads a Mozilla MLBF filter cascade: info describes it, check answers as the cascade', () => {
+    const include = keys('in-', 300);
+    const exclude = keys('out-', 3000);
+    const cascade = FilterCascade.build({ include, exclude });
+    writeFileSync(path('c.mlbf'), cascade.toMlbf());
+    const info = JSON.parse(cli.run(['info', '--json', path('c.mlbf')]).stdout.toString());
+    expect(info).toMatchObject({
+      format: 'Mozilla MLBF',
+      type: 'cascade',
+      layers: cascade.layers.length,
+    });
+    const r = cli.run(['check', path('c.mlbf')], {
+      input: `${[...include, ...exclude].join('\n')}\n`,
+    });
+    expect(r.stdout.toString()).toBe(`${include.join('\n')}\n`);
+    expect(cli.run(['add', path('c.mlbf')], { input: 'x\n' }).stderr).toContain('not added to');
   });
 
   it('serve answers HTTP on the port it prints and stops on SIGTERM', async () => {

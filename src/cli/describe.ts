@@ -5,10 +5,12 @@
 
 import type { ReadonlyMembershipFilter } from '../filters/filter.js';
 import {
+  BinaryFuseFilter,
   BlockedBloomFilter,
   BloomFilter,
   CountingBloomFilter,
   CuckooFilter,
+  FilterCascade,
   ScalableBloomFilter,
   SplitBlockBloomFilter,
 } from '../index.js';
@@ -24,6 +26,8 @@ const TYPE_NAMES: readonly [(filter: object) => boolean, string][] = [
   [(f) => f instanceof CountingBloomFilter, 'counting'],
   [(f) => f instanceof ScalableBloomFilter, 'scalable'],
   [(f) => f instanceof CuckooFilter, 'cuckoo'],
+  [(f) => f instanceof FilterCascade, 'cascade'],
+  [(f) => f instanceof BinaryFuseFilter, 'binary-fuse'],
 ];
 
 /** The CLI's name for the type of `filter` (`--type` values). */
@@ -73,6 +77,7 @@ export function describeFilter(filter: ReadonlyMembershipFilter): Facts {
   const bytes =
     f.byteLength ?? (typeof f.bitSize === 'number' ? (f.bitSize as number) / 8 : undefined);
   if (typeof bytes === 'number') facts.memoryBytes = bytes;
+  if (Array.isArray(f.layers)) facts.layers = f.layers.length;
   if (typeof f.layers === 'function') {
     facts.layerList = (f.layers as () => unknown[]).call(filter);
   }

@@ -9,20 +9,21 @@
  * | Parquet           | `PAR1` at the start and the end (its split-block filters)          |
  * | Guava `writeTo`   | strategy ordinal 0 or 1, k ≥ 1, and exactly 6 + 8·N bytes for the  |
  * |                   | N 64-bit words its big-endian header announces                     |
+ * | Mozilla MLBF      | otherwise, a u16 version 0 to 2 that then decodes as a cascade     |
  *
  * Guava's bytes do not say how keys were encoded; `--funnel` says it (default `string`).
  */
 
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { MembershipFilter } from '../filters/filter.js';
-import { BloomFilter, FormatError, type Funnel } from '../index.js';
+import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
+import { BloomFilter, FilterCascade, FormatError, type Funnel } from '../index.js';
 import { load, save } from '../node/io.js';
 import { CliError } from './command.js';
 import { typeName } from './describe.js';
 import { describeFsError } from './input.js';
 
-export type FileKind = 'native' | 'chunked' | 'sidecar' | 'parquet' | 'guava' | 'unknown';
+export type FileKind = 'native' | 'chunked' | 'sidecar' | 'parquet' | 'guava' | 'mlbf' | 'unknown';
 
 export interface Sniffed {
   readonly kind: FileKind;
@@ -64,6 +65,7 @@ export async function sniff(path: string): Promise<Sniffed> {
       const words = new DataView(head.buffer, head.byteOffset, head.length).getInt32(2, false);
       if (words > 0 && size === 6 + 8 * words) kind = 'guava';
     }
+    if (kind === 'unknown' && size >= 3 && head[1] === 0 && head[0]! <= 2) kind = 'mlbf';
     return { kind, size, head };
   } finally {
     await handle.close();
@@ -120,6 +122,10 @@ export async function readFilter(path: string, funnel?: Funnel): Promise<LoadedF
         );
       case 'sidecar':
         throw new CliError(`${path}: a sidecar filter; query it with "bloomkit which DIR KEY"`);
+      case 'mlbf':
+        throw new CliError(
+          `${path}: an MLBF filter cascade: it can be checked and described, not added to`,
+        );
       case 'parquet':
         throw new CliError(
           `${path}: a Parquet file; "bloomkit info" lists its column chunks' filters`,
@@ -130,6 +136,28 @@ export async function readFilter(path: string, funnel?: Funnel): Promise<LoadedF
   } catch (error) {
     throw asCliError(path, error);
   }
+}
+
+/**
+ * A filter that can only answer (an MLBF filter cascade), or any filter `readFilter` reads: what
+ * `check` and `info` accept.
+ */
+export async function readQueryable(
+  path: string,
+  funnel?: Funnel,
+): Promise<ReadonlyMembershipFilter> {
+  const sniffed = await sniff(path);
+  if (sniffed.kind !== 'mlbf') return (await readFilter(path, funnel)).filter;
+  let cascade: ReadonlyMembershipFilter | null;
+  try {
+    cascade = FilterCascade.fromMlbf(new Uint8Array(await readFile(path)), {
+      funnel: funnel ?? 'string',
+    }) as ReadonlyMembershipFilter | null;
+  } catch {
+    throw unknownFormat(path, sniffed);
+  }
+  if (cascade === null) throw unknownFormat(path, sniffed);
+  return cascade;
 }
 
 /** A library error about a file, as one line naming the file. */

@@ -1,5 +1,5 @@
 import type { Command } from '../command.js';
-import { readFilter } from '../filter-file.js';
+import { readQueryable } from '../filter-file.js';
 import {
   flag,
   INPUT_HELP,
@@ -44,7 +44,7 @@ Examples:
   async run({ args, options, io }) {
     const [file, ...inputs] = args as [string, ...string[]];
     const funnelText = stringOption(options, 'funnel');
-    const { filter } = await readFilter(
+    const filter = await readQueryable(
       file,
       funnelText === undefined ? undefined : parseFunnel(funnelText, 'string'),
     );

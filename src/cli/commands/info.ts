@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from '../command.js';
 import { describeFilter, type Facts, printFacts } from '../describe.js';
-import { asCliError, readFilter, sniff, unknownFormat } from '../filter-file.js';
+import { asCliError, readFilter, readQueryable, sniff, unknownFormat } from '../filter-file.js';
 import { flag, JSON_OPTION, parseFunnel, stringOption } from '../options.js';
 
 export const info: Command = {
@@ -59,6 +59,11 @@ async function describeFile(file: string, funnelText: string | undefined): Promi
           ...size,
         },
       ];
+    }
+    case 'mlbf': {
+      const funnel = funnelText === undefined ? undefined : parseFunnel(funnelText, 'string');
+      const cascade = await readQueryable(file, funnel);
+      return [{ file, format: 'Mozilla MLBF', ...describeFilter(cascade), ...size }];
     }
     case 'chunked': {
       const { ChunkedBloomFilter } = await import('../../node/chunked.js');
