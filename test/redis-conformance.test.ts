@@ -37,7 +37,7 @@ describe.skipIf(!hasRedis)('Redis filters on a standalone server', () => {
     name: 'standalone',
     client: () => client,
     fresh: () => `conformance:${counter++}`,
-    scale: 10_000,
+    scale: 6_000,
   });
 
   runRedisConformance({
