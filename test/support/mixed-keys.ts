@@ -48,3 +48,8 @@ export function mixedKeys(funnel: Funnel, n: number, seed: number): Key[] {
       });
   }
 }
+
+/** True if `s` has no lone surrogate (so it round-trips through UTF-8). */
+export function isWellFormed(s: string): boolean {
+  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+}
