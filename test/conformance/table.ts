@@ -306,6 +306,7 @@ export const CHUNKED_TARGETS: Record<string, ConformanceTarget> = { classic: CHU
 
 /** The Redis cells, by codec name: the class the Redis runners must run. */
 export const REDIS_TARGETS: Record<string, string> = {
+  cuckoo: 'RedisCuckooFilter',
   sharded: 'RedisBloomFilter',
   counting: 'RedisCountingBloomFilter',
   scalable: 'RedisScalableBloomFilter',
