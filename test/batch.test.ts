@@ -42,7 +42,7 @@ const CASES: [string, Funnel[], (funnel: Funnel) => AnyFilter][] = [
   [
     'BloomFilter (small: general path)',
     ['string'],
-    (funnel) => BloomFilter.create({ capacity: 300, fpp: 0.01, funnel }),
+    (funnel) => BloomFilter.create({ capacity: 2500, fpp: 0.01, funnel }),
   ],
   [
     'BloomFilter (MURMUR128_MITZ_32)',
