@@ -13,11 +13,13 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN_CASES } from '../scripts/golden-cases.js';
 import {
+  BinaryFuseFilter,
   BlockedBloomFilter,
   BloomFilter,
   ChunkedBloomFilter,
   CountingBloomFilter,
   CuckooFilter,
+  FilterCascade,
   FormatError,
   fromBytes,
   load,
@@ -200,7 +202,7 @@ describe('save and load', () => {
 
 /** Byte views of a filter's own storage: what `save` must write from and `load` fill. */
 function storageOf(f: MembershipFilter): Uint8Array[] {
-  const bytesOf = (w: Uint32Array | Uint8Array) =>
+  const bytesOf = (w: Uint32Array | Uint16Array | Uint8Array) =>
     new Uint8Array(w.buffer, w.byteOffset, w.byteLength);
   if (f instanceof BloomFilter || f instanceof BlockedBloomFilter) return [bytesOf(f.bits.data)];
   if (f instanceof SplitBlockBloomFilter) return [bytesOf(f.bits.data)];
@@ -210,6 +212,9 @@ function storageOf(f: MembershipFilter): Uint8Array[] {
   if (f instanceof ScalableBloomFilter) {
     return Array.from({ length: f.layerCount }, (_, i) => bytesOf(f.layer(i).bits.data));
   }
+  if (f instanceof BinaryFuseFilter) return [bytesOf(f.fingerprints)];
+  // A cascade's payload is its MLBF file, encoded on save (its layers are not one view).
+  if (f instanceof FilterCascade) return [];
   throw new Error(`no storage known for ${f.constructor.name}`);
 }
 
@@ -299,6 +304,7 @@ describe('every filter type streams', () => {
   it('a loaded filter works on: adds and lookups answer as the original', async () => {
     for (const { name, filter } of await everyType()) {
       if (filter instanceof CuckooFilter && filter.victim !== undefined) continue; // full
+      if (typeof filter.add !== 'function') continue; // build-once types: nothing to add
       const path = join(dir, `${name}.blmk`);
       await save(filter, path);
       const loaded = await loadAny(path);
