@@ -84,7 +84,10 @@ async function writeLines(path: string, count: number, line: (i: number) => stri
 }
 
 interface Timing {
+  /** Wall time. */
   seconds: number;
+  /** User + system CPU time (steadier than wall time on a busy machine). */
+  cpuSeconds: number;
   maxRssMiB: number;
   stdoutLines?: number;
 }
@@ -113,16 +116,20 @@ function time(
     const redirect = `${options.stdin ? ` < ${q(options.stdin)}` : ''} > ${q(options.stdout ?? '/dev/null')}`;
     const inner =
       [cmd, ...args].map(q).join(' ') + (options.stderrTo ? ` 2> ${q(options.stderrTo)}` : '');
-    const shell = `exec /usr/bin/time -f '%e %M' bash -c ${q(`exec ${inner}`)}${redirect}`;
+    const shell = `exec /usr/bin/time -f '%e %U %S %M' bash -c ${q(`exec ${inner}`)}${redirect}`;
     const res = spawnSync('bash', ['-c', shell], { encoding: 'utf8', maxBuffer: 1 << 26 });
     const last = res.stderr.trim().split('\n').at(-1) ?? '';
-    const m = /^([0-9.]+) ([0-9]+)$/.exec(last);
+    const m = /^([0-9.]+) ([0-9.]+) ([0-9.]+) ([0-9]+)$/.exec(last);
     if (!m)
       throw new Error(
         `${cmd} ${args.join(' ')} failed (${res.status}): ${res.stderr.slice(-2000)}`,
       );
-    const t = { seconds: Number(m[1]), maxRssMiB: Number(m[2]) / 1024 };
-    if (best === null || t.seconds < best.seconds) best = t;
+    const t = {
+      seconds: Number(m[1]),
+      cpuSeconds: Number(m[2]) + Number(m[3]),
+      maxRssMiB: Number(m[4]) / 1024,
+    };
+    if (best === null || t.cpuSeconds < best.cpuSeconds) best = t;
   }
   return best!;
 }
@@ -145,7 +152,8 @@ function dcsoBinary(): string | null {
   return which.status === 0 ? which.stdout.trim() : null;
 }
 
-const fmt = (t: Timing) => `${t.seconds.toFixed(2)} s, ${t.maxRssMiB.toFixed(0)} MiB`;
+const fmt = (t: Timing) =>
+  `${t.seconds.toFixed(2)} s wall, ${t.cpuSeconds.toFixed(2)} s CPU, ${t.maxRssMiB.toFixed(0)} MiB`;
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 
 async function main(): Promise<void> {
@@ -165,28 +173,48 @@ async function main(): Promise<void> {
   const bk = (args: string[]) => [cli.bin, ...args];
   try {
     // ---- add / check vs DCSO bloom
-    const ours = file('ours.bloom');
-    const create = () => {
-      rmSync(ours, { force: true });
-      execFileSync(node, bk(['create', ours, '-n', String(N), '-p', String(FPP)]));
+    type Trio = { add: Timing; checkAbsent: Timing; checkPresent: Timing; fpr: number };
+    /** add, check absent, check present with `argv(verb, filter)` after `create()`. */
+    const trio = (
+      name: string,
+      cmd: string,
+      argv: (verb: string) => string[],
+      create: () => void,
+    ): Trio => {
+      const add = time(cmd, argv('add'), { stdin: file('present.txt'), before: create });
+      const checkAbsent = time(cmd, argv('check'), {
+        stdin: file('absent.txt'),
+        stdout: file('absent.out'),
+      });
+      const checkPresent = time(cmd, argv('check'), {
+        stdin: file('present.txt'),
+        stdout: file('present.out'),
+      });
+      if (countLines(file('present.out')) !== N)
+        throw new Error(`${name}: check missed present lines`);
+      const fpr = countLines(file('absent.out')) / N;
+      console.log(
+        `${name.padEnd(18)} add ${fmt(add)} | check absent ${fmt(checkAbsent)} | check present ${fmt(checkPresent)} | FPR ${(fpr * 100).toFixed(3)}%`,
+      );
+      return { add, checkAbsent, checkPresent, fpr };
     };
-    const add = time(node, bk(['add', ours]), { stdin: file('present.txt'), before: create });
-    const absent = time(node, bk(['check', ours]), {
-      stdin: file('absent.txt'),
-      stdout: file('ours-absent.out'),
-    });
-    const present = time(node, bk(['check', ours]), {
-      stdin: file('present.txt'),
-      stdout: file('ours-present.out'),
-    });
-    const oursFp = countLines(file('ours-absent.out'));
-    if (countLines(file('ours-present.out')) !== N)
-      throw new Error('bloomkit check missed present lines');
-    results.bloomkit = { add, checkAbsent: absent, checkPresent: present, fpr: oursFp / N };
-    console.log(
-      `bloomkit  add ${fmt(add)} | check absent ${fmt(absent)} | check present ${fmt(present)} | FPR ${((oursFp / N) * 100).toFixed(3)}%`,
-    );
-
+    const ours = file('ours.bloom');
+    const mine: Record<string, Trio> = {};
+    for (const type of ['classic', 'blocked']) {
+      mine[type] = trio(
+        `bloomkit ${type}`,
+        node,
+        (verb) => bk([verb, ours]),
+        () => {
+          rmSync(ours, { force: true });
+          execFileSync(
+            node,
+            bk(['create', ours, '-n', String(N), '-p', String(FPP), '--type', type]),
+          );
+        },
+      );
+    }
+    results.bloomkit = mine;
     const dcso = dcsoBinary();
     if (dcso === null) {
       console.log(
@@ -194,29 +222,24 @@ async function main(): Promise<void> {
       );
     } else {
       const theirs = file('dcso.bloom');
-      const dcreate = () => {
-        rmSync(theirs, { force: true });
-        execFileSync(dcso, ['create', '-n', String(N), '-p', String(FPP), theirs]);
-      };
-      const dAdd = time(dcso, ['insert', theirs], { stdin: file('present.txt'), before: dcreate });
-      const dAbsent = time(dcso, ['check', theirs], {
-        stdin: file('absent.txt'),
-        stdout: file('dcso-absent.out'),
-      });
-      const dPresent = time(dcso, ['check', theirs], {
-        stdin: file('present.txt'),
-        stdout: file('dcso-present.out'),
-      });
-      const dFp = countLines(file('dcso-absent.out'));
-      if (countLines(file('dcso-present.out')) !== N)
-        throw new Error('DCSO bloom check missed present lines');
-      results.dcso = { add: dAdd, checkAbsent: dAbsent, checkPresent: dPresent, fpr: dFp / N };
-      console.log(
-        `DCSO bloom add ${fmt(dAdd)} | check absent ${fmt(dAbsent)} | check present ${fmt(dPresent)} | FPR ${((dFp / N) * 100).toFixed(3)}%`,
+      const verbs: Record<string, string> = { add: 'insert', check: 'check' };
+      const d = trio(
+        'DCSO bloom',
+        dcso,
+        (verb) => [verbs[verb]!, theirs],
+        () => {
+          rmSync(theirs, { force: true });
+          execFileSync(dcso, ['create', '-n', String(N), '-p', String(FPP), theirs]);
+        },
       );
-      console.log(
-        `speed-up (DCSO time / bloomkit time): add ${ratio(dAdd.seconds, add.seconds)}, check absent ${ratio(dAbsent.seconds, absent.seconds)}, check present ${ratio(dPresent.seconds, present.seconds)}`,
-      );
+      results.dcso = d;
+      for (const [type, m] of Object.entries(mine)) {
+        const both = (a: Timing, b: Timing) =>
+          `${ratio(a.seconds, b.seconds)} wall, ${ratio(a.cpuSeconds, b.cpuSeconds)} CPU`;
+        console.log(
+          `speed-up of bloomkit ${type} over DCSO (their time / ours): add ${both(d.add, m.add)}; check absent ${both(d.checkAbsent, m.checkAbsent)}; check present ${both(d.checkPresent, m.checkPresent)}`,
+        );
+      }
     }
 
     // ---- dedup vs awk
@@ -280,7 +303,7 @@ async function main(): Promise<void> {
       const tolerance = 4 * Math.sqrt(summary.expectedFalseDrops) + 2;
       const within = Math.abs(falseDrops - summary.expectedFalseDrops) <= tolerance;
       console.log(
-        `bloomkit ${name}: ${fmt(t)} | false drops ${falseDrops} (expected ${summary.expectedFalseDrops.toFixed(2)}, ${within ? 'within' : 'OUTSIDE'} ±${tolerance.toFixed(1)}) | ${ratio(awk.seconds, t.seconds)} faster than awk, ${ratio(awk.maxRssMiB, t.maxRssMiB)} less memory`,
+        `bloomkit ${name}: ${fmt(t)} | false drops ${falseDrops} (expected ${summary.expectedFalseDrops.toFixed(2)}, ${within ? 'within' : 'OUTSIDE'} ±${tolerance.toFixed(1)}) | vs awk: ${ratio(awk.seconds, t.seconds)} wall, ${ratio(awk.cpuSeconds, t.cpuSeconds)} CPU, ${ratio(awk.maxRssMiB, t.maxRssMiB)} less peak memory`,
       );
       if (!within) process.exitCode = 1;
     }
