@@ -7,7 +7,7 @@
 import type { FilterCodec } from '../formats/codec.js';
 import { FILTER_TYPES, HASH_SCHEMES } from '../formats/native.js';
 import { ShardedBloomFilter } from './sharded-bloom.js';
-import { decodeSharded, shardedParts, shardedSink } from './sharded-codec.js';
+import { shardedParts, shardedSink } from './sharded-codec.js';
 
 export const shardedBloomCodec: FilterCodec<ShardedBloomFilter> = {
   name: 'sharded',
@@ -15,8 +15,8 @@ export const shardedBloomCodec: FilterCodec<ShardedBloomFilter> = {
   hashSchemes: [HASH_SCHEMES.murmur128Mitz64],
   filterClass: ShardedBloomFilter,
   parts: shardedParts,
-  decode: decodeSharded,
-  sink: shardedSink,
+  decode: (bytes, options) => ShardedBloomFilter.fromBytes(bytes, options),
+  sink: (header, params) => shardedSink(header, params, ShardedBloomFilter),
   describe(filter) {
     const { capacity, fpp, maxShardBits, shardBits, shards, hashes, funnel } = filter.shape;
     return {

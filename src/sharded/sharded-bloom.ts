@@ -19,9 +19,15 @@
  */
 
 import { show } from '../errors.js';
+import { FilterBase, percent } from '../filters/base.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
-import type { KeyOf, MembershipFilter, PackedKeys } from '../filters/filter.js';
-import { bytesToWords, type DecodeOptions, wordsToBytes } from '../formats/native.js';
+import type { KeyOf, MembershipFilter } from '../filters/filter.js';
+import {
+  bytesToWords,
+  type DecodeOptions,
+  joinContainer,
+  wordsToBytes,
+} from '../formats/native.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { estimateCount, expectedFpp } from '../math.js';
 import {
@@ -32,7 +38,7 @@ import {
   type ShardLayout,
   shardLayout,
 } from './layout.js';
-import { decodeSharded, encodeSharded } from './sharded-codec.js';
+import { decodeSharded, shardedParts } from './sharded-codec.js';
 
 /** Options of {@link ShardedBloomFilter.create} (and of `RedisBloomFilter.create`). */
 export interface ShardedBloomOptions {
@@ -70,7 +76,12 @@ for (let i = 0; i < 256; i++) {
   REVERSED[i] = r;
 }
 
-export class ShardedBloomFilter<K extends Key = Key> implements MembershipFilter<K> {
+export class ShardedBloomFilter<K extends Key = Key>
+  extends FilterBase<K>
+  implements MembershipFilter<K>
+{
+  /** The class's name in messages, JSON and summaries (survives minification). */
+  static readonly typeName = 'ShardedBloomFilter';
   readonly shape: ShardedBloomShape;
   /** All shards, back to back (see the module comment for the bit order). */
   readonly bytes: Uint8Array;
@@ -79,6 +90,7 @@ export class ShardedBloomFilter<K extends Key = Key> implements MembershipFilter
 
   /** A filter of an explicit shape, empty or over `bytes` (S·b/8 bytes, not copied). */
   constructor(shape: ShardedBloomShape, bytes?: Uint8Array) {
+    super();
     checkLayout(shape);
     checkFunnel(shape.funnel);
     this.shape = shape;
@@ -135,8 +147,16 @@ export class ShardedBloomFilter<K extends Key = Key> implements MembershipFilter
   }
 
   /** Adds `key`; true iff a bit changed (the key was certainly new). */
-  add(key: K): boolean {
+  override add(key: K): boolean {
     return this.setAt(this.locator.locate(key));
+  }
+
+  protected override addEncoded(bytes: Uint8Array): boolean {
+    return this.setAt(this.locator.locateBytes(bytes));
+  }
+
+  protected override hasEncoded(bytes: Uint8Array): boolean {
+    return this.testAt(this.locator.locateBytes(bytes));
   }
 
   /** Sets the bits of the key just placed in `shard` (offsets in the locator); true if any changed. */
@@ -159,7 +179,7 @@ export class ShardedBloomFilter<K extends Key = Key> implements MembershipFilter
   }
 
   /** False if `key` was certainly never added; true if it probably was. */
-  has(key: K): boolean {
+  override has(key: K): boolean {
     return this.testAt(this.locator.locate(key));
   }
 
@@ -174,56 +194,8 @@ export class ShardedBloomFilter<K extends Key = Key> implements MembershipFilter
     return true;
   }
 
-  /** Adds every key; true if any of them changed the filter. */
-  addAll(keys: Iterable<K>): boolean {
-    return this.addMany(keys) > 0;
-  }
-
-  /** Adds every key; returns how many were new (changed the filter). */
-  addMany(keys: Iterable<K>): number {
-    let added = 0;
-    for (const key of keys) if (this.add(key)) added++;
-    return added;
-  }
-
-  /** `has` of each key, in order. */
-  hasMany(keys: Iterable<K>): boolean[] {
-    const out: boolean[] = [];
-    for (const key of keys) out.push(this.has(key));
-    return out;
-  }
-
-  /**
-   * Adds every packed key (its funnel bytes, hashed where they lie: the same hash as the key,
-   * since every funnel hashes exactly its bytes); returns how many were new.
-   */
-  addBatch(batch: PackedKeys): number {
-    const { bytes, offsets } = batch;
-    let added = 0;
-    for (let i = 0; i + 1 < offsets.length; i++) {
-      const shard = this.locator.locateBytes(bytes.subarray(offsets[i]!, offsets[i + 1]!));
-      if (this.setAt(shard)) added++;
-    }
-    return added;
-  }
-
-  /** `has` of each packed key: `out[i]` is 1 or 0. */
-  hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
-    const { bytes, offsets } = batch;
-    const n = Math.max(0, offsets.length - 1);
-    if (out !== undefined && out.length < n) {
-      throw new RangeError(`out has room for ${out.length} answers, the batch has ${n} keys`);
-    }
-    const result = out ?? new Uint8Array(n);
-    for (let i = 0; i < n; i++) {
-      const shard = this.locator.locateBytes(bytes.subarray(offsets[i]!, offsets[i + 1]!));
-      result[i] = this.testAt(shard) ? 1 : 0;
-    }
-    return result;
-  }
-
   /** Forgets every key. */
-  clear(): void {
+  override clear(): void {
     this.bytes.fill(0);
   }
 
@@ -241,7 +213,7 @@ export class ShardedBloomFilter<K extends Key = Key> implements MembershipFilter
   }
 
   /** −(m/k)·ln(1 − bitCount/m) over the whole filter (Swamidass-Baldi; Guava's estimator). */
-  estimatedCount(): number {
+  override estimatedCount(): number {
     return estimateCount(this.bitCount(), this.bitSize, this.hashes);
   }
 
@@ -326,12 +298,20 @@ export class ShardedBloomFilter<K extends Key = Key> implements MembershipFilter
   }
 
   /** bloomkit's native format, filter type `shardedBloom` (see sharded-codec.ts). */
-  toBytes(): Uint8Array {
-    return encodeSharded(this);
+  override toBytes(): Uint8Array {
+    return joinContainer(shardedParts(this));
+  }
+
+  protected override summary(): string {
+    const s = this.shape;
+    return `${s.shards} shards of ${s.shardBits} bits, k=${s.hashes} funnel=${s.funnel} fill=${percent(this.bitCount(), this.bitSize)} ≈${this.estimatedCount()} keys`;
   }
 
   /** Reads the bytes written by {@link ShardedBloomFilter.toBytes} or `RedisBloomFilter.toBytes`. */
-  static fromBytes(bytes: Uint8Array, options?: DecodeOptions): ShardedBloomFilter {
-    return decodeSharded(bytes, options);
+  static fromBytes<K extends Key = Key>(
+    bytes: Uint8Array,
+    options?: DecodeOptions,
+  ): ShardedBloomFilter<K> {
+    return decodeSharded(bytes, options, ShardedBloomFilter) as ShardedBloomFilter<K>;
   }
 }

@@ -46,7 +46,7 @@ import {
 import { FUNNEL_IDS } from '../hash/keys.js';
 import { MAX_BITS } from '../math.js';
 import { MAX_SHARD_BITS } from './layout.js';
-import { ShardedBloomFilter, type ShardedBloomShape } from './sharded-bloom.js';
+import type { ShardedBloomFilter, ShardedBloomShape } from './sharded-bloom.js';
 
 const PARAMS_BYTES = 40;
 
@@ -152,9 +152,13 @@ export function decodeShardedParts(bytes: Uint8Array): {
  * inside `bytes` (any alignment), which must then stay untouched for the filter's life (and
  * changes to the filter change `bytes`); otherwise the payload is copied.
  */
-export function decodeSharded(bytes: Uint8Array, options?: DecodeOptions): ShardedBloomFilter {
+export function decodeSharded(
+  bytes: Uint8Array,
+  options: DecodeOptions | undefined,
+  Filter: typeof ShardedBloomFilter,
+): ShardedBloomFilter {
   const { shape, payload } = decodeShardedParts(bytes);
-  return new ShardedBloomFilter(shape, options?.copy === false ? payload : payload.slice());
+  return new Filter(shape, options?.copy === false ? payload : payload.slice());
 }
 
 /**
@@ -164,7 +168,8 @@ export function decodeSharded(bytes: Uint8Array, options?: DecodeOptions): Shard
 export function shardedSink(
   header: NativeHeader,
   params: DataView,
+  Filter: typeof ShardedBloomFilter,
 ): PayloadSink<ShardedBloomFilter> {
-  const filter = new ShardedBloomFilter(checkSharded(header, params));
+  const filter = new Filter(checkSharded(header, params));
   return { targets: [filter.bytes], finish: () => filter };
 }
