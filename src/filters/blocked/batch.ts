@@ -10,7 +10,7 @@
  * ⌊lo32(h)·z / 2^32⌋; x = hi32(h); k times: bit x >>> 23 of the block, x = x·0x9e3779b9.
  * Adds run in key order, so `added` flags equal those of `add` called key by key.
  */
-import type { BitStorage } from '../../bits/bit-array.js';
+import { BitArray, type BitStorage } from '../../bits/bit-array.js';
 import { CHUNK_KEYS } from '../../hash/scratch.js';
 import { fastRange32 } from './sizing.js';
 
@@ -89,6 +89,7 @@ export function addHashes(
 ): number {
   const data = bits.data;
   touch(data, blocks, hashes, at, count);
+  if (bits instanceof BitArray) return addPlain(bits, data, k, hashes, at, count);
   let added = 0;
   for (let j = 0; j < count; j++) {
     const base = bases[j]!;
@@ -102,5 +103,40 @@ export function addHashes(
     }
     if (any) added++;
   }
+  return added;
+}
+
+/**
+ * {@link addHashes} for plain memory: branch-free stores (whether a bit was new is a coin flip in
+ * a half-full filter, and a mispredicted branch costs more than a store), counting the bits set
+ * for the storage's maintained popcount.
+ */
+function addPlain(
+  bits: BitArray,
+  data: Uint32Array,
+  k: number,
+  hashes: Int32Array,
+  at: number,
+  count: number,
+): number {
+  let added = 0;
+  let set = 0;
+  for (let j = 0; j < count; j++) {
+    const base = bases[j]!;
+    let x = hashes[at + 2 * j + 1]!;
+    let fresh = 0;
+    for (let i = k; i > 0; i--) {
+      const word = base + (x >>> 28);
+      const mask = 1 << (x >>> 23);
+      const old = data[word]!;
+      data[word] = old | mask;
+      const bit = ~old & mask;
+      set += (bit | -bit) >>> 31;
+      fresh |= bit;
+      x = Math.imul(x, GOLDEN);
+    }
+    added += (fresh | -fresh) >>> 31;
+  }
+  bits.noteSet(set);
   return added;
 }
