@@ -53,7 +53,7 @@ import {
   MIN_CHUNK_BYTES,
 } from './chunked-format.js';
 import { buildHashSpilled } from './chunked-spill.js';
-import { ChunkGroup, forEachKey, writeAt } from './chunked-write.js';
+import { ChunkGroup, forEachKey, layoutOf, writeAt } from './chunked-write.js';
 import { checkProgress, throwIfAborted } from './progress.js';
 
 export interface ChunkedBuildOptions extends ProgressOptions {
@@ -204,10 +204,6 @@ export async function buildChunked(
   } finally {
     if (spillDir !== null) await rm(spillDir, { recursive: true, force: true });
   }
-}
-
-export function layoutOf(plan: ChunkedPlan, chunks: number, keys: number): ChunkedLayout {
-  return { ...plan, chunks, keys, indexLength: 8 * chunks };
 }
 
 async function buildHashInMemory(

@@ -14,9 +14,8 @@ import { hashKey, views } from '../hash/hasher.js';
 import type { Key } from '../hash/keys.js';
 import { Modulus, mitz64Indexes } from '../hash/strategies.js';
 import type { ChunkedPlan } from './chunked-build.js';
-import { layoutOf } from './chunked-build.js';
 import { type ChunkedLayout, chunkStride, hashChunk } from './chunked-format.js';
-import { ChunkGroup, forEachKey } from './chunked-write.js';
+import { ChunkGroup, forEachKey, layoutOf } from './chunked-write.js';
 import { throwIfAborted } from './progress.js';
 
 const MAX_BUCKETS = 128;

@@ -9,6 +9,7 @@ import { show } from '../errors.js';
 import type { ProgressOptions } from '../filters/filter.js';
 import type { Key } from '../hash/keys.js';
 import { LITTLE_ENDIAN } from '../hash/murmur3.js';
+import type { ChunkedPlan } from './chunked-build.js';
 import { type ChunkedLayout, chunkCrc, chunkOffset, chunkStride } from './chunked-format.js';
 import { throwIfAborted } from './progress.js';
 
@@ -142,4 +143,9 @@ export class ChunkGroup {
       j = end;
     }
   }
+}
+
+/** The layout of a finished build: the plan, the chunks written and the keys they hold. */
+export function layoutOf(plan: ChunkedPlan, chunks: number, keys: number): ChunkedLayout {
+  return { ...plan, chunks, keys, indexLength: 8 * chunks };
 }
