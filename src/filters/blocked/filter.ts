@@ -36,21 +36,14 @@ import {
   sharedView,
   shareStorage,
 } from '../../bits/shared-handle.js';
-import { checkPositiveInteger, checkProbability, show } from '../../errors.js';
+import { checkPositiveInteger, show } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { batchScratch, hashIndex, releaseBatch, xxh64Batch } from '../../hash/batch.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { MAX_BATCH, xxh64Key, xxh64Many, xxViews } from '../../hash/xxhash64.js';
 import { checkOut, percent } from '../base.js';
 import { BitFilter } from '../bit-filter.js';
-import {
-  checkCombinable,
-  incompatibility,
-  type KeyOf,
-  type MembershipFilter,
-  type PackedKeys,
-  type Requirement,
-} from '../filter.js';
+import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 import { checkPacked } from '../packed.js';
 import { addHashes, hasHashes } from './batch.js';
 import { blockedParts, decodeBlocked } from './format.js';

@@ -23,7 +23,7 @@ import {
   sharedView,
   shareStorage,
 } from '../../bits/shared-handle.js';
-import { checkOptions, checkPositiveInteger, checkProbability, show } from '../../errors.js';
+import { checkOptions, checkPositiveInteger, checkProbability } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { BloomKernel, hashKey, mitz64Probes, views } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
@@ -37,14 +37,7 @@ import {
 import { bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../../math.js';
 import { checkOut, percent } from '../base.js';
 import { BitFilter } from '../bit-filter.js';
-import {
-  checkCombinable,
-  incompatibility,
-  type KeyOf,
-  type MembershipFilter,
-  type PackedKeys,
-  type Requirement,
-} from '../filter.js';
+import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 import { checkPacked, keyEnd } from '../packed.js';
 import { kernelBatch, storageAddBatch, storageHasBatch } from './batch.js';
 import { bloomParts, decodeBloom } from './format.js';

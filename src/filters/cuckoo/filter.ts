@@ -52,7 +52,7 @@
  * (4 GiB); ε must be at least 2b/2^32 ≈ 1.9e−9.
  */
 
-import { checkPositiveInteger, checkProbability, FilterFullError, show } from '../../errors.js';
+import { FilterFullError, show } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { hashKey, views } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';

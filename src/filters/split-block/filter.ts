@@ -54,6 +54,7 @@ import {
   SPLIT_BLOCK_BITS,
   splitBlockSize,
 } from './sizing.js';
+import { hashParquetValue } from './values.js';
 
 export {
   checkParquetType,
@@ -69,15 +70,9 @@ export {
 } from './sizing.js';
 
 import { encodeKeyInto, type Funnel, type Key } from '../../hash/keys.js';
-import { xxh64Float, xxh64Key, xxhash64, xxViews } from '../../hash/xxhash64.js';
+import { xxh64Key, xxhash64, xxViews } from '../../hash/xxhash64.js';
 import { fastRange32 } from '../blocked/sizing.js';
-import {
-  checkCombinable,
-  incompatibility,
-  type MembershipFilter,
-  type PackedKeys,
-  type Requirement,
-} from '../filter.js';
+import type { MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 
 const SALTS = Int32Array.from(SALT);
 const S0 = SALT[0]! | 0;
@@ -156,36 +151,7 @@ export class SplitBlockBloomFilter<K extends Key = Key>
 
   /** Hashes `value` by the column's type into `xxViews.hash`; throws for a wrong kind. */
   private hash(value: Key): void {
-    switch (this.typeId) {
-      case 6: // BYTE_ARRAY
-        if (typeof value === 'string') xxh64Key('string', value);
-        else if (value instanceof Uint8Array) xxh64Key('bytes', value);
-        else throw this.wrongKind(value, 'a string or a Uint8Array');
-        return;
-      case 2: // INT64
-        xxh64Key('long', value);
-        return;
-      case 1: // INT32
-        xxh64Key('int', value);
-        return;
-      case 5: // DOUBLE
-      case 4: // FLOAT
-        if (typeof value !== 'number') throw this.wrongKind(value, 'a number');
-        xxh64Float(value, this.typeId === 5 ? 8 : 4);
-        return;
-      default: // FIXED_LEN_BYTE_ARRAY, INT96
-        if (!(value instanceof Uint8Array)) throw this.wrongKind(value, 'a Uint8Array');
-        if (this.typeId === 3 && value.length !== 12) {
-          throw new RangeError(`a value for an INT96 column must be 12 bytes, got ${value.length}`);
-        }
-        xxh64Key('bytes', value);
-    }
-  }
-
-  private wrongKind(value: unknown, expected: string): TypeError {
-    return new TypeError(
-      `a value for a ${this.type} column must be ${expected}, got ${show(value)}`,
-    );
+    hashParquetValue(this.typeId, this.type, value);
   }
 
   /** Adds `value`. True iff a bit changed (the value was certainly not in the filter before). */
