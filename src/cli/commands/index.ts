@@ -14,6 +14,7 @@ import { dedup } from './dedup.js';
 import { help } from './help.js';
 import { info } from './info.js';
 import { merge } from './merge.js';
+import { redis } from './redis.js';
 import { serve } from './serve.js';
 import { which } from './which.js';
 
@@ -28,6 +29,7 @@ export const COMMANDS: readonly Command[] = [
   calc,
   cascade,
   which,
+  redis,
   serve,
   help,
 ];

@@ -1,0 +1,201 @@
+import type { RedisBloomFilter } from '../../redis/bloom.js';
+import { CliError, type Command, type OptionValues } from '../command.js';
+import {
+  flag,
+  INPUT_HELP,
+  INPUT_OPTIONS,
+  JSON_OPTION,
+  parseCount,
+  parseFunnel,
+  parseProbability,
+  stringOption,
+} from '../options.js';
+import { Output } from '../output.js';
+import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
+
+const VERBS = ['create', 'add', 'check', 'info'] as const;
+
+interface Client {
+  connect(): Promise<unknown>;
+  quit(): Promise<unknown>;
+}
+
+/** Connects to `--url` with the `redis` package (an optional dependency of bloomkit). */
+async function connect(options: OptionValues): Promise<Client> {
+  const url = stringOption(options, 'url') ?? process.env.REDIS_URL;
+  if (url === undefined) throw new CliError('give --url redis://HOST:PORT (or set REDIS_URL)');
+  let createClient: (o: object) => Client;
+  try {
+    const mod = (await import('redis')) as unknown as {
+      createClient?: typeof createClient;
+      default?: { createClient?: typeof createClient };
+    };
+    const found = mod.createClient ?? mod.default?.createClient;
+    if (found === undefined) throw new Error('no createClient');
+    createClient = found;
+  } catch {
+    throw new CliError('the redis package is not installed: npm install redis');
+  }
+  const client = createClient({ url, disableOfflineQueue: true });
+  (client as unknown as { on(e: string, f: () => void): void }).on('error', () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new CliError(`${url}: cannot connect (${(error as Error).message})`);
+  }
+  return client;
+}
+
+export const redis: Command = {
+  name: 'redis',
+  summary: 'create, add to, check and describe a Bloom filter kept in Redis',
+  usage: 'redis create|add|check|info NAME [INPUT...] --url redis://HOST:PORT [options]',
+  help: `The same verbs on a classic Bloom filter kept in Redis (RedisBloomFilter: sharded bit
+strings, plain Redis or Redis Cluster), shared by every process that opens NAME.
+
+  create NAME -n CAPACITY -p FPP [--funnel F]   create it (or open it if it exists alike)
+  add NAME [INPUT...]                           add each record
+  check NAME [INPUT...] [-v] [-c] [-q]          print the records that may be in it (as check)
+  info NAME [--json]                            its shape and estimated count
+
+      --url URL     the server (default: the REDIS_URL environment variable)
+${INPUT_HELP}
+Keys are sent as text: a record's bytes are read as UTF-8 (invalid bytes become U+FFFD).
+
+Exit status: check as grep (0 selected, 1 none); 2 on an error.
+
+Example:
+  bloomkit redis create seen -n 1e6 -p 0.001 --url redis://127.0.0.1:6379
+  bloomkit redis add seen urls.txt --url redis://127.0.0.1:6379`,
+  options: {
+    url: { type: 'string' },
+    capacity: { type: 'string', short: 'n' },
+    fpp: { type: 'string', short: 'p' },
+    funnel: { type: 'string' },
+    invert: { type: 'boolean', short: 'v' },
+    count: { type: 'boolean', short: 'c' },
+    quiet: { type: 'boolean', short: 'q' },
+    ...INPUT_OPTIONS,
+    ...JSON_OPTION,
+  },
+  positionals: { min: 2, max: Number.POSITIVE_INFINITY },
+  async run({ args, options, io }) {
+    const [verb, name, ...inputs] = args as [string, string, ...string[]];
+    if (!(VERBS as readonly string[]).includes(verb)) {
+      throw new CliError(
+        `the verb must be one of ${VERBS.join(', ')}, got ${JSON.stringify(verb)}`,
+      );
+    }
+    const { RedisBloomFilter } = await import('../../redis/bloom.js');
+    const client = await connect(options);
+    try {
+      if (verb === 'create') {
+        const n = stringOption(options, 'capacity');
+        const p = stringOption(options, 'fpp');
+        if (n === undefined || p === undefined)
+          throw new CliError('create needs -n CAPACITY and -p FPP');
+        const filter = await RedisBloomFilter.create(client, name, {
+          capacity: parseCount('-n', n),
+          fpp: parseProbability('-p', p),
+          funnel: parseFunnel(stringOption(options, 'funnel'), 'string'),
+        });
+        if (flag(options, 'json')) io.stdout.write(`${JSON.stringify(facts(filter))}\n`);
+        return 0;
+      }
+      const filter = (await RedisBloomFilter.open(client, name)) as RedisBloomFilter<string>;
+      if (verb === 'info') {
+        const f = { ...facts(filter), estimatedCount: Math.round(await filter.estimatedCount()) };
+        io.stdout.write(
+          flag(options, 'json')
+            ? `${JSON.stringify(f)}\n`
+            : `${Object.entries(f)
+                .map(([k, v]) => `${k}: ${v}`)
+                .join('\n')}\n`,
+        );
+        return 0;
+      }
+      if (filter.funnel !== 'string') {
+        throw new CliError(`${name}: keys of funnel ${filter.funnel}; the command sends text keys`);
+      }
+      return await addOrCheck(verb as 'add' | 'check', filter, inputs, options, io);
+    } finally {
+      await client.quit().catch(() => {});
+    }
+  },
+};
+
+function facts(filter: RedisBloomFilter<string>): Record<string, string | number> {
+  return {
+    name: filter.name,
+    type: 'redis classic (sharded)',
+    funnel: filter.funnel,
+    hashes: filter.hashes,
+    shards: filter.shards,
+    capacity: filter.shape.capacity,
+    designFpp: filter.shape.fpp,
+  };
+}
+
+async function addOrCheck(
+  verb: 'add' | 'check',
+  filter: RedisBloomFilter<string>,
+  inputs: string[],
+  options: OptionValues,
+  io: Parameters<Command['run']>[0]['io'],
+): Promise<number> {
+  const decoder = new TextDecoder();
+  const recordOpts = recordOptions(options, 'bytes');
+  const output = new Output(io.stdout);
+  const interrupt = new Interrupt();
+  const want = !flag(options, 'invert');
+  let selected = 0;
+  let added = 0;
+  try {
+    const records = await scanInputs(
+      inputList(inputs),
+      recordOpts,
+      io,
+      options,
+      `redis ${verb}`,
+      interrupt,
+      async (batch) => {
+        const { bytes, offsets } = batch.keys;
+        const keys: string[] = [];
+        for (let i = 0; i < batch.count; i++) {
+          const end = batch.keys.ends ? batch.keys.ends[i]! : offsets[i + 1]!;
+          keys.push(decoder.decode(bytes.subarray(offsets[i]!, end)));
+        }
+        if (verb === 'add') {
+          added += await filter.addMany(keys);
+          return true;
+        }
+        const answers = await filter.hasMany(keys);
+        for (let i = 0; i < batch.count; i++) {
+          if (answers[i] !== want) continue;
+          selected++;
+          if (!flag(options, 'quiet') && !flag(options, 'count')) {
+            output.put(batch.data, batch.starts[i]!, batch.ends[i]!);
+            output.byte(recordOpts.separator);
+          }
+        }
+        await output.flush();
+        return !(flag(options, 'quiet') && selected > 0);
+      },
+    );
+    if (verb === 'add') {
+      if (flag(options, 'json')) output.text(`${JSON.stringify({ records, new: added })}\n`);
+      await output.end();
+      return interrupt.signal === null ? 0 : interrupt.exitCode;
+    }
+    if (flag(options, 'count')) {
+      output.text(
+        flag(options, 'json') ? `${JSON.stringify({ records, selected })}\n` : `${selected}\n`,
+      );
+    }
+    await output.end();
+    if (interrupt.signal !== null) return interrupt.exitCode;
+    return selected > 0 ? 0 : 1;
+  } finally {
+    interrupt.dispose();
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * `bloomkit redis create|add|check|info` against a real redis-server started for this file, and
+ * the library's RedisBloomFilter reading what the command wrote.
+ */
+
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisBloomFilter } from '../src/redis.js';
+import { type BuiltCli, buildCli } from './support/cli.js';
+import { keys } from './support/random.js';
+import { type RedisServerHandle, requireRedis, startRedis } from './support/redis-server.js';
+
+const hasRedis = requireRedis();
+let cli: BuiltCli;
+let server: RedisServerHandle;
+
+beforeAll(async () => {
+  if (!hasRedis) return;
+  cli = await buildCli();
+  server = await startRedis();
+});
+
+afterAll(async () => {
+  cli?.dispose();
+  await server?.stop();
+});
+
+describe.skipIf(!hasRedis)('bloomkit redis', () => {
+  it('creates, adds, checks and describes a filter that the library reads alike', async () => {
+    const dir = cli.tempDir();
+    const present = keys('https://example.com/r/', 500);
+    const absent = keys('https://other.example/r/', 500);
+    writeFileSync(join(dir, 'in.txt'), `${present.join('\n')}\n`);
+    const url = ['--url', server.url];
+    expect(cli.run(['redis', 'create', 'seen', '-n', '1000', '-p', '0.01', ...url]).code).toBe(0);
+    const add = cli.run(['redis', 'add', 'seen', join(dir, 'in.txt'), '--json', ...url]);
+    expect(add.code, add.stderr).toBe(0);
+    expect(JSON.parse(add.stdout.toString()).records).toBe(500);
+    const check = cli.run(['redis', 'check', 'seen', ...url], {
+      input: `${[...present, ...absent].join('\n')}\n`,
+    });
+    expect(check.code).toBe(0);
+    const client = createClient({ url: server.url });
+    await client.connect();
+    try {
+      const filter = await RedisBloomFilter.open(client, 'seen');
+      const answers = await filter.hasMany([...present, ...absent]);
+      const expected = [...present, ...absent].filter((_, i) => answers[i]);
+      expect(check.stdout.toString()).toBe(`${expected.join('\n')}\n`);
+      expect(expected.slice(0, 500)).toEqual(present);
+    } finally {
+      await client.quit();
+    }
+    const info = JSON.parse(cli.run(['redis', 'info', 'seen', '--json', ...url]).stdout.toString());
+    expect(info).toMatchObject({ name: 'seen', funnel: 'string', capacity: 1000, designFpp: 0.01 });
+    expect(Math.abs(info.estimatedCount - 500)).toBeLessThan(50);
+    const none = cli.run(['redis', 'check', 'seen', '-q', ...url], { input: 'nope-never-added\n' });
+    expect(none.code).toBe(1);
+    const missing = cli.run(['redis', 'info', 'no-such-filter', ...url]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no-such-filter');
+    expect(cli.run(['redis', 'frob', 'x', ...url]).code).toBe(2);
+  });
+});
