@@ -151,7 +151,7 @@ function encodeString(s: string, out: Uint8Array, p: number): number {
     }
     if (i === n) return n;
   }
-  if (wellFormed !== undefined && wellFormed.call(s)) {
+  if (wellFormed?.call(s)) {
     return encoder!.encodeInto(s, out.subarray(p)).written;
   }
   return encodeKeyInto('string', s, out, p);
