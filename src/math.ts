@@ -1,7 +1,7 @@
 /**
  * Sizing and false-positive formulas for Bloom filters, in one pure module.
  *
- * Cheat sheet (the notation of Guava's BloomFilter and of the source documents):
+ * Cheat sheet (the notation of Guava's BloomFilter):
  *
  *   m: total bits   n: expected insertions   k: hash functions per key
  *   b = m / n: bits per key   p: false positive probability (fpp)

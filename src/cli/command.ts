@@ -21,6 +21,8 @@ export interface Invocation {
   readonly options: OptionValues;
   /** Where output goes: standard output and standard error (streams or test doubles). */
   readonly io: CliIo;
+  /** The command table (for `help`, which lists it; passed in, so no command imports the table). */
+  readonly commands: readonly Command[];
 }
 
 /** The process's streams, injectable for tests of `main`. */

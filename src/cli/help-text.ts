@@ -1,10 +1,10 @@
 /** The overview and per-command help, built from the command table. */
 
-import { COMMANDS } from './commands/index.js';
+import type { Command } from './command.js';
 
-export function overview(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+export function overview(commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return `bloomkit: Bloom filters from the shell
 
 Usage: bloomkit COMMAND [ARGS...]     (bloomkit help COMMAND for its options)
@@ -19,8 +19,8 @@ with -0). Errors name the file and what is wrong; exit status 2 means an error (
 }
 
 /** The help of `name` (a command, or `redis VERB`), or null. */
-export function commandHelp(name: string): string | null {
-  const command = COMMANDS.find((c) => c.name === name.split(' ')[0]);
+export function commandHelp(commands: readonly Command[], name: string): string | null {
+  const command = commands.find((c) => c.name === name.split(' ')[0]);
   if (command === undefined) return null;
   return `Usage: bloomkit ${command.usage}\n\n${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.\n\n${command.help}\n`;
 }

@@ -25,11 +25,11 @@ function version(): string {
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined) {
-    io.stderr.write(overview());
+    io.stderr.write(overview(COMMANDS));
     return 2;
   }
   if (name === '--help' || name === '-h') {
-    io.stdout.write(overview());
+    io.stdout.write(overview(COMMANDS));
     return 0;
   }
   if (name === '--version' || name === '-V') {
@@ -55,7 +55,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       throw new CliError(`${message} (bloomkit help ${command.name})`);
     }
     if (parsed.values.help === true) {
-      io.stdout.write(commandHelp(command.name)!);
+      io.stdout.write(commandHelp(COMMANDS, command.name)!);
       return 0;
     }
     const { min, max } = command.positionals;
@@ -63,7 +63,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (count < min || count > max) {
       throw new CliError(`usage: bloomkit ${command.usage}`);
     }
-    return await command.run({ args: parsed.positionals, options: parsed.values, io });
+    return await command.run({
+      args: parsed.positionals,
+      options: parsed.values,
+      io,
+      commands: COMMANDS,
+    });
   } catch (error) {
     return report(command.name, error, io);
   }

@@ -1,6 +1,6 @@
 /**
  * Composite keys: several fields as one unambiguous byte string, for HBase-style ROW and ROWCOL
- * filters (source document 000) and anything else keyed by more than one field. Use them with the
+ * filters and anything else keyed by more than one field. Use them with the
  * `'bytes'` funnel: `filter.add(rowColKey('user42', 'cf', 'email'))`.
  *
  * Concatenating fields is ambiguous: ("ab", "c") and ("a", "bc") both give "abc". Every encoder

@@ -1,7 +1,6 @@
 /**
- * A Bloom filter stored as a file of chunks plus an index, queried without loading it: HBase's
- * CompoundBloomFilter (source document 002: "Bloom blocks" and a "Bloom index block") for
- * filters larger than memory. File format: `chunked-format.ts` and docs/FORMAT.md.
+ * A filter larger than memory as a file of chunks plus an index, queried without loading it:
+ * HBase's CompoundBloomFilter ("Bloom blocks", a "Bloom index block"); format: docs/FORMAT.md.
  *
  * Guarantee: `has(key)` is true for every key given to `build` (no false negatives). A key never
  * given is reported present with the rate of the classic filter that is its chunk: about
@@ -27,8 +26,7 @@
  *
  * Hostile files: `open` checks every length in the header against the real file size and the
  * limits (at most 2^22 chunks, an index of at most 128 MiB) before it allocates anything, so what
- * it reads and holds is bounded by the index the file really has; every error is a `FormatError`
- * that starts with the file's path.
+ * it reads and holds is bounded by the index the file really has; every `FormatError` names the file.
  */
 
 import { type FileHandle, open } from 'node:fs/promises';
@@ -45,7 +43,6 @@ import { buildChunked, type ChunkedBuildOptions } from './chunked-build.js';
 import {
   CHUNKS_OFFSET,
   type ChunkedLayout,
-  type ChunkedRouting,
   chunkCrc,
   chunkOffset,
   chunkStride,
@@ -56,60 +53,22 @@ import {
   indexOffset,
   rangeChunk,
 } from './chunked-format.js';
+import {
+  type ChunkedBloomInfo,
+  type ChunkedCacheStats,
+  type ChunkedOpenOptions,
+  DEFAULT_CACHE_BYTES,
+  groupByChunk,
+  inFile,
+  infoOf,
+  readAt,
+} from './chunked-info.js';
 import { checkProgress, throwIfAborted } from './progress.js';
 
 export type { ChunkedBuildOptions } from './chunked-build.js';
 export type { ChunkedRouting } from './chunked-format.js';
 
-export interface ChunkedOpenOptions {
-  /** Upper bound on the bytes of chunks kept in memory (LRU); default 8 MiB; 0 disables it. */
-  cacheBytes?: number;
-}
-
-/** What a chunked file holds (from its header and index). */
-export interface ChunkedBloomInfo {
-  readonly routing: ChunkedRouting;
-  readonly funnel: Funnel;
-  /** Hash functions per key, k. */
-  readonly hashes: number;
-  /** Bytes of bits per chunk. */
-  readonly chunkBytes: number;
-  /** Number of chunks. */
-  readonly chunks: number;
-  /** Keys added. */
-  readonly keys: number;
-  /** Capacity and fpp requested at build. */
-  readonly capacity: number;
-  readonly fpp: number;
-  /** Range routing: keys per chunk; 0 for hash routing. */
-  readonly keysPerChunk: number;
-  /** File size in bytes. */
-  readonly fileBytes: number;
-}
-
-/** Cache counters since `open`. */
-export interface ChunkedCacheStats {
-  hits: number;
-  /** Chunk reads from the file. */
-  reads: number;
-  /** Bytes of chunks held now. */
-  bytes: number;
-  /** Chunks held now. */
-  chunks: number;
-}
-
-const DEFAULT_CACHE_BYTES = 8 * 2 ** 20;
-
-async function readAt(fh: FileHandle, target: Uint8Array, position: number): Promise<void> {
-  let done = 0;
-  while (done < target.length) {
-    const { bytesRead } = await fh.read(target, done, target.length - done, position + done);
-    if (bytesRead === 0) {
-      throw new FormatError(`truncated: the file ends at byte ${position + done}`);
-    }
-    done += bytesRead;
-  }
-}
+export type { ChunkedBloomInfo, ChunkedCacheStats, ChunkedOpenOptions } from './chunked-info.js';
 
 export class ChunkedBloomFilter implements ReadonlyAsyncMembershipFilter<Key> {
   private fh: FileHandle | null;
@@ -487,43 +446,4 @@ export class ChunkedBloomFilter implements ReadonlyAsyncMembershipFilter<Key> {
     }
     return bits;
   }
-}
-
-/**
- * The indexes 0..n−1 ordered by chunk id (−1, "no chunk", first), so that each chunk's keys are
- * consecutive and chunks come in file order. A counting sort when the chunk count is moderate.
- */
-function groupByChunk(chunkIds: Int32Array, chunks: number): Uint32Array {
-  const n = chunkIds.length;
-  const order = new Uint32Array(n);
-  if (chunks > 4 * n + 1024) {
-    for (let i = 0; i < n; i++) order[i] = i;
-    return order.sort((a, b) => chunkIds[a]! - chunkIds[b]! || a - b);
-  }
-  const starts = new Uint32Array(chunks + 2);
-  for (let i = 0; i < n; i++) starts[chunkIds[i]! + 2]!++;
-  for (let c = 2; c < starts.length; c++) starts[c]! += starts[c - 1]!;
-  for (let i = 0; i < n; i++) order[starts[chunkIds[i]! + 1]!++] = i;
-  return order;
-}
-
-/** `error` with the file's path in front when it is a `FormatError` (the cause is kept). */
-function inFile(path: string, error: unknown): unknown {
-  if (!(error instanceof FormatError)) return error;
-  return new FormatError(`${path}: ${error.message}`, { cause: error });
-}
-
-function infoOf(layout: ChunkedLayout, fileBytes: number): ChunkedBloomInfo {
-  return {
-    routing: layout.routing,
-    funnel: layout.funnel,
-    hashes: layout.hashes,
-    chunkBytes: layout.chunkBytes,
-    chunks: layout.chunks,
-    keys: layout.keys,
-    capacity: layout.capacity,
-    fpp: layout.fpp,
-    keysPerChunk: layout.keysPerChunk,
-    fileBytes,
-  };
 }

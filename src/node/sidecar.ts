@@ -1,8 +1,8 @@
 /**
  * Sidecar filters: skip data files that cannot hold a key, as HBase skips the HFiles whose Bloom
- * filter says "no" (source document 000). Each data file gets a filter of the values of one field
- * (a line, a CSV/TSV column, an NDJSON field), stored next to it as `<file>.bloom`; a
- * `SidecarSet` answers "which of these files may contain this key".
+ * filter says "no". Each data file gets a filter of the values of one field (a line, a CSV/TSV
+ * column, an NDJSON field), stored next to it as `<file>.bloom`; a `SidecarSet` answers "which
+ * of these files may contain this key".
  *
  * Guarantee: a file that holds the key is always listed (no false negatives), provided its sidecar
  * describes the file as it is now. A sidecar records the data file's size and modification time;
@@ -12,9 +12,8 @@
  * A sidecar that is damaged, unreadable, or holds a filter that cannot answer its kind of key
  * (another funnel) is reported for its file alone, and the other files keep answering.
  *
- * Progress: `onProgress(bytesRead, totalBytes)` over the data file's passes (two when the
- * capacity is counted first); `signal` is checked between records, and an aborted build writes
- * nothing.
+ * Progress: `onProgress(bytesRead, totalBytes)` over the data file's passes (two when capacity
+ * is counted first); `signal` is checked between records; an aborted build writes nothing.
  *
  * Two key kinds, as HBase's Bloom types:
  * - `'row'` (default): the field's value (a string; JSON values other than strings as their JSON

@@ -8,12 +8,12 @@ export const help: Command = {
   help: 'Prints the list of commands, or the full help of one command.',
   options: {},
   positionals: { min: 0, max: 2 },
-  async run({ args, io }) {
+  async run({ args, io, commands }) {
     if (args.length === 0) {
-      io.stdout.write(overview());
+      io.stdout.write(overview(commands));
       return 0;
     }
-    const text = commandHelp(args.join(' '));
+    const text = commandHelp(commands, args.join(' '));
     if (text === null)
       throw new CliError(`no command ${JSON.stringify(args.join(' '))} (see bloomkit help)`);
     io.stdout.write(text);
