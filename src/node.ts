@@ -11,6 +11,7 @@ export {
   type ChunkedOpenOptions,
   type ChunkedRouting,
 } from './node/chunked.js';
+export { Deduper, type DeduperOptions, type DeduperStats } from './node/deduper.js';
 export {
   type LoadOptions,
   type LoadSource,
@@ -19,7 +20,10 @@ export {
   type Serializable,
   save,
 } from './node/io.js';
-export { Deduper, type DeduperOptions, type DeduperStats } from './node/deduper.js';
+export { type BuildParallelOptions, buildParallel, type ParallelSource } from './node/parallel.js';
+export { FilterWorkerPool, POOL_CHUNK_KEYS } from './node/parallel-pool.js';
+/** @internal The worker threads' entry point (started by FilterWorkerPool). */
+export { runParallelWorker } from './node/parallel-worker.js';
 export { type ParquetBloomFilterEntry, readParquetBloomFilters } from './node/parquet.js';
 export { type ServeOptions, type StaticServer, serveStatic, webPageDir } from './node/serve.js';
 export {
@@ -33,7 +37,3 @@ export {
   sidecarPath,
   type UncheckedFile,
 } from './node/sidecar.js';
-export { type BuildParallelOptions, buildParallel, type ParallelSource } from './node/parallel.js';
-export { FilterWorkerPool, POOL_CHUNK_KEYS } from './node/parallel-pool.js';
-/** @internal The worker threads' entry point (started by FilterWorkerPool). */
-export { runParallelWorker } from './node/parallel-worker.js';

@@ -36,7 +36,10 @@ function runtimeImports(file: string): string[] {
     // `import { type A, type B } from` is type-only too.
     const braces = /^\{([^}]*)\}$/.exec(clause.trim());
     if (braces) {
-      const names = braces[1]!.split(',').map((s) => s.trim()).filter(Boolean);
+      const names = braces[1]!
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       if (names.length > 0 && names.every((n) => n.startsWith('type '))) continue;
     }
     out.push(spec);

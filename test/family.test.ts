@@ -9,11 +9,8 @@ import {
   BloomFilter,
   CountingBloomFilter,
   CuckooFilter,
-  fromBytes,
-  type MembershipFilter,
   ScalableBloomFilter,
 } from '../src/index.js';
-import { decodeAny } from './support/any-filter.js';
 
 describe('bytes per key at fpp 0.01 (1,000,000 keys)', () => {
   it('measures each type', () => {

@@ -16,8 +16,6 @@ import {
   ChunkedBloomFilter,
   crc32c,
   FormatError,
-  fromBytes,
-  load,
   type MembershipFilter,
 } from '../src/node.js';
 import { decodeAny, loadAny } from './support/any-filter.js';

@@ -21,8 +21,6 @@ import {
   CuckooFilter,
   FilterCascade,
   FormatError,
-  fromBytes,
-  load,
   type MembershipFilter,
   ScalableBloomFilter,
   SplitBlockBloomFilter,

@@ -35,8 +35,6 @@ import {
   decodeHeader,
   FILTER_TYPES,
   HEADER_BYTES,
-  type NativeHeader,
-  type PayloadSink,
   TRAILER_BYTES,
 } from '../formats/native.js';
 import { codecForType, codecOf, fromBytes } from '../formats/registry.js';
