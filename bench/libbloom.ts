@@ -6,7 +6,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,7 +91,16 @@ export function runLibbloom(
   const bin = compile();
   if (bin === null) return null;
   const file = join(tmpdir(), `bloomkit-bench-keys-${process.pid}.bin`);
-  writeFileSync(file, keysFile(present, absent));
+  // In slices: one write call takes at most 2 GiB, and 10M URLs make a larger file.
+  const data = keysFile(present, absent);
+  const fd = openSync(file, 'w');
+  try {
+    for (let at = 0; at < data.length; at += 1 << 30) {
+      writeSync(fd, data, at, Math.min(1 << 30, data.length - at));
+    }
+  } finally {
+    closeSync(fd);
+  }
   try {
     const run = spawnSync(bin, [file, String(fpp), String(rounds)], {
       encoding: 'utf8',
