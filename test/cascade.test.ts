@@ -9,7 +9,7 @@ import { packKeys } from '../src/filters/packed.js';
 import { murmur3x86_32 } from '../src/hash/murmur3-x86-32.js';
 import { murmurhash3X86_32, rustCascadeFromBytes, rustCascadeHas } from './support/rust-cascade.js';
 
-const SAMPLE = '/work/shared/samples/mlbf/test_v2_murmur_mlbf';
+const SAMPLE = new URL('./fixtures/mlbf/test_v2_murmur_mlbf', import.meta.url);
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 /** Lowercase hex SHA-256 of the big-endian u32 `i` (the sample's keys). */
