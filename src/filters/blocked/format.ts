@@ -22,24 +22,24 @@
  * in place).
  */
 
-import { BitArray } from '../../bits/bit-array.js';
 import { FormatError } from '../../errors.js';
 import {
   type ContainerParts,
   containerParts,
   type DecodeOptions,
-  decodeContainer,
   FILTER_TYPES,
-  fillWords,
   getU64,
   HASH_SCHEMES,
   type NativeHeader,
   type PayloadSink,
-  payloadWordsView,
   setU64,
-  wordsSink,
   wordsToBytes,
 } from '../../formats/native.js';
+import {
+  decodeWordFilter,
+  type WordFilterType,
+  wordFilterSink,
+} from '../../formats/word-payload.js';
 import { FUNNEL_IDS, funnelFromId } from '../../hash/keys.js';
 import type { BlockedBloomFilter, BlockedBloomFilterShape } from './filter.js';
 import { BLOCK_BITS, MAX_BLOCKS, MAX_PROBES } from './sizing.js';
@@ -110,15 +110,7 @@ export function decodeBlocked(
   options: DecodeOptions | undefined,
   Filter: typeof BlockedBloomFilter,
 ): BlockedBloomFilter {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.blocked);
-  const shape = checkBlocked(header, params);
-  const view = payloadWordsView(payload, options);
-  if (view !== null) {
-    return new Filter(shape, new BitArray(shape.blocks * BLOCK_BITS, view));
-  }
-  const filter = new Filter(shape);
-  fillWords(filter.bits, payload);
-  return filter;
+  return decodeWordFilter(bytes, options, wordType(Filter));
 }
 
 /**
@@ -130,6 +122,17 @@ export function blockedSink(
   params: DataView,
   Filter: typeof BlockedBloomFilter,
 ): PayloadSink<BlockedBloomFilter> {
-  const filter = new Filter(checkBlocked(header, params));
-  return wordsSink(filter.bits, filter);
+  return wordFilterSink(header, params, wordType(Filter));
+}
+
+/** This type as the word-payload decoders see it. */
+function wordType(
+  Filter: typeof BlockedBloomFilter,
+): WordFilterType<ReturnType<typeof checkBlocked>, BlockedBloomFilter> {
+  return {
+    typeId: FILTER_TYPES.blocked,
+    check: checkBlocked,
+    bitsOf: (shape) => shape.blocks * BLOCK_BITS,
+    make: (shape, storage) => new Filter(shape, storage),
+  };
 }

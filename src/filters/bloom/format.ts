@@ -18,7 +18,6 @@
  * checked, and the reader fills its words in place).
  */
 
-import { BitArray } from '../../bits/bit-array.js';
 import { FormatError } from '../../errors.js';
 import {
   type ContainerParts,
@@ -26,18 +25,19 @@ import {
   checkParamsLength,
   containerParts,
   type DecodeOptions,
-  decodeContainer,
   FILTER_TYPES,
-  fillWords,
   getU64,
   headerFunnel,
   type NativeHeader,
   type PayloadSink,
-  payloadWordsView,
   setU64,
-  wordsSink,
   wordsToBytes,
 } from '../../formats/native.js';
+import {
+  decodeWordFilter,
+  type WordFilterType,
+  wordFilterSink,
+} from '../../formats/word-payload.js';
 import { FUNNEL_IDS, type Funnel } from '../../hash/keys.js';
 import {
   STRATEGY_ORDINALS,
@@ -115,13 +115,7 @@ export function decodeBloom(
   options: DecodeOptions | undefined,
   Filter: typeof BloomFilter,
 ): BloomFilter {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.bloom);
-  const shape = checkBloom(header, params);
-  const view = payloadWordsView(payload, options);
-  if (view !== null) return new Filter(shape, new BitArray(shape.bits, view));
-  const filter = new Filter(shape);
-  fillWords(filter.bits, payload);
-  return filter;
+  return decodeWordFilter(bytes, options, wordType(Filter));
 }
 
 /**
@@ -133,6 +127,17 @@ export function bloomSink(
   params: DataView,
   Filter: typeof BloomFilter,
 ): PayloadSink<BloomFilter> {
-  const filter = new Filter(checkBloom(header, params));
-  return wordsSink(filter.bits, filter);
+  return wordFilterSink(header, params, wordType(Filter));
+}
+
+/** This type as the word-payload decoders see it. */
+function wordType(
+  Filter: typeof BloomFilter,
+): WordFilterType<ReturnType<typeof checkBloom>, BloomFilter> {
+  return {
+    typeId: FILTER_TYPES.bloom,
+    check: checkBloom,
+    bitsOf: (shape) => shape.bits,
+    make: (shape, storage) => new Filter(shape, storage),
+  };
 }

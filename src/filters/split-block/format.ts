@@ -35,25 +35,25 @@
  * words in place).
  */
 
-import { BitArray } from '../../bits/bit-array.js';
 import { FormatError } from '../../errors.js';
 import {
   type ContainerParts,
   containerParts,
   type DecodeOptions,
-  decodeContainer,
   FILTER_TYPES,
-  fillWords,
   getU64,
   HASH_SCHEMES,
   type NativeHeader,
   type PayloadSink,
-  payloadWordsView,
   setU64,
-  wordsSink,
   wordsToBytes,
 } from '../../formats/native.js';
 import { CompactReader } from '../../formats/parquet-thrift.js';
+import {
+  decodeWordFilter,
+  type WordFilterType,
+  wordFilterSink,
+} from '../../formats/word-payload.js';
 import { FUNNEL_IDS } from '../../hash/keys.js';
 import type { SplitBlockBloomFilter } from './filter.js';
 import {
@@ -227,15 +227,7 @@ export function decodeSplitBlock(
   options: DecodeOptions | undefined,
   Filter: typeof SplitBlockBloomFilter,
 ): SplitBlockBloomFilter {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.splitBlock);
-  const shape = checkSplitBlock(header, params);
-  const view = payloadWordsView(payload, options);
-  if (view !== null) {
-    return new Filter(shape, new BitArray(shape.blocks * SPLIT_BLOCK_BITS, view));
-  }
-  const filter = new Filter(shape);
-  fillWords(filter.bits, payload);
-  return filter;
+  return decodeWordFilter(bytes, options, wordType(Filter));
 }
 
 /**
@@ -247,6 +239,17 @@ export function splitBlockSink(
   params: DataView,
   Filter: typeof SplitBlockBloomFilter,
 ): PayloadSink<SplitBlockBloomFilter> {
-  const filter = new Filter(checkSplitBlock(header, params));
-  return wordsSink(filter.bits, filter);
+  return wordFilterSink(header, params, wordType(Filter));
+}
+
+/** This type as the word-payload decoders see it. */
+function wordType(
+  Filter: typeof SplitBlockBloomFilter,
+): WordFilterType<ReturnType<typeof checkSplitBlock>, SplitBlockBloomFilter> {
+  return {
+    typeId: FILTER_TYPES.splitBlock,
+    check: checkSplitBlock,
+    bitsOf: (shape) => shape.blocks * SPLIT_BLOCK_BITS,
+    make: (shape, storage) => new Filter(shape, storage),
+  };
 }
