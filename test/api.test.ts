@@ -68,9 +68,7 @@ describe('the wrong kind of bytes', () => {
 
   it('recognises Parquet files and Mozilla MLBF cascades', () => {
     expect(detectFormat(new TextEncoder().encode('PAR1....'))).toBe('parquet-file');
-    const mlbf = readFileSync(
-      new URL('./fixtures/mlbf/test_v2_murmur_mlbf', import.meta.url),
-    );
+    const mlbf = readFileSync(new URL('./fixtures/mlbf/test_v2_murmur_mlbf', import.meta.url));
     expect(detectFormat(new Uint8Array(mlbf))).toBe('mlbf');
     expect(() => fromBytes(new Uint8Array(mlbf))).toThrow(/MLBF/);
   });
