@@ -6,10 +6,11 @@
  * Two implementations give the same result: WebAssembly with native 64-bit multiplies (the
  * hashing module of hash/scratch.ts, shared with MurmurHash3 and compiled on first use), used
  * wherever WebAssembly runs, and a JavaScript core on 32-bit halves (xxhash64-core.ts) for
- * hosts without it (a CSP that forbids wasm). Measured on 30-byte URL keys (Node 20, x64, encoding included): 43 ns per
- * key in WebAssembly, 216 ns in the JavaScript core, so WebAssembly is the default. About 33 of
- * those 43 ns are reading the key's characters (`charCodeAt`), a floor every JavaScript hash of
- * a string pays; the batch paths (hash/batch.ts) avoid it by hashing packed bytes.
+ * hosts without it (a CSP that forbids wasm). Measured on 30-byte URL keys (Node 20, x64,
+ * encoding included): 43 ns per key in WebAssembly, 216 ns in the JavaScript core, so
+ * WebAssembly is the default. About 33 of those 43 ns are reading the key's characters
+ * (`charCodeAt`), a floor every JavaScript hash of a string pays; the batch paths (hash/batch.ts)
+ * avoid it by hashing packed bytes.
  *
  * Hot path: {@link xxh64Key} encodes a key with its funnel straight into the scratch memory and
  * leaves the hash in {@link xxViews}`.hash` = [low 32 bits, high 32 bits] (int32 each). Nothing is
