@@ -38,10 +38,10 @@ import {
 } from '../../bits/shared-handle.js';
 import { checkPositiveInteger, show } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
-import { batchScratch, hashIndex, releaseBatch, xxh64Batch } from '../../hash/batch.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { MAX_BATCH, xxh64Key, xxh64Many, xxViews } from '../../hash/xxhash64.js';
 import { checkOut, percent } from '../base.js';
+import { xxh64Chunks } from '../batch-chunks.js';
 import { BitFilter } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 import { checkPacked } from '../packed.js';
@@ -228,44 +228,18 @@ export class BlockedBloomFilter<K extends Key = Key>
    * and probed (see batch.ts): the same bits and answers as `add` key by key.
    */
   override addBatch(batch: PackedKeys): number {
-    const n = checkPacked(batch);
-    let added = 0;
-    try {
-      for (let start = 0; start < n; ) {
-        const stop = xxh64Batch(batch, start, n);
-        const sc = batchScratch!;
-        added += addHashes(this.bits, this.blocks, this.hashes, sc.i32, hashIndex, stop - start);
-        start = stop;
-      }
-    } finally {
-      releaseBatch();
-    }
-    return added;
+    return xxh64Chunks(batch, checkPacked(batch), (h, at, start, stop) =>
+      addHashes(this.bits, this.blocks, this.hashes, h, at, stop - start),
+    );
   }
 
   /** `has` of every packed key: `out[i]` is 1 or 0 (see {@link addBatch}). */
   override hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
     const n = checkPacked(batch);
     const result = checkOut(out, n);
-    try {
-      for (let start = 0; start < n; ) {
-        const stop = xxh64Batch(batch, start, n);
-        const sc = batchScratch!;
-        hasHashes(
-          this.data,
-          this.blocks,
-          this.hashes,
-          sc.i32,
-          hashIndex,
-          stop - start,
-          result,
-          start,
-        );
-        start = stop;
-      }
-    } finally {
-      releaseBatch();
-    }
+    xxh64Chunks(batch, n, (h, at, start, stop) =>
+      hasHashes(this.data, this.blocks, this.hashes, h, at, stop - start, result, start),
+    );
     return result;
   }
 

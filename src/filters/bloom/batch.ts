@@ -11,9 +11,9 @@
  *   bits through the storage (atomic for shared storage).
  */
 import type { BitStorage } from '../../bits/bit-array.js';
-import { batchScratch, mitz64Batch, probeIndex, releaseBatch } from '../../hash/batch.js';
 import type { BloomKernel } from '../../hash/hasher.js';
 import type { Modulus } from '../../hash/strategies.js';
+import { mitz64Chunks } from '../batch-chunks.js';
 import type { PackedKeys } from '../filter.js';
 
 /**
@@ -53,26 +53,19 @@ export function storageAddBatch(
   mod: Modulus,
 ): number {
   const data = bits.data;
-  let added = 0;
-  try {
-    for (let start = 0; start < n; ) {
-      const stop = mitz64Batch(batch, start, n, k, mod);
-      const p = batchScratch!.i32;
-      for (let j = 0, w = probeIndex; j < stop - start; j++, w += 2 * k) {
-        let any = false;
-        for (let i = 0; i < k; i++) {
-          const word = p[w + i]!;
-          const mask = p[w + k + i]!;
-          if ((data[word]! & mask) === 0 && bits.setMasked(word, mask)) any = true;
-        }
-        if (any) added++;
+  return mitz64Chunks(batch, n, k, mod, (p, w, start, stop) => {
+    let added = 0;
+    for (let j = start; j < stop; j++, w += 2 * k) {
+      let any = false;
+      for (let i = 0; i < k; i++) {
+        const word = p[w + i]!;
+        const mask = p[w + k + i]!;
+        if ((data[word]! & mask) === 0 && bits.setMasked(word, mask)) any = true;
       }
-      start = stop;
+      if (any) added++;
     }
-  } finally {
-    releaseBatch();
-  }
-  return added;
+    return added;
+  });
 }
 
 /** Tests keys [0, n) of `batch` against `data`; `out[i]` gets 1 or 0. */
@@ -84,23 +77,17 @@ export function storageHasBatch(
   mod: Modulus,
   out: Uint8Array,
 ): void {
-  try {
-    for (let start = 0; start < n; ) {
-      const stop = mitz64Batch(batch, start, n, k, mod);
-      const p = batchScratch!.i32;
-      for (let j = 0, w = probeIndex; j < stop - start; j++, w += 2 * k) {
-        let all = 1;
-        for (let i = 0; i < k; i++) {
-          if ((data[p[w + i]!]! & p[w + k + i]!) === 0) {
-            all = 0;
-            break;
-          }
+  mitz64Chunks(batch, n, k, mod, (p, w, start, stop) => {
+    for (let j = start; j < stop; j++, w += 2 * k) {
+      let all = 1;
+      for (let i = 0; i < k; i++) {
+        if ((data[p[w + i]!]! & p[w + k + i]!) === 0) {
+          all = 0;
+          break;
         }
-        out[start + j] = all;
       }
-      start = stop;
+      out[j] = all;
     }
-  } finally {
-    releaseBatch();
-  }
+    return 0;
+  });
 }

@@ -6,8 +6,8 @@
  * from several threads lose no count.
  */
 import type { CounterArray } from '../../bits/counters.js';
-import { batchScratch, mitz64Batch, probeIndex, releaseBatch } from '../../hash/batch.js';
 import type { Modulus } from '../../hash/strategies.js';
+import { mitz64Chunks } from '../batch-chunks.js';
 import type { PackedKeys } from '../filter.js';
 
 const positions = new Float64Array(256);
@@ -31,23 +31,16 @@ export function countingAddBatch(
   k: number,
   mod: Modulus,
 ): number {
-  let added = 0;
-  try {
-    for (let start = 0; start < n; ) {
-      const stop = mitz64Batch(batch, start, n, k, mod);
-      const p = batchScratch!.i32;
-      for (let j = 0, w = probeIndex; j < stop - start; j++, w += 2 * k) {
-        const m = distinct(p, w, k);
-        let fresh = false;
-        for (let i = 0; i < m; i++) if (counters.increment(positions[i]!) === 0) fresh = true;
-        if (fresh) added++;
-      }
-      start = stop;
+  return mitz64Chunks(batch, n, k, mod, (p, w, start, stop) => {
+    let added = 0;
+    for (let j = start; j < stop; j++, w += 2 * k) {
+      const m = distinct(p, w, k);
+      let fresh = false;
+      for (let i = 0; i < m; i++) if (counters.increment(positions[i]!) === 0) fresh = true;
+      if (fresh) added++;
     }
-  } finally {
-    releaseBatch();
-  }
-  return added;
+    return added;
+  });
 }
 
 /** Tests keys [0, n) of `batch`; `out[i]` is 1 if all of key i's counters are above 0, else 0. */
@@ -59,23 +52,17 @@ export function countingHasBatch(
   mod: Modulus,
   out: Uint8Array,
 ): void {
-  try {
-    for (let start = 0; start < n; ) {
-      const stop = mitz64Batch(batch, start, n, k, mod);
-      const p = batchScratch!.i32;
-      for (let j = 0, w = probeIndex; j < stop - start; j++, w += 2 * k) {
-        let all = 1;
-        for (let i = 0; i < k; i++) {
-          if (counters.get(p[w + i]! * 32 + 31 - Math.clz32(p[w + k + i]!)) === 0) {
-            all = 0;
-            break;
-          }
+  mitz64Chunks(batch, n, k, mod, (p, w, start, stop) => {
+    for (let j = start; j < stop; j++, w += 2 * k) {
+      let all = 1;
+      for (let i = 0; i < k; i++) {
+        if (counters.get(p[w + i]! * 32 + 31 - Math.clz32(p[w + k + i]!)) === 0) {
+          all = 0;
+          break;
         }
-        out[start + j] = all;
       }
-      start = stop;
+      out[j] = all;
     }
-  } finally {
-    releaseBatch();
-  }
+    return 0;
+  });
 }

@@ -34,8 +34,8 @@ import {
 } from '../../bits/shared-handle.js';
 import { checkPositiveInteger, show } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
-import { batchScratch, hashIndex, releaseBatch, xxh64Batch } from '../../hash/batch.js';
 import { checkOut, percent } from '../base.js';
+import { xxh64Chunks } from '../batch-chunks.js';
 import { BitFilter } from '../bit-filter.js';
 import { checkPacked } from '../packed.js';
 import {
@@ -187,39 +187,22 @@ export class SplitBlockBloomFilter<K extends Key = Key>
    * by `add`: the same bits and answers as value by value.
    */
   override addBatch(batch: PackedKeys): number {
-    const n = checkPacked(batch);
-    let added = 0;
-    try {
-      for (let start = 0; start < n; ) {
-        const stop = xxh64Batch(batch, start, n);
-        const h = batchScratch!.i32;
-        for (let j = 0, at = hashIndex; j < stop - start; j++, at += 2) {
-          if (this.insertHash(h[at]!, h[at + 1]!)) added++;
-        }
-        start = stop;
-      }
-    } finally {
-      releaseBatch();
-    }
-    return added;
+    return xxh64Chunks(batch, checkPacked(batch), (h, at, start, stop) => {
+      let added = 0;
+      for (let j = start; j < stop; j++, at += 2) if (this.insertHash(h[at]!, h[at + 1]!)) added++;
+      return added;
+    });
   }
 
   /** `has` of every packed value: `out[i]` is 1 or 0 (see {@link addBatch}). */
   override hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
     const n = checkPacked(batch);
     const result = checkOut(out, n);
-    try {
-      for (let start = 0; start < n; ) {
-        const stop = xxh64Batch(batch, start, n);
-        const h = batchScratch!.i32;
-        for (let j = 0, at = hashIndex; j < stop - start; j++, at += 2) {
-          result[start + j] = this.findHash(h[at]!, h[at + 1]!) ? 1 : 0;
-        }
-        start = stop;
-      }
-    } finally {
-      releaseBatch();
-    }
+    xxh64Chunks(batch, n, (h, at, start, stop) => {
+      for (let j = start; j < stop; j++, at += 2)
+        result[j] = this.findHash(h[at]!, h[at + 1]!) ? 1 : 0;
+      return 0;
+    });
     return result;
   }
 
