@@ -20,7 +20,7 @@ import { mixedKeys } from './support/mixed-keys.js';
 interface AnyFilter {
   add(key: Key): boolean;
   has(key: Key): boolean;
-  addBatch(batch: { bytes: Uint8Array; offsets: Uint32Array }): number;
+  addBatch(batch: { bytes: Uint8Array; offsets: Uint32Array }, out?: Uint8Array): number;
   hasBatch(batch: { bytes: Uint8Array; offsets: Uint32Array }, out?: Uint8Array): Uint8Array;
   toBytes(): Uint8Array;
 }
@@ -93,16 +93,30 @@ describe('addBatch / hasBatch equal add / has key by key', () => {
       it(`${name}, funnel '${funnel}'`, () => {
         const present = mixedKeys(funnel, 3000, 1);
         const absent = mixedKeys(funnel, 3000, 2);
-        // Repeats inside the batch: the second occurrence must not count as new.
-        const added = [...present, ...present.slice(0, 200)];
+        // Repeats inside the batch (in the same chunk and in a later one): the second occurrence
+        // must not count as new.
+        const added = [...present.slice(0, 5), ...present, ...present.slice(0, 200)];
         const batched = make(funnel);
         const oneByOne = make(funnel);
         const newInBatch = batched.addBatch(packKeys(funnel, added));
         let newOneByOne = 0;
-        for (const key of added) if (oneByOne.add(key)) newOneByOne++;
+        const expectedFlags = new Uint8Array(added.length + 3).fill(9);
+        for (let i = 0; i < added.length; i++) {
+          const fresh = oneByOne.add(added[i]!);
+          if (fresh) newOneByOne++;
+          expectedFlags[i] = fresh ? 1 : 0;
+        }
         expect(newInBatch).toBe(newOneByOne);
         expect(newInBatch).toBeLessThanOrEqual(present.length);
         expect(batched.toBytes()).toEqual(oneByOne.toBytes());
+        // With `out`: key i's own answer, 1 if new, 0 if not (repeats in the batch: 0).
+        const flagged = make(funnel);
+        const flags = new Uint8Array(added.length + 3).fill(9);
+        expect(flagged.addBatch(packKeys(funnel, added), flags)).toBe(newOneByOne);
+        expect(flags).toEqual(expectedFlags);
+        expect(flags.subarray(5, 10).every((v) => v === 0)).toBe(true);
+        expect(flags.subarray(5 + present.length, added.length).every((v) => v === 0)).toBe(true);
+        expect(flagged.toBytes()).toEqual(oneByOne.toBytes());
         if (batched instanceof BloomFilter) {
           expect(batched.toGuava()).toEqual((oneByOne as BloomFilter).toGuava());
         }
@@ -129,6 +143,9 @@ describe('addBatch / hasBatch equal add / has key by key', () => {
     const f = BloomFilter.create({ capacity: 6000, fpp: 0.01 });
     const batch = packKeys('string', ['a', 'b']);
     expect(() => f.hasBatch(batch, new Uint8Array(1))).toThrow(
+      /out must be a Uint8Array of at least 2 bytes/,
+    );
+    expect(() => f.addBatch(batch, new Uint8Array(1))).toThrow(
       /out must be a Uint8Array of at least 2 bytes/,
     );
     expect(() => f.addBatch({ bytes: batch.bytes, offsets: new Uint32Array([0, 5]) })).toThrow(

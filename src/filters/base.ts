@@ -131,13 +131,19 @@ export abstract class FilterBase<K extends Key = Key> extends ReadonlyFilterBase
     return added;
   }
 
-  /** Adds every packed key (funnel bytes, see {@link PackedKeys}); returns how many were new. */
-  addBatch(batch: PackedKeys): number {
+  /**
+   * Adds every packed key (funnel bytes, see {@link PackedKeys}) in order; returns how many were
+   * new. With `out`, `out[i]` is 1 if key i was new, else 0 (as `add` key by key).
+   */
+  addBatch(batch: PackedKeys, out?: Uint8Array): number {
     const count = checkPacked(batch);
+    const flags = out === undefined ? null : checkOut(out, count);
     const { bytes, offsets } = batch;
     let added = 0;
     for (let i = 0; i < count; i++) {
-      if (this.addEncoded(bytes.subarray(offsets[i]!, keyEnd(batch, i)))) added++;
+      const fresh = this.addEncoded(bytes.subarray(offsets[i]!, keyEnd(batch, i)));
+      if (fresh) added++;
+      if (flags !== null) flags[i] = fresh ? 1 : 0;
     }
     return added;
   }

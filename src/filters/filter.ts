@@ -84,8 +84,14 @@ export interface MembershipFilter<K extends Key = Key> extends ReadonlyMembershi
   add(key: K): boolean;
   /** Adds every key; returns how many of them were new (changed the filter). */
   addMany(keys: Iterable<K>): number;
-  /** Adds every packed key; returns how many were new. See {@link PackedKeys}. */
-  addBatch(batch: PackedKeys): number;
+  /**
+   * Adds every packed key, in order; returns how many were new. See {@link PackedKeys}. With
+   * `out` (at least one byte per key), `out[i]` is 1 if key i was new (it changed the filter, as
+   * `add` returning true) and 0 if not: exactly the answers of `add` called key by key, so a key
+   * repeated within the batch is new at most once (its later copies find the bits the first one
+   * set).
+   */
+  addBatch(batch: PackedKeys, out?: Uint8Array): number;
   /** Forgets every key. */
   clear(): void;
 }

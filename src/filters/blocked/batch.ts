@@ -76,8 +76,8 @@ export function hasHashes(
 
 /**
  * Adds `count` keys whose hashes are at `hashes[at]`, in order; returns how many were new (set
- * a bit). Only a bit that is still 0 goes through the storage (which keeps the count, or is
- * atomic).
+ * a bit). With `out`, key j's 1 (new) or 0 goes to `out[outAt + j]`. Only a bit that is still 0
+ * goes through the storage (which keeps the count, or is atomic).
  */
 export function addHashes(
   bits: BitStorage,
@@ -86,10 +86,12 @@ export function addHashes(
   hashes: Int32Array,
   at: number,
   count: number,
+  out: Uint8Array | null = null,
+  outAt = 0,
 ): number {
   const data = bits.data;
   touch(data, blocks, hashes, at, count);
-  if (bits instanceof BitArray) return addPlain(bits, data, k, hashes, at, count);
+  if (bits instanceof BitArray) return addPlain(bits, data, k, hashes, at, count, out, outAt);
   let added = 0;
   for (let j = 0; j < count; j++) {
     const base = bases[j]!;
@@ -102,6 +104,7 @@ export function addHashes(
       x = Math.imul(x, GOLDEN);
     }
     if (any) added++;
+    if (out !== null) out[outAt + j] = any ? 1 : 0;
   }
   return added;
 }
@@ -118,6 +121,8 @@ function addPlain(
   hashes: Int32Array,
   at: number,
   count: number,
+  out: Uint8Array | null,
+  outAt: number,
 ): number {
   let added = 0;
   let set = 0;
@@ -135,7 +140,9 @@ function addPlain(
       fresh |= bit;
       x = Math.imul(x, GOLDEN);
     }
-    added += (fresh | -fresh) >>> 31;
+    const isNew = (fresh | -fresh) >>> 31;
+    added += isNew;
+    if (out !== null) out[outAt + j] = isNew;
   }
   bits.noteSet(set);
   return added;

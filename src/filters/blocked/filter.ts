@@ -227,9 +227,11 @@ export class BlockedBloomFilter<K extends Key = Key>
    * new. The keys are hashed where their bytes lie, a chunk per WebAssembly call, then touched
    * and probed (see batch.ts): the same bits and answers as `add` key by key.
    */
-  override addBatch(batch: PackedKeys): number {
-    return xxh64Chunks(batch, checkPacked(batch), (h, at, start, stop) =>
-      addHashes(this.bits, this.blocks, this.hashes, h, at, stop - start),
+  override addBatch(batch: PackedKeys, out?: Uint8Array): number {
+    const n = checkPacked(batch);
+    const flags = out === undefined ? null : checkOut(out, n);
+    return xxh64Chunks(batch, n, (h, at, start, stop) =>
+      addHashes(this.bits, this.blocks, this.hashes, h, at, stop - start, flags, start),
     );
   }
 

@@ -44,13 +44,25 @@ export function kernelBatch(
   return set;
 }
 
-/** Adds keys [0, n) of `batch` through `bits`, in order; returns how many were new. */
+let flags = new Uint8Array(1024);
+
+/** A reused byte array of at least `n` bytes (per-key results an add does not hand out). */
+export function scratchFlags(n: number): Uint8Array {
+  if (flags.length < n) flags = new Uint8Array(Math.max(n, 2 * flags.length));
+  return flags;
+}
+
+/**
+ * Adds keys [0, n) of `batch` through `bits`, in order; returns how many were new. With `out`,
+ * `out[i]` is 1 if key i set a bit (was new), else 0.
+ */
 export function storageAddBatch(
   bits: BitStorage,
   batch: PackedKeys,
   n: number,
   k: number,
   mod: Modulus,
+  out: Uint8Array | null = null,
 ): number {
   const data = bits.data;
   return mitz64Chunks(batch, n, k, mod, (p, w, start, stop) => {
@@ -63,6 +75,7 @@ export function storageAddBatch(
         if ((data[word]! & mask) === 0 && bits.setMasked(word, mask)) any = true;
       }
       if (any) added++;
+      if (out !== null) out[j] = any ? 1 : 0;
     }
     return added;
   });

@@ -39,7 +39,7 @@ import { checkOut, percent } from '../base.js';
 import { BitFilter } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 import { checkPacked, keyEnd } from '../packed.js';
-import { kernelBatch, storageAddBatch, storageHasBatch } from './batch.js';
+import { kernelBatch, scratchFlags, storageAddBatch, storageHasBatch } from './batch.js';
 import { bloomParts, decodeBloom } from './format.js';
 
 /** Key i of a packed batch, as a view. */
@@ -201,18 +201,24 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
    * new. MurmurHash3 and the MITZ_64 walks run over a whole chunk of keys per WebAssembly call
    * (see batch.ts): the same bits, and the same answers, as `add` key by key.
    */
-  override addBatch(batch: PackedKeys): number {
-    if (!this.mitz64) return super.addBatch(batch);
+  override addBatch(batch: PackedKeys, out?: Uint8Array): number {
+    if (!this.mitz64) return super.addBatch(batch, out);
     const n = checkPacked(batch);
+    const flags = out === undefined ? null : checkOut(out, n);
     const k = this.hashes;
-    if (this.kernel === null) return storageAddBatch(this.bits, batch, n, k, this.mod);
-    const out = new Uint8Array(n);
-    const set = kernelBatch(this.kernel, batch, n, k, this.mod, true, out, (i) =>
+    if (this.kernel === null) return storageAddBatch(this.bits, batch, n, k, this.mod, flags);
+    // The kernel writes each key's count of bits it set (nonzero: new), then made 1/0 here.
+    const set = flags ?? scratchFlags(n);
+    const bits = kernelBatch(this.kernel, batch, n, k, this.mod, true, set, (i) =>
       this.addEncoded(packedKey(batch, i)),
     );
-    this.plain!.noteSet(set);
+    this.plain!.noteSet(bits);
     let added = 0;
-    for (let i = 0; i < n; i++) if (out[i] !== 0) added++;
+    for (let i = 0; i < n; i++) {
+      const fresh = set[i] === 0 ? 0 : 1;
+      set[i] = fresh;
+      added += fresh;
+    }
     return added;
   }
 

@@ -23,13 +23,17 @@ function distinct(p: Int32Array, w: number, k: number): number {
   return n;
 }
 
-/** Adds keys [0, n) of `batch`, in order; returns how many were new (had a counter at 0). */
+/**
+ * Adds keys [0, n) of `batch`, in order; returns how many were new (had a counter at 0). With
+ * `out`, `out[i]` is 1 if key i was new, else 0.
+ */
 export function countingAddBatch(
   counters: CounterArray,
   batch: PackedKeys,
   n: number,
   k: number,
   mod: Modulus,
+  out: Uint8Array | null = null,
 ): number {
   return mitz64Chunks(batch, n, k, mod, (p, w, start, stop) => {
     let added = 0;
@@ -38,6 +42,7 @@ export function countingAddBatch(
       let fresh = false;
       for (let i = 0; i < m; i++) if (counters.increment(positions[i]!) === 0) fresh = true;
       if (fresh) added++;
+      if (out !== null) out[j] = fresh ? 1 : 0;
     }
     return added;
   });

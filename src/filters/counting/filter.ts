@@ -207,8 +207,10 @@ export class CountingBloomFilter<K extends Key = Key>
    * positions of a whole chunk come from one WebAssembly call (see batch.ts); the counters then
    * change exactly as `add` key by key would change them.
    */
-  override addBatch(batch: PackedKeys): number {
-    return countingAddBatch(this.counters, batch, checkPacked(batch), this.hashes, this.mod);
+  override addBatch(batch: PackedKeys, out?: Uint8Array): number {
+    const n = checkPacked(batch);
+    const flags = out === undefined ? null : checkOut(out, n);
+    return countingAddBatch(this.counters, batch, n, this.hashes, this.mod, flags);
   }
 
   /** `has` of every packed key: `out[i]` is 1 or 0 (see {@link addBatch}). */

@@ -186,10 +186,16 @@ export class SplitBlockBloomFilter<K extends Key = Key>
    * over a whole chunk of values per WebAssembly call (hash/batch.ts), then each is inserted as
    * by `add`: the same bits and answers as value by value.
    */
-  override addBatch(batch: PackedKeys): number {
-    return xxh64Chunks(batch, checkPacked(batch), (h, at, start, stop) => {
+  override addBatch(batch: PackedKeys, out?: Uint8Array): number {
+    const n = checkPacked(batch);
+    const flags = out === undefined ? null : checkOut(out, n);
+    return xxh64Chunks(batch, n, (h, at, start, stop) => {
       let added = 0;
-      for (let j = start; j < stop; j++, at += 2) if (this.insertHash(h[at]!, h[at + 1]!)) added++;
+      for (let j = start; j < stop; j++, at += 2) {
+        const fresh = this.insertHash(h[at]!, h[at + 1]!);
+        if (fresh) added++;
+        if (flags !== null) flags[j] = fresh ? 1 : 0;
+      }
       return added;
     });
   }
