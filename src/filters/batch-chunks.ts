@@ -29,7 +29,12 @@ export type ChunkVisitor = (h: Int32Array, at: number, start: number, stop: numb
 
 /** XXH64 (seed 0) of keys [0, n) of `batch`, chunk by chunk; returns the sum of `visit`'s results. */
 export function xxh64Chunks(batch: PackedKeys, n: number, visit: ChunkVisitor): number {
-  return chunks(batch, n, 0, null, visit);
+  return chunks(
+    n,
+    (start) => xxh64Batch(batch, start, n),
+    () => hashIndex,
+    visit,
+  );
 }
 
 /**
@@ -43,22 +48,30 @@ export function mitz64Chunks(
   mod: Modulus,
   visit: ChunkVisitor,
 ): number {
-  return chunks(batch, n, k, mod, visit);
+  return chunks(
+    n,
+    (start) => mitz64Batch(batch, start, n, k, mod),
+    () => probeIndex,
+    visit,
+  );
 }
 
+/**
+ * The loop: `hash` hashes the chunk from `start` and returns its end, `at` says where its results
+ * start. The hash is passed in (not chosen here) so that a bundle using one hash never carries
+ * the other one's module.
+ */
 function chunks(
-  batch: PackedKeys,
   n: number,
-  k: number,
-  mod: Modulus | null,
+  hash: (start: number) => number,
+  at: () => number,
   visit: ChunkVisitor,
 ): number {
   let sum = 0;
   try {
     for (let start = 0; start < n; ) {
-      const stop =
-        mod === null ? xxh64Batch(batch, start, n) : mitz64Batch(batch, start, n, k, mod);
-      sum += visit(batchScratch!.i32, mod === null ? hashIndex : probeIndex, start, stop);
+      const stop = hash(start);
+      sum += visit(batchScratch!.i32, at(), start, stop);
       start = stop;
     }
   } finally {

@@ -27,18 +27,33 @@ export type FilterFormat =
 const MAGIC = [0x42, 0x4c, 0x4d, 0x4b]; // "BLMK"
 const CHUNKED_TYPE = 7;
 
+/** The byte at `i`, or −1 past the end. */
+function byteAt(bytes: Uint8Array, i: number): number {
+  return bytes[i] ?? -1;
+}
+
+/** True if `bytes` start with bloomkit's "BLMK" magic (a native container or a chunked file). */
+function isBloomkit(bytes: Uint8Array): boolean {
+  return MAGIC.every((b, i) => byteAt(bytes, i) === b);
+}
+
+/** True if `bytes` (the first bytes of `totalLength`) look like Guava's `writeTo` bytes. */
+function isGuava(bytes: Uint8Array, totalLength: number): boolean {
+  const at = (i: number): number => byteAt(bytes, i);
+  if (!((at(0) === 0 || at(0) === 1) && at(1) >= 1 && bytes.length >= 6)) return false;
+  const words = ((at(2) << 24) | (at(3) << 16) | (at(4) << 8) | at(5)) >>> 0;
+  return words >= 1 && 6 + 8 * words === totalLength;
+}
+
 /**
  * The format `bytes` most likely holds. `totalLength` is the whole input's length when `bytes`
  * is only its beginning (a streaming reader's first bytes); it defaults to `bytes.length`.
  */
 export function detectFormat(bytes: Uint8Array, totalLength = bytes.length): FilterFormat {
-  const at = (i: number): number => bytes[i] ?? -1;
-  if (MAGIC.every((b, i) => at(i) === b)) return at(6) === CHUNKED_TYPE ? 'chunked' : 'native';
+  const at = (i: number): number => byteAt(bytes, i);
+  if (isBloomkit(bytes)) return at(6) === CHUNKED_TYPE ? 'chunked' : 'native';
   if (at(0) === 0x50 && at(1) === 0x41 && at(2) === 0x52 && at(3) === 0x31) return 'parquet-file';
-  if ((at(0) === 0 || at(0) === 1) && at(1) >= 1 && bytes.length >= 6) {
-    const words = ((at(2) << 24) | (at(3) << 16) | (at(4) << 8) | at(5)) >>> 0;
-    if (words >= 1 && 6 + 8 * words === totalLength) return 'guava';
-  }
+  if (isGuava(bytes, totalLength)) return 'guava';
   if (at(1) === 0) {
     if (at(0) === 1 && at(2) >= 1 && at(2) <= 3) return 'mlbf';
     if (at(0) === 2 && (at(2) === 0 || at(2) === 1) && bytes.length >= 4) {
@@ -50,15 +65,21 @@ export function detectFormat(bytes: Uint8Array, totalLength = bytes.length): Fil
   return 'unknown';
 }
 
+const NATIVE = 'this is a bloomkit filter: use fromBytes(bytes), or load(path) from bloomkit/node';
+const CHUNKED =
+  "this is a chunked bloomkit filter file: open it with ChunkedBloomFilter.open(path) from 'bloomkit/node'";
+const GUAVA =
+  'this is a Guava BloomFilter (writeTo bytes): use BloomFilter.fromGuava(bytes, { funnel }) with the funnel the Java side used';
+
 /** How to read a buffer of `format`, in one sentence (for error messages). */
 export function formatAdvice(format: FilterFormat): string {
   switch (format) {
     case 'native':
-      return 'this is a bloomkit filter: use fromBytes(bytes), or load(path) from bloomkit/node';
+      return NATIVE;
     case 'chunked':
-      return "this is a chunked bloomkit filter file: open it with ChunkedBloomFilter.open(path) from 'bloomkit/node'";
+      return CHUNKED;
     case 'guava':
-      return 'this is a Guava BloomFilter (writeTo bytes): use BloomFilter.fromGuava(bytes, { funnel }) with the funnel the Java side used';
+      return GUAVA;
     case 'parquet-file':
       return 'this is a Parquet file: read its column chunks’ filters with readParquetBloomFilters(pathOrBytes)';
     case 'parquet-bloom':
@@ -68,4 +89,25 @@ export function formatAdvice(format: FilterFormat): string {
     default:
       return 'no known filter format starts with these bytes';
   }
+}
+
+/** {@link formatAdvice} of the detected format, or '' when it is unknown. */
+export function adviceFor(bytes: Uint8Array, totalLength = bytes.length): string {
+  const format = detectFormat(bytes, totalLength);
+  return format === 'unknown' ? '' : formatAdvice(format);
+}
+
+// The two confusions a filter class's own reader explains, without the whole table above (so a
+// bundle that imports one filter type does not carry every format's detection and advice): the
+// format-agnostic readers (`fromBytes`, `load`, the command's `info`) use {@link adviceFor}.
+
+/** For a native reader given other bytes: the advice if they are Guava's, else ''. */
+export function guavaAdvice(bytes: Uint8Array, totalLength = bytes.length): string {
+  return isGuava(bytes, totalLength) ? GUAVA : '';
+}
+
+/** For a Guava reader given other bytes: the advice if they are bloomkit's, else ''. */
+export function bloomkitAdvice(bytes: Uint8Array): string {
+  if (!isBloomkit(bytes)) return '';
+  return byteAt(bytes, 6) === CHUNKED_TYPE ? CHUNKED : NATIVE;
 }

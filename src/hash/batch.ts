@@ -11,11 +11,12 @@
  * `probeIndex + 2kj`, its masks at `probeIndex + 2kj + k`).
  */
 
-import { chunkEnd } from './hasher.js';
+import { MURMUR3_MODULE } from './hasher.js';
 import { murmur3Core } from './murmur3-core.js';
 import {
   CHUNK_BYTES,
   CHUNK_KEYS,
+  chunkEnd,
   copyChunk,
   HASHES_AT,
   KEY_AT,
@@ -82,11 +83,12 @@ export function murmur3Batch(batch: KeyBatch, start: number, end: number): numbe
   return stop;
 }
 
-const hashView = new Int32Array(4);
+const hashView = /* @__PURE__ */ new Int32Array(4);
 
 function murmurLoaded(sc: Scratch, keys: number, count: number): void {
-  if (sc.wasm !== null) {
-    sc.wasm.murmur3_batch(keys, OFFSETS_AT, endsAt, count, HASHES_AT);
+  const murmur = sc.instance(MURMUR3_MODULE);
+  if (murmur !== null) {
+    murmur.murmur3_batch(keys, OFFSETS_AT, endsAt, count, HASHES_AT);
     return;
   }
   const u32 = sc.u32;
@@ -99,8 +101,8 @@ function murmurLoaded(sc: Scratch, keys: number, count: number): void {
   }
 }
 
-const WALK = new Mitz64Walk();
-const hashOne = new Int32Array(4);
+const WALK = /* @__PURE__ */ new Mitz64Walk();
+const hashOne = /* @__PURE__ */ new Int32Array(4);
 
 /**
  * MurmurHash3 and Guava's MITZ_64 probes (k of them, for `mod.m` bits) of one chunk of keys from
@@ -127,8 +129,9 @@ export function mitz64Batch(
     batchScratch = sc;
   }
   probeIndex = at >> 2;
-  if (sc.wasm !== null) {
-    sc.wasm.mitz64_batch(HASHES_AT, count, k, mod.m, mod.p63, mod.inv, at);
+  const murmur = sc.instance(MURMUR3_MODULE);
+  if (murmur !== null) {
+    murmur.mitz64_batch(HASHES_AT, count, k, mod.m, mod.p63, mod.inv, at);
     return stop;
   }
   const i32 = sc.i32;

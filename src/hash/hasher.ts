@@ -1,9 +1,10 @@
 /**
  * The hot path shared by every MurmurHash3-based filter: encode a key, hash it, derive probes.
  *
- * Keys are encoded straight into the shared scratch memory (hash/scratch.ts), where the hashing
- * WebAssembly module computes MurmurHash3 x64 128 with native 64-bit multiplies and, for Guava's
- * MURMUR128_MITZ_64, the k probe positions with two reductions per key. Without WebAssembly (a
+ * Keys are encoded straight into the shared scratch memory (hash/scratch.ts), where the MurmurHash3
+ * WebAssembly module (wasm/murmur3.wat, compiled on first use) computes MurmurHash3 x64 128 with
+ * native 64-bit multiplies and, for Guava's MURMUR128_MITZ_64, the k probe positions with two
+ * reductions per key. Without WebAssembly (a
  * CSP that forbids it), the same layout lives in a plain buffer and the JavaScript core computes
  * the same values. Nothing is allocated per key.
  *
@@ -16,16 +17,16 @@
 import { encodeKeyInto, type Funnel, type Key } from './keys.js';
 import { LITTLE_ENDIAN } from './murmur3.js';
 import { murmur3Core } from './murmur3-core.js';
+import { WASM_BASE64 as MURMUR3_WASM } from './murmur3-wasm.js';
 import { ENCODER_MIN_LENGTH, encodeLongString } from './pack.js';
 import {
   CHUNK_KEYS,
+  chunkEnd,
   copyChunk,
   HASH_AT,
   HASHES_AT,
-  type HashExports,
   KEY_AT,
   type KeyBatch,
-  newHashInstance,
   OFFSETS_AT,
   PROBE_MASKS_AT,
   PROBE_WORDS_AT,
@@ -34,13 +35,45 @@ import {
   type Scratch,
   scratch,
   scratchBytes,
-  scratchUsesWasm,
   setScratchWasm,
   shrinkScratch,
 } from './scratch.js';
 import { Mitz64Walk, type Modulus } from './strategies.js';
+import { LazyWasm, newMemory } from './wasm-loader.js';
 
 export type { KeyBatch };
+
+/** The MurmurHash3 module's exports (see wasm/murmur3.wat for each function's contract). */
+export interface MurmurExports {
+  murmur3(len: number, seed: number): void;
+  murmur3_batch(keys: number, offsets: number, ends: number, count: number, out: number): void;
+  mitz64(len: number, k: number, m: number, p63: number, inv: number): void;
+  bloom_has(len: number, k: number, m: number, p63: number, inv: number, base: number): number;
+  bloom_add(len: number, k: number, m: number, p63: number, inv: number, base: number): number;
+  mitz64_batch(
+    hashes: number,
+    count: number,
+    k: number,
+    m: number,
+    p63: number,
+    inv: number,
+    out: number,
+  ): void;
+  bloom_batch(
+    hashes: number,
+    count: number,
+    k: number,
+    m: number,
+    p63: number,
+    inv: number,
+    base: number,
+    mode: number,
+    out: number,
+  ): number;
+}
+
+/** The MurmurHash3 module, compiled on its first instantiation. */
+export const MURMUR3_MODULE = /* @__PURE__ */ new LazyWasm<MurmurExports>(MURMUR3_WASM);
 
 /** Views over the shared memory, replaced when it grows. */
 export interface HasherViews {
@@ -61,6 +94,8 @@ export const views: HasherViews = { hash: EMPTY, words: EMPTY, masks: EMPTY };
 let viewsOf: Scratch | null = null;
 let viewsGeneration = -1;
 let words32: Int32Array | null = null;
+/** The MurmurHash3 module over that scratch, or null: the JavaScript core runs. */
+let murmur: MurmurExports | null = null;
 
 /** The scratch, with {@link views} pointing into its current memory. */
 function current(): Scratch {
@@ -71,7 +106,8 @@ function current(): Scratch {
     views.hash = new Int32Array(s.buffer, HASH_AT, 4);
     views.words = new Int32Array(s.buffer, PROBE_WORDS_AT, 256);
     views.masks = new Int32Array(s.buffer, PROBE_MASKS_AT, 256);
-    words32 = s.wasm === null && LITTLE_ENDIAN ? s.i32 : null;
+    murmur = s.instance(MURMUR3_MODULE);
+    words32 = murmur === null && LITTLE_ENDIAN ? s.i32 : null;
   }
   return s;
 }
@@ -114,7 +150,7 @@ function encode(s: Scratch, funnel: Funnel, key: Key): number {
 export function hashKey(funnel: Funnel, key: Key): void {
   const s = current();
   const len = encode(s, funnel, key);
-  if (s.wasm !== null) s.wasm.murmur3(len, 0);
+  if (murmur !== null) murmur.murmur3(len, 0);
   else murmur3Core(s.bytes, words32, KEY_AT, len, views.hash, 0);
   if (s.capacity > SCRATCH_KEEP_BYTES) afterOversized();
 }
@@ -139,7 +175,7 @@ export function hashKeyInto(funnel: Funnel, key: Key, out: Int32Array): void {
 export function mitz64Probes(funnel: Funnel, key: Key, k: number, mod: Modulus): void {
   const s = current();
   const len = encode(s, funnel, key);
-  if (s.wasm !== null) s.wasm.mitz64(len, k, mod.m, mod.p63, mod.inv);
+  if (murmur !== null) murmur.mitz64(len, k, mod.m, mod.p63, mod.inv);
   else {
     murmur3Core(s.bytes, words32, KEY_AT, len, views.hash, 0);
     mitz64Fallback(views.hash, k, mod, views.words, views.masks);
@@ -147,7 +183,7 @@ export function mitz64Probes(funnel: Funnel, key: Key, k: number, mod: Modulus):
   if (s.capacity > SCRATCH_KEEP_BYTES) afterOversized();
 }
 
-const WALK = new Mitz64Walk();
+const WALK = /* @__PURE__ */ new Mitz64Walk();
 
 /** The JavaScript form of the wasm `mitz64` probe walk. */
 function mitz64Fallback(
@@ -174,7 +210,8 @@ export function useWasm(enabled: boolean): void {
 
 /** True when keys are hashed by WebAssembly. */
 export function usingWasm(): boolean {
-  return scratchUsesWasm();
+  current();
+  return murmur !== null;
 }
 
 /**
@@ -204,30 +241,6 @@ const kernelRegistry =
     : null;
 
 /**
- * How many keys from `start` (at most `max`, at least one if any remain before `end`) fit in
- * `room` bytes; 0 when key `start` alone is longer than `room`.
- */
-export function chunkEnd(
-  offsets: Uint32Array,
-  start: number,
-  end: number,
-  max: number,
-  room: number,
-): number {
-  let stop = Math.min(end, start + max);
-  const limit = offsets[start]! + room;
-  if (offsets[stop]! <= limit) return stop;
-  // Binary search for the last key boundary within the room.
-  let lo = start;
-  while (lo < stop) {
-    const mid = (lo + stop + 1) >>> 1;
-    if (offsets[mid]! <= limit) lo = mid;
-    else stop = mid - 1;
-  }
-  return lo;
-}
-
-/**
  * A classic filter's bits living inside a wasm instance of their own, so that `has` and `add`
  * (hash, probe walk and bit tests) run in one call with no per-probe JavaScript. The instance's
  * memory is sized once and never grows, so `data` stays valid for the filter's lifetime.
@@ -235,17 +248,17 @@ export function chunkEnd(
 export class BloomKernel {
   /** The filter's 64-bit words as little-endian u32 pairs, inside the kernel's memory. */
   readonly data: Uint32Array;
-  private readonly ex: HashExports;
+  private readonly ex: MurmurExports;
   private readonly keyArea: Uint8Array;
   private readonly keyView: Uint8Array;
   private readonly words: Uint32Array;
 
-  private constructor(ex: HashExports, bitSize: number) {
+  private constructor(ex: MurmurExports, buffer: ArrayBuffer, bitSize: number) {
     this.ex = ex;
-    this.keyArea = new Uint8Array(ex.memory.buffer, 0, KERNEL_BASE - 16);
+    this.keyArea = new Uint8Array(buffer, 0, KERNEL_BASE - 16);
     this.keyView = this.keyArea.subarray(KEY_AT);
-    this.words = new Uint32Array(ex.memory.buffer, 0, KERNEL_BASE / 4);
-    this.data = new Uint32Array(ex.memory.buffer, KERNEL_BASE, bitSize / 32);
+    this.words = new Uint32Array(buffer, 0, KERNEL_BASE / 4);
+    this.data = new Uint32Array(buffer, KERNEL_BASE, bitSize / 32);
   }
 
   /**
@@ -257,16 +270,11 @@ export class BloomKernel {
     const bytes = bitSize / 8;
     if (!usingWasm() || bytes > KERNEL_MAX_BYTES || bytes < KERNEL_MIN_BYTES) return null;
     if (kernelRegistry === null || liveKernels >= KERNEL_MAX_LIVE) return null;
-    const ex = newHashInstance();
+    // A memory of its own, sized once: it never grows, so `data` stays valid.
+    const memory = newMemory(Math.ceil((KERNEL_BASE + bytes) / 65536));
+    const ex = memory === null ? null : MURMUR3_MODULE.instantiate(memory);
     if (ex === null) return null;
-    const pages = Math.ceil((KERNEL_BASE + bitSize / 8) / 65536);
-    const have = ex.memory.buffer.byteLength / 65536;
-    try {
-      if (pages > have) ex.memory.grow(pages - have);
-    } catch {
-      return null;
-    }
-    const kernel = new BloomKernel(ex, bitSize);
+    const kernel = new BloomKernel(ex, memory!.buffer, bitSize);
     liveKernels++;
     kernelRegistry.register(kernel, null);
     return kernel;

@@ -1,18 +1,18 @@
 /**
- * The one scratch memory behind every hash in bloomkit: the memory of the hashing WebAssembly
- * module (wasm/hash.wat: MurmurHash3 x64 128 with Guava's MITZ_64 walk, and XXH64, per key and
- * over packed batches), shared by the MurmurHash3 and XXH64 paths, so a process holds one key
- * scratch rather than one per hash.
+ * The one scratch memory behind every hash in bloomkit: a WebAssembly memory that the hashing
+ * modules import (wasm/murmur3.wat: MurmurHash3 x64 128 with Guava's MITZ_64 walk; wasm/xxh64.wat:
+ * XXH64; each per key and over packed batches), so a process holds one key scratch rather than one
+ * per hash, while a bundle that hashes with one of them never carries the other.
  *
- * Nothing is compiled or instantiated when bloomkit is imported: the module is compiled on the
- * first hash (so a bundle that never hashes can drop it, and importing costs nothing), then
- * instantiated once for the scratch and once per classic filter kernel (hash/hasher.ts). The
- * module is 2.6 KiB, under the 4 KiB that browsers allow to compile synchronously on the main
- * thread. Where WebAssembly is missing or forbidden (a CSP without 'wasm-unsafe-eval'), the
- * scratch is a plain `ArrayBuffer` with the same layout and the JavaScript cores compute the
- * same values.
+ * Nothing is compiled or instantiated when bloomkit is imported: a module is compiled on its first
+ * hash (so a bundle that never hashes can drop it, and importing costs nothing), then
+ * instantiated over this memory ({@link Scratch.instance}) and once per classic filter kernel
+ * (hash/hasher.ts). Each module is under 2 KiB, well under the 4 KiB that browsers allow to
+ * compile synchronously on the main thread. Where WebAssembly is missing or forbidden (a CSP
+ * without 'wasm-unsafe-eval'), the scratch is a buffer with the same layout and the JavaScript
+ * cores compute the same values.
  *
- * Layout (bytes; the .wat file repeats it):
+ * Layout (bytes; wasm/murmur3.wat repeats it):
  *   [0, 16)          the last per-key hash (MurmurHash3 h1, h2; XXH64 in [0, 8))
  *   [64, 1088)       MITZ_64 probe word indexes; [1088, 2112) their masks
  *   [4096, 8196)     a batch chunk's key offsets (u32, up to {@link CHUNK_KEYS} + 1)
@@ -22,8 +22,7 @@
  *   [32768, ...)     key bytes: one key, or a chunk of packed keys (then any probe lists)
  */
 
-import { WASM_BASE64 } from './hash-wasm.js';
-import { compileWasm, type WasmModule } from './wasm-loader.js';
+import { type LazyWasm, newMemory, type WasmMemory } from './wasm-loader.js';
 
 /** Where the last per-key hash is written. */
 export const HASH_AT = 0;
@@ -48,54 +47,10 @@ export const CHUNK_KEYS = 1024;
  */
 export const CHUNK_BYTES = 65536;
 
-/** The module's exports (see wasm/hash.wat for each function's contract). */
-export interface HashExports {
-  memory: { buffer: ArrayBuffer; grow(pages: number): number };
-  murmur3(len: number, seed: number): void;
-  murmur3_batch(keys: number, offsets: number, ends: number, count: number, out: number): void;
-  mitz64(len: number, k: number, m: number, p63: number, inv: number): void;
-  bloom_has(len: number, k: number, m: number, p63: number, inv: number, base: number): number;
-  bloom_add(len: number, k: number, m: number, p63: number, inv: number, base: number): number;
-  mitz64_batch(
-    hashes: number,
-    count: number,
-    k: number,
-    m: number,
-    p63: number,
-    inv: number,
-    out: number,
-  ): void;
-  bloom_batch(
-    hashes: number,
-    count: number,
-    k: number,
-    m: number,
-    p63: number,
-    inv: number,
-    base: number,
-    mode: number,
-    out: number,
-  ): number;
-  xxh64(p: number, len: number, seedLo: number, seedHi: number): void;
-  xxh64_batch(keys: number, offsets: number, ends: number, count: number, out: number): void;
-}
-
-/** undefined: not compiled yet; null: WebAssembly is unavailable here. */
-let compiled: WasmModule<HashExports> | null | undefined;
-
-/**
- * A new instance of the hashing module with its own memory, or null where WebAssembly is
- * unavailable. The module is compiled on the first call.
- */
-export function newHashInstance(): HashExports | null {
-  if (compiled === undefined) compiled = compileWasm<HashExports>(WASM_BASE64);
-  return compiled === null ? null : compiled.instantiate();
-}
-
 /** The scratch memory and its views; the views are replaced when the memory grows. */
 export class Scratch {
-  /** The module instance, or null when the JavaScript cores run over a plain buffer. */
-  readonly wasm: HashExports | null;
+  /** The memory the hashing modules import, or null: a plain buffer for the JavaScript cores. */
+  readonly memory: WasmMemory | null;
   buffer: ArrayBuffer;
   bytes: Uint8Array;
   /** The memory as int32 (for 4-byte stores and hashes as [lo, hi] pairs). */
@@ -108,10 +63,12 @@ export class Scratch {
   capacity: number;
   /** Bumped on every growth, so that callers holding views can tell them stale. */
   generation = 0;
+  /** The modules instantiated over this memory so far (null: that module cannot run here). */
+  private readonly instances = new Map<LazyWasm<unknown>, unknown>();
 
-  constructor(wasm: HashExports | null) {
-    this.wasm = wasm;
-    this.buffer = wasm === null ? new ArrayBuffer(2 * 65536) : wasm.memory.buffer;
+  constructor(memory: WasmMemory | null) {
+    this.memory = memory;
+    this.buffer = memory === null ? new ArrayBuffer(2 * 65536) : memory.buffer;
     this.bytes = new Uint8Array(this.buffer);
     this.i32 = new Int32Array(this.buffer);
     this.u32 = new Uint32Array(this.buffer);
@@ -119,12 +76,25 @@ export class Scratch {
     this.capacity = this.buffer.byteLength;
   }
 
+  /**
+   * `module` instantiated over this memory (compiled and instantiated on the first call), or null
+   * when it cannot run here: the caller then runs its JavaScript core over the same bytes.
+   */
+  instance<T>(module: LazyWasm<T>): T | null {
+    let ex = this.instances.get(module) as T | null | undefined;
+    if (ex === undefined) {
+      ex = this.memory === null ? null : module.instantiate(this.memory);
+      this.instances.set(module, ex);
+    }
+    return ex;
+  }
+
   /** Makes the memory hold at least `need` bytes, keeping the first `keep`. */
   grow(need: number, keep: number): void {
     if (need <= this.capacity) return;
-    if (this.wasm !== null) {
-      this.wasm.memory.grow(Math.ceil((need - this.capacity) / 65536));
-      this.buffer = this.wasm.memory.buffer;
+    if (this.memory !== null) {
+      this.memory.grow(Math.ceil((need - this.capacity) / 65536));
+      this.buffer = this.memory.buffer;
     } else {
       const next = new ArrayBuffer(Math.max(need, this.capacity * 2));
       new Uint8Array(next).set(this.bytes.subarray(0, keep));
@@ -142,9 +112,9 @@ export class Scratch {
 let current: Scratch | null = null;
 let preferWasm = true;
 
-/** The process-wide scratch, made on first use (which compiles the module). */
+/** The process-wide scratch, made on first use (no module is compiled before a hash needs it). */
 export function scratch(): Scratch {
-  if (current === null) current = new Scratch(preferWasm ? newHashInstance() : null);
+  if (current === null) current = new Scratch(preferWasm ? newMemory(2) : null);
   return current;
 }
 
@@ -152,11 +122,6 @@ export function scratch(): Scratch {
 export function setScratchWasm(enabled: boolean): void {
   preferWasm = enabled;
   current = null;
-}
-
-/** True when WebAssembly hashes keys here. */
-export function scratchUsesWasm(): boolean {
-  return scratch().wasm !== null;
 }
 
 /**
@@ -173,7 +138,7 @@ export const SCRATCH_KEEP_BYTES = 1 << 20;
 export function shrinkScratch(): void {
   const s = current;
   if (s === null || s.capacity <= SCRATCH_KEEP_BYTES) return;
-  const fresh = new Scratch(s.wasm === null ? null : newHashInstance());
+  const fresh = new Scratch(s.memory === null ? null : newMemory(2));
   fresh.bytes.set(s.bytes.subarray(0, KEY_AT));
   current = fresh;
 }
@@ -210,4 +175,28 @@ export function copyChunk(
   if (keys.ends === undefined) return OFFSETS_AT + 4;
   u32.set(keys.ends.subarray(start, stop), ENDS_AT >> 2);
   return ENDS_AT;
+}
+
+/**
+ * How many keys from `start` (at most `max`, at least one if any remain before `end`) fit in
+ * `room` bytes; 0 when key `start` alone is longer than `room`.
+ */
+export function chunkEnd(
+  offsets: Uint32Array,
+  start: number,
+  end: number,
+  max: number,
+  room: number,
+): number {
+  let stop = Math.min(end, start + max);
+  const limit = offsets[start]! + room;
+  if (offsets[stop]! <= limit) return stop;
+  // Binary search for the last key boundary within the room.
+  let lo = start;
+  while (lo < stop) {
+    const mid = (lo + stop + 1) >>> 1;
+    if (offsets[mid]! <= limit) lo = mid;
+    else stop = mid - 1;
+  }
+  return lo;
 }

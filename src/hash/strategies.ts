@@ -136,7 +136,7 @@ export class Mitz64Walk {
   }
 }
 
-const WALK = new Mitz64Walk();
+const WALK = /* @__PURE__ */ new Mitz64Walk();
 
 /**
  * Writes the k MITZ_64 indexes of hash `h` (`[h1 lo, h1 hi, h2 lo, h2 hi]`) into `out`: the

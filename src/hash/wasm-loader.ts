@@ -2,57 +2,79 @@
  * Loads bloomkit's tiny WebAssembly modules (hash/wasm/*.wat, embedded as base64 by
  * scripts/build-wasm.ts) synchronously, with no file access, so the browser-safe core needs no
  * bundler support. Every module is well under the 4 KiB that browsers allow to compile on the main
- * thread. Where WebAssembly is missing or forbidden (a CSP without 'wasm-unsafe-eval'), loading
- * yields null and callers fall back to their JavaScript cores, which compute the same values.
+ * thread. Each module imports its memory (`env.memory`), so that modules can share one scratch
+ * memory and a filter kernel can bring a memory of its own. Where WebAssembly is missing or
+ * forbidden (a CSP without 'wasm-unsafe-eval'), compiling yields null and callers fall back to
+ * their JavaScript cores, which compute the same values.
  */
+
+/** A WebAssembly memory (the little of its API used here). */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
 
 /** The little of the WebAssembly API used here (the core is type-checked without DOM or Node types). */
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: unknown };
+  Memory: new (descriptor: { initial: number }) => WasmMemory;
 }
 
-/** A compiled module that can be instantiated any number of times. */
-export interface WasmModule<T> {
-  /** A new instance (with its own memory), or null if instantiation fails. */
-  instantiate(): T | null;
+function wasmApi(): WasmApi | undefined {
+  return (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 }
 
-/** Decodes standard base64 (no browser or Node helper needed). */
-export function base64ToBytes(b64: string): Uint8Array {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  const clean = b64.replace(/=+$/, '');
-  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
-  let bits = 0;
-  let value = 0;
-  let p = 0;
-  for (let i = 0; i < clean.length; i++) {
-    value = ((value << 6) | alphabet.indexOf(clean[i]!)) & 0xffffff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[p++] = (value >>> bits) & 0xff;
-    }
-  }
+/** The platform's base64 decoder (browsers, Node.js 16+, Deno, Bun, workers). */
+declare const atob: (data: string) => string;
+
+/** Decodes standard base64. */
+function base64ToBytes(b64: string): Uint8Array {
+  const binary = atob(b64);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
   return out;
 }
 
-/** Compiles the module in `base64`, or returns null where WebAssembly is unavailable. */
-export function compileWasm<T>(base64: string): WasmModule<T> | null {
+/**
+ * A WebAssembly memory of `pages` 64 KiB pages, or null where WebAssembly is missing or the memory
+ * cannot be had (a memory needs no compilation, so a CSP that forbids wasm still allows it).
+ */
+export function newMemory(pages: number): WasmMemory | null {
   try {
-    const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-    if (api === undefined) return null;
-    const module = new api.Module(base64ToBytes(base64));
-    return {
-      instantiate(): T | null {
-        try {
-          return new api.Instance(module, {}).exports as T;
-        } catch {
-          return null;
-        }
-      },
-    };
+    const api = wasmApi();
+    return api === undefined ? null : new api.Memory({ initial: pages });
   } catch {
     return null;
+  }
+}
+
+/**
+ * A module embedded as base64, compiled on the first {@link instantiate} (never at import), then
+ * instantiated any number of times. A host without `atob` or WebAssembly gets null: the
+ * JavaScript cores run there.
+ */
+export class LazyWasm<T> {
+  private readonly base64: string;
+  /** undefined: not compiled yet; null: WebAssembly is unavailable here. */
+  private compiled: object | null | undefined;
+
+  constructor(base64: string) {
+    this.base64 = base64;
+  }
+
+  /** A new instance over `memory`, or null where the module cannot be compiled or instantiated. */
+  instantiate(memory: WasmMemory): T | null {
+    const api = wasmApi();
+    try {
+      if (this.compiled === undefined) {
+        this.compiled = api === undefined ? null : new api.Module(base64ToBytes(this.base64));
+      }
+      if (this.compiled === null || api === undefined) return null;
+      return new api.Instance(this.compiled, { env: { memory } }).exports as T;
+    } catch {
+      if (this.compiled === undefined) this.compiled = null;
+      return null;
+    }
   }
 }

@@ -3,9 +3,9 @@
  * behind the blocked filter and Parquet's split-block filter (seed 0 over the value's PLAIN
  * encoding, as parquet-java, Arrow and DuckDB compute it).
  *
- * Two implementations give the same result: WebAssembly with native 64-bit multiplies (the
- * hashing module of hash/scratch.ts, shared with MurmurHash3 and compiled on first use), used
- * wherever WebAssembly runs, and a JavaScript core on 32-bit halves (xxhash64-core.ts) for
+ * Two implementations give the same result: WebAssembly with native 64-bit multiplies
+ * (wasm/xxh64.wat, a module of its own over the scratch memory of hash/scratch.ts, compiled on
+ * first use), used wherever WebAssembly runs, and a JavaScript core on 32-bit halves (xxhash64-core.ts) for
  * hosts without it (a CSP that forbids wasm). Measured on 30-byte URL keys (Node 20, x64,
  * encoding included): 43 ns per key in WebAssembly, 216 ns in the JavaScript core, so
  * WebAssembly is the default. About 33 of those 43 ns are reading the key's characters
@@ -29,11 +29,21 @@ import {
   SCRATCH_KEEP_BYTES,
   type Scratch,
   scratch,
-  scratchUsesWasm,
   setScratchWasm,
   shrinkScratch,
 } from './scratch.js';
+import { LazyWasm } from './wasm-loader.js';
+import { WASM_BASE64 as XXH64_WASM } from './xxh64-wasm.js';
 import { xxh64Core } from './xxhash64-core.js';
+
+/** The XXH64 module's exports (see wasm/xxh64.wat). */
+interface Xxh64Exports {
+  xxh64(p: number, len: number, seedLo: number, seedHi: number): void;
+  xxh64_batch(keys: number, offsets: number, ends: number, count: number, out: number): void;
+}
+
+/** The XXH64 module, compiled on its first instantiation. */
+const XXH64_MODULE = /* @__PURE__ */ new LazyWasm<Xxh64Exports>(XXH64_WASM);
 
 /** Most keys {@link xxh64Many} hashes in one call. */
 export const MAX_BATCH = 1020;
@@ -53,6 +63,8 @@ export const xxViews: XxViews = { hash: EMPTY, many: EMPTY };
 
 let viewsOf: Scratch | null = null;
 let viewsGeneration = -1;
+/** The XXH64 module over that scratch, or null: the JavaScript core runs. */
+let xxh: Xxh64Exports | null = null;
 /** The memory as int32 words, for writing four ASCII bytes at once (little-endian hosts only). */
 let words: Int32Array | null = null;
 
@@ -64,6 +76,7 @@ function current(): Scratch {
     viewsGeneration = s.generation;
     xxViews.hash = new Int32Array(s.buffer, HASH_AT, 2);
     xxViews.many = new Int32Array(s.buffer, HASHES_AT, 2 * MAX_BATCH);
+    xxh = s.instance(XXH64_MODULE);
     words = LITTLE_ENDIAN ? s.i32 : null;
   }
   return s;
@@ -122,7 +135,7 @@ function encodeAt(sc: Scratch, funnel: Funnel, key: Key, at: number, aligned: bo
 
 /** Hashes the `len` bytes at `p` in the memory (seed 0) into `xxViews.hash`. */
 function hashAt(sc: Scratch, p: number, len: number): void {
-  if (sc.wasm !== null) sc.wasm.xxh64(p, len, 0, 0);
+  if (xxh !== null) xxh.xxh64(p, len, 0, 0);
   else xxh64Core(sc.bytes, p, len, 0, 0, xxViews.hash);
 }
 
@@ -186,8 +199,9 @@ export function xxh64Many(
  * hashes go to HASHES_AT as [lo, hi] pairs.
  */
 export function xxh64Offsets(sc: Scratch, keys: number, ends: number, count: number): void {
-  if (sc.wasm !== null) {
-    sc.wasm.xxh64_batch(keys, OFFSETS_AT, ends, count, HASHES_AT);
+  const ex = sc.instance(XXH64_MODULE);
+  if (ex !== null) {
+    ex.xxh64_batch(keys, OFFSETS_AT, ends, count, HASHES_AT);
     return;
   }
   const out = new Int32Array(2);
@@ -221,5 +235,6 @@ export function useWasmXxh64(enabled: boolean): void {
 
 /** True when XXH64 runs in WebAssembly. */
 export function xxh64UsesWasm(): boolean {
-  return scratchUsesWasm();
+  current();
+  return xxh !== null;
 }
