@@ -8,6 +8,7 @@
  */
 
 import type { ContainerParts, DecodeOptions, NativeHeader, PayloadSink } from './native.js';
+import type { NativeFormat } from './native-type.js';
 
 /** A named value describing a filter, for `info`-style introspection. */
 export interface FilterFacts {
@@ -43,4 +44,49 @@ export interface FilterCodec<F extends object = object> {
 /** Widens a codec of one type to the table's element type. */
 export function codec<F extends object>(c: FilterCodec<F>): FilterCodec<object> {
   return c as unknown as FilterCodec<object>;
+}
+
+/** The facts of a filter beyond its type and funnel, in the order `info` shows them. */
+export type MoreFacts = Omit<FilterFacts, 'type'>;
+
+/**
+ * The codec of a type from its native format (filters/<type>/format.ts), its class and the facts
+ * `info` shows: `type` (the codec's name) and `funnel` come first, then `facts(filter)`.
+ */
+export function nativeCodec<
+  F extends { readonly funnel: string },
+  C extends { readonly prototype: F },
+>(
+  name: string,
+  filterClass: C,
+  format: NativeFormat<F, C>,
+  facts: (filter: F) => MoreFacts,
+): FilterCodec<F> {
+  const sink = format.sink;
+  return {
+    name,
+    typeId: format.native.typeId,
+    hashSchemes: Object.values(format.native.schemes),
+    // biome-ignore lint/complexity/noBannedTypes: any class, also one with a private constructor
+    filterClass: filterClass as unknown as Function & { readonly prototype: F },
+    parts: (filter) => format.parts(filter),
+    decode: (bytes, options) => format.decode(bytes, options, filterClass),
+    sink: sink === null ? null : (header, params) => sink(header, params, filterClass),
+    describe: (filter) => ({ type: name, funnel: filter.funnel, ...facts(filter) }),
+  };
+}
+
+/** The fill facts of a bit-array filter (classic, blocked, split-block), after its shape. */
+export function bitFacts(filter: {
+  readonly bitSize: number;
+  readonly bitCount: number;
+  estimatedCount(): number;
+  expectedFpp(): number;
+}): MoreFacts {
+  return {
+    bitsSet: filter.bitCount,
+    estimatedCount: filter.estimatedCount(),
+    expectedFpp: filter.expectedFpp(),
+    bytes: filter.bitSize / 8,
+  };
 }

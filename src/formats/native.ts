@@ -33,9 +33,11 @@
 
 import { checkBytes, FormatError } from '../errors.js';
 import { type Funnel, funnelFromId } from '../hash/keys.js';
-import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import { crc32c } from './crc32c.js';
 import { detectFormat, formatAdvice } from './detect.js';
+
+/** Word payloads (words.ts), also reachable from here. */
+export { bytesToWords, wordsToBytes } from './words.js';
 
 /** Filter type ids. Never reuse or reorder; the next free id is 11. */
 export const FILTER_TYPES = {
@@ -358,64 +360,4 @@ export function getU64(v: DataView, offset: number, field: string): number {
 export function setU64(v: DataView, offset: number, value: number): void {
   v.setUint32(offset, value % 4294967296, true);
   v.setUint32(offset + 4, Math.floor(value / 4294967296), true);
-}
-
-/** The bytes of a u32 word array in little-endian order (a view on LE hosts, a copy otherwise). */
-export function wordsToBytes(words: Uint32Array): Uint8Array {
-  if (LITTLE_ENDIAN) return new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
-  const out = new Uint8Array(words.byteLength);
-  const v = new DataView(out.buffer);
-  for (let i = 0; i < words.length; i++) v.setUint32(4 * i, words[i]!, true);
-  return out;
-}
-
-/** Copies little-endian bytes into a u32 word array. */
-export function bytesToWords(bytes: Uint8Array, into: Uint32Array): void {
-  if (bytes.length !== into.byteLength) {
-    throw new FormatError(`payload has ${bytes.length} bytes, expected ${into.byteLength}`);
-  }
-  if (LITTLE_ENDIAN) {
-    new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(bytes);
-    return;
-  }
-  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let i = 0; i < into.length; i++) into[i] = v.getUint32(4 * i, true);
-}
-
-/**
- * For `{ copy: false }`: the payload's 32-bit words viewed in place, when it is 4-byte aligned on
- * a little-endian host; otherwise null (the caller copies).
- */
-export function payloadWordsView(payload: Uint8Array, options?: DecodeOptions): Uint32Array | null {
-  if (options?.copy !== false || !LITTLE_ENDIAN || payload.byteOffset % 4 !== 0) return null;
-  return new Uint32Array(payload.buffer, payload.byteOffset, payload.length / 4);
-}
-
-/** Bits a decoder fills: the words, and the recount after they were written. */
-interface WordStorage {
-  readonly data: Uint32Array;
-  recount(): void;
-}
-
-/** Copies a little-endian word payload into `bits` and recounts. */
-export function fillWords(bits: WordStorage, payload: Uint8Array): void {
-  bytesToWords(payload, bits.data);
-  bits.recount();
-}
-
-/**
- * A streaming sink whose single target is `bits`' own words (no intermediate buffer): `finish`
- * byte-swaps on big-endian hosts, recounts, and returns `result`.
- */
-export function wordsSink<F>(bits: WordStorage, result: F): PayloadSink<F> {
-  const data = bits.data;
-  const target = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return {
-    targets: [target],
-    finish() {
-      if (!LITTLE_ENDIAN) bytesToWords(target.slice(), data);
-      bits.recount();
-      return result;
-    },
-  };
 }

@@ -1,54 +1,77 @@
 /**
- * Decoding for the filters whose native payload is their bit words, little-endian (the classic,
- * blocked and split-block filters): the whole-buffer decoder (viewing the payload in place with
- * `{ copy: false }` when aligned, else copying) and the streaming sink, written once. Each type
- * supplies its parameter check and how to make the filter (over given storage, or empty).
+ * The native format of the filters whose payload is their bit words, little-endian (the classic,
+ * blocked and split-block filters), written once from each type's description
+ * ({@link WordType}: its header fields, how its parameters are written and checked, its size in
+ * bits): parts whose payload views the filter's words, the whole-buffer decoder (viewing the
+ * payload in place with `{ copy: false }` when aligned, else copying) and the streaming sink
+ * (the new filter's own words are the bytes to fill).
  */
 
 import { BitArray } from '../bits/bit-array.js';
-import {
-  type DecodeOptions,
-  decodeContainer,
-  fillWords,
-  type NativeHeader,
-  type PayloadSink,
-  payloadWordsView,
-  wordsSink,
-} from './native.js';
+import type { Funnel } from '../hash/keys.js';
+import { decodeContainer, type NativeHeader } from './native.js';
+import { checkTypeHeader, type NativeFormat, type NativeType, typeParts } from './native-type.js';
+import { bytesToWords, payloadWordsView, wordsSink, wordsToBytes } from './words.js';
 
-/** A type of word-payload filter, as its format module describes it. */
-export interface WordFilterType<
-  S,
-  F extends { readonly bits: BitArray | { readonly data: Uint32Array; recount(): void } },
-> {
-  readonly typeId: number;
-  /** Checks the header and parameters (nothing allocated) and returns the shape. */
-  check(header: NativeHeader, params: DataView): S;
+/** A filter whose payload is its words. */
+export interface WordFilter {
+  readonly funnel: Funnel;
+  readonly bits: { readonly data: Uint32Array; recount(): void };
+}
+
+/** The class of a word filter of shape `S`, made empty or over given storage. */
+export type WordFilterClass<S, F> = new (shape: S, storage?: BitArray) => F;
+
+/** A word-payload type, as its format module describes it. */
+export interface WordType<S, F extends WordFilter> {
+  readonly native: NativeType;
+  /** The hash scheme id `filter` is written with; by default the type's only one. */
+  readonly hashOf?: (filter: F) => number;
+  /** Writes `filter`'s fields into its (zeroed) parameters. */
+  writeParams(params: DataView, filter: F): void;
+  /**
+   * Checks the parameters, and that the header's payload length L matches them, once the
+   * header's fixed fields passed (`funnel` is the one it names); returns the shape. Nothing is
+   * allocated.
+   */
+  check(header: NativeHeader, params: DataView, funnel: Funnel): S;
   /** Bits of a filter of this shape. */
   bitsOf(shape: S): number;
-  /** The filter, empty or over `storage`. */
-  make(shape: S, storage?: BitArray): F;
 }
 
-/** Decodes a whole container of `type` (checksum checked). */
-export function decodeWordFilter<
-  S,
-  F extends { readonly bits: { readonly data: Uint32Array; recount(): void } },
->(bytes: Uint8Array, options: DecodeOptions | undefined, type: WordFilterType<S, F>): F {
-  const { header, params, payload } = decodeContainer(bytes, type.typeId);
-  const shape = type.check(header, params);
-  const view = payloadWordsView(payload, options);
-  if (view !== null) return type.make(shape, new BitArray(type.bitsOf(shape), view));
-  const filter = type.make(shape);
-  fillWords(filter.bits, payload);
-  return filter;
-}
-
-/** A streaming sink: the new filter's own words are the bytes to fill. */
-export function wordFilterSink<
-  S,
-  F extends { readonly bits: { readonly data: Uint32Array; recount(): void } },
->(header: NativeHeader, params: DataView, type: WordFilterType<S, F>): PayloadSink<F> {
-  const filter = type.make(type.check(header, params));
-  return wordsSink(filter.bits, filter);
+/** The native format of a word-payload type. */
+export function wordFormat<S, F extends WordFilter>(
+  type: WordType<S, F>,
+): NativeFormat<F, WordFilterClass<S, F>> {
+  const native = type.native;
+  const check = (header: NativeHeader, params: DataView): S =>
+    type.check(header, params, checkTypeHeader(header, native));
+  return {
+    native,
+    parts: (filter) =>
+      typeParts(
+        native,
+        filter.funnel,
+        (v) => type.writeParams(v, filter),
+        [wordsToBytes(filter.bits.data)],
+        type.hashOf?.(filter),
+      ),
+    decode(bytes, options, Filter) {
+      const { header, params, payload } = decodeContainer(bytes, native.typeId);
+      const shape = check(header, params);
+      const view = payloadWordsView(payload, options);
+      if (view !== null) return new Filter(shape, new BitArray(type.bitsOf(shape), view));
+      const filter = new Filter(shape);
+      bytesToWords(payload, filter.bits.data);
+      filter.bits.recount();
+      return filter;
+    },
+    sink(header, params, Filter) {
+      const filter = new Filter(check(header, params));
+      return wordsSink(filter.bits.data, () => {
+        filter.bits.recount();
+        return filter;
+      });
+    },
+  };
 }

@@ -46,7 +46,7 @@ import { BitFilter } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 import { checkPacked } from '../packed.js';
 import { addHashes, hasHashes } from './batch.js';
-import { blockedParts, decodeBlocked } from './format.js';
+import { blockedFormat } from './format.js';
 import { BLOCK_BITS, blockedSize, fastRange32, MAX_BLOCKS, MAX_PROBES } from './sizing.js';
 
 export {
@@ -315,7 +315,7 @@ export class BlockedBloomFilter<K extends Key = Key>
 
   /** bloomkit's native format (filter type 5; see format.ts). */
   override toBytes(): Uint8Array {
-    return joinContainer(blockedParts(this));
+    return joinContainer(blockedFormat.parts(this));
   }
 
   protected override summary(): string {
@@ -330,6 +330,6 @@ export class BlockedBloomFilter<K extends Key = Key>
     bytes: Uint8Array,
     options?: DecodeOptions,
   ): BlockedBloomFilter<K> {
-    return decodeBlocked(bytes, options, BlockedBloomFilter) as BlockedBloomFilter<K>;
+    return blockedFormat.decode(bytes, options, BlockedBloomFilter) as BlockedBloomFilter<K>;
   }
 }

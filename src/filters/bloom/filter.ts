@@ -40,7 +40,7 @@ import { BitFilter } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 import { checkPacked, keyEnd } from '../packed.js';
 import { kernelBatch, scratchFlags, storageAddBatch, storageHasBatch } from './batch.js';
-import { bloomParts, decodeBloom } from './format.js';
+import { bloomFormat } from './format.js';
 
 /** Key i of a packed batch, as a view. */
 function packedKey(batch: PackedKeys, i: number): Uint8Array {
@@ -329,7 +329,7 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
 
   /** bloomkit's native format: see `formats/native.ts` and docs/FORMAT.md. */
   override toBytes(): Uint8Array {
-    return joinContainer(bloomParts(this));
+    return joinContainer(bloomFormat.parts(this));
   }
 
   protected override summary(): string {
@@ -346,6 +346,6 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
     bytes: Uint8Array,
     options?: DecodeOptions,
   ): BloomFilter<K> {
-    return decodeBloom(bytes, options, BloomFilter) as BloomFilter<K>;
+    return bloomFormat.decode(bytes, options, BloomFilter) as BloomFilter<K>;
   }
 }

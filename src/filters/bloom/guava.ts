@@ -14,7 +14,7 @@
  */
 
 import { checkBytes, checkOptions, FormatError } from '../../errors.js';
-import { detectFormat, formatAdvice } from '../../formats/detect.js';
+import { bloomkitAdvice } from '../../formats/detect.js';
 import { checkFunnel, type Funnel } from '../../hash/keys.js';
 import { STRATEGY_ORDINALS, strategyFromOrdinal } from '../../hash/strategies.js';
 import { MAX_BITS } from '../../math.js';
@@ -57,10 +57,10 @@ export function readGuava(
   const facts = `strategyOrdinal: ${ordinal} numHashFunctions: ${hashes} dataLength: ${words}`;
   const strategy = strategyFromOrdinal(ordinal);
   if (strategy === undefined) {
-    const format = detectFormat(bytes);
-    const advice = format === 'unknown' ? '' : `; ${formatAdvice(format)}`;
+    // bloomkit's own bytes are the confusion worth explaining here (detect.ts holds the rest).
+    const advice = bloomkitAdvice(bytes);
     throw new FormatError(
-      `Guava BloomFilter: unknown strategy ordinal ${ordinal} (0 = MURMUR128_MITZ_32, 1 = MURMUR128_MITZ_64) (${facts})${advice}`,
+      `Guava BloomFilter: unknown strategy ordinal ${ordinal} (0 = MURMUR128_MITZ_32, 1 = MURMUR128_MITZ_64) (${facts})${advice && `; ${advice}`}`,
     );
   }
   if (hashes === 0) {

@@ -53,7 +53,7 @@ import { BloomFilter } from '../bloom/filter.js';
 import type { DeletableFilter, KeyOf, PackedKeys } from '../filter.js';
 import { checkPacked } from '../packed.js';
 import { countingAddBatch, countingHasBatch } from './batch.js';
-import { countingParts, decodeCounting } from './format.js';
+import { countingFormat } from './format.js';
 
 /** Options of {@link CountingBloomFilter.create}: Guava sizing from an expected count and rate. */
 export interface CountingBloomFilterCreateOptions<F extends Funnel = Funnel> {
@@ -410,7 +410,7 @@ export class CountingBloomFilter<K extends Key = Key>
 
   /** bloomkit's native format (filter type 2, see format.ts). */
   override toBytes(): Uint8Array {
-    return joinContainer(countingParts(this));
+    return joinContainer(countingFormat.parts(this));
   }
 
   protected override summary(): string {
@@ -426,6 +426,6 @@ export class CountingBloomFilter<K extends Key = Key>
     bytes: Uint8Array,
     options?: DecodeOptions,
   ): CountingBloomFilter<K> {
-    return decodeCounting(bytes, options, CountingBloomFilter) as CountingBloomFilter<K>;
+    return countingFormat.decode(bytes, options, CountingBloomFilter) as CountingBloomFilter<K>;
   }
 }

@@ -15,66 +15,38 @@
  * nibble for an odd i (the in-memory layout of `bits/counters.ts`).
  *
  * The payload is the filter's own `CounterArray` bytes, byte for byte (no words, no endianness),
- * so every way in and out avoids copies: `countingParts` views the counters for the streaming
- * writer of `bloomkit/node`, `countingSink` allocates the filter after the header and parameters
- * are checked and lets the reader fill its counters in place, and `decodeCounting(bytes,
- * { copy: false })` views the payload inside `bytes` at any alignment.
+ * so every way in and out of {@link countingFormat} avoids copies: its parts view the counters for
+ * the streaming writer of `bloomkit/node`, its sink allocates the filter after the header and
+ * parameters are checked and lets the reader fill its counters in place, and its decoder with
+ * `{ copy: false }` views the payload inside `bytes` at any alignment.
  */
 
 import { CounterArray, MAX_COUNTERS } from '../../bits/counters.js';
 import { FormatError } from '../../errors.js';
 import {
-  type ContainerParts,
   checkHashCount,
-  checkHashScheme,
-  checkParamsLength,
-  containerParts,
-  type DecodeOptions,
   decodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
-  headerFunnel,
   type NativeHeader,
-  type PayloadSink,
   setU64,
 } from '../../formats/native.js';
-import { FUNNEL_IDS } from '../../hash/keys.js';
+import { checkTypeHeader, type NativeFormat, typeParts } from '../../formats/native-type.js';
 import type { CountingBloomFilter, CountingBloomFilterShape } from './filter.js';
 
-const PARAMS_BYTES = 16;
 const COUNTER_BITS = 4;
 
-function countingParams(filter: CountingBloomFilter): Uint8Array {
-  const params = new Uint8Array(PARAMS_BYTES);
-  const v = new DataView(params.buffer);
-  setU64(v, 0, filter.counterSize);
-  v.setUint32(8, filter.hashes, true);
-  v.setUint8(12, COUNTER_BITS);
-  return params;
-}
-
-/** The container of `filter` as parts; the payload views the filter's counters. */
-export function countingParts(filter: CountingBloomFilter): ContainerParts {
-  return containerParts(
-    FILTER_TYPES.counting,
-    HASH_SCHEMES.murmur128Mitz64,
-    FUNNEL_IDS[filter.funnel],
-    countingParams(filter),
-    [filter.counters.data],
-  );
-}
+const COUNTING = {
+  typeId: FILTER_TYPES.counting,
+  what: 'counting filter',
+  paramsBytes: 16,
+  schemes: { MURMUR128_MITZ_64: HASH_SCHEMES.murmur128Mitz64 },
+};
 
 /** Checks a counting header and parameters, including that L matches m (nothing is allocated). */
 function checkCounting(header: NativeHeader, params: DataView): Required<CountingBloomFilterShape> {
-  if (header.type !== FILTER_TYPES.counting) {
-    throw new FormatError(
-      `expected filter type id ${FILTER_TYPES.counting}, the bytes hold type id ${header.type}`,
-    );
-  }
-  checkParamsLength(header, PARAMS_BYTES, 'counting filter');
-  checkHashScheme(header, HASH_SCHEMES.murmur128Mitz64, 'counting filter', 'MURMUR128_MITZ_64');
-  const funnel = headerFunnel(header);
+  const funnel = checkTypeHeader(header, COUNTING);
   const m = getU64(params, 0, 'counter count');
   const hashes = params.getUint32(8, true);
   const width = params.getUint8(12);
@@ -96,31 +68,34 @@ function checkCounting(header: NativeHeader, params: DataView): Required<Countin
   return { counters: m, hashes, funnel };
 }
 
-/**
- * Reads a native counting container. With `{ copy: false }` the counters view the payload inside
- * `bytes` (any alignment: they are single bytes), so `bytes` must then stay untouched for the
- * filter's life and changes to the filter change `bytes`; otherwise the payload is copied.
- */
-export function decodeCounting(
-  bytes: Uint8Array,
-  options: DecodeOptions | undefined,
-  Filter: typeof CountingBloomFilter,
-): CountingBloomFilter {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.counting);
-  const shape = checkCounting(header, params);
-  const data = options?.copy === false ? payload : payload.slice();
-  return new Filter(shape, new CounterArray(shape.counters, data));
-}
-
-/**
- * A streaming sink for a counting container whose header and parameters were read: allocates the
- * filter (after every check) and exposes its counter bytes as the bytes to fill.
- */
-export function countingSink(
-  header: NativeHeader,
-  params: DataView,
-  Filter: typeof CountingBloomFilter,
-): PayloadSink<CountingBloomFilter> {
-  const filter = new Filter(checkCounting(header, params));
-  return { targets: [filter.counters.data], finish: () => filter };
-}
+/** The counting filter in the native format. */
+export const countingFormat: NativeFormat<CountingBloomFilter, typeof CountingBloomFilter> = {
+  native: COUNTING,
+  parts: (filter) =>
+    typeParts(
+      COUNTING,
+      filter.funnel,
+      (v) => {
+        setU64(v, 0, filter.counterSize);
+        v.setUint32(8, filter.hashes, true);
+        v.setUint8(12, COUNTER_BITS);
+      },
+      [filter.counters.data],
+    ),
+  /**
+   * With `{ copy: false }` the counters view the payload inside `bytes` (any alignment: they are
+   * single bytes), so `bytes` must then stay untouched for the filter's life and changes to the
+   * filter change `bytes`; otherwise the payload is copied.
+   */
+  decode(bytes, options, Filter) {
+    const { header, params, payload } = decodeContainer(bytes, COUNTING.typeId);
+    const shape = checkCounting(header, params);
+    const data = options?.copy === false ? payload : payload.slice();
+    return new Filter(shape, new CounterArray(shape.counters, data));
+  },
+  /** Allocates the filter (after every check) and exposes its counter bytes as the bytes to fill. */
+  sink(header, params, Filter) {
+    const filter = new Filter(checkCounting(header, params));
+    return { targets: [filter.counters.data], finish: () => filter };
+  },
+};

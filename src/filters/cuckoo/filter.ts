@@ -59,7 +59,7 @@ import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { FilterBase, percent } from '../base.js';
 import type { DeletableFilter, KeyOf } from '../filter.js';
 import { BucketTable } from './buckets.js';
-import { cuckooParts, decodeCuckoo } from './format.js';
+import { cuckooFormat } from './format.js';
 import {
   CUCKOO_BUCKET_SIZE,
   CUCKOO_MAX_BUCKETS,
@@ -424,7 +424,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
 
   /** bloomkit's native format (filter type 4, see format.ts). */
   override toBytes(): Uint8Array {
-    return joinContainer(cuckooParts(this));
+    return joinContainer(cuckooFormat.parts(this));
   }
 
   protected override summary(): string {
@@ -436,6 +436,6 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     bytes: Uint8Array,
     _options?: DecodeOptions,
   ): CuckooFilter<K> {
-    return decodeCuckoo(bytes, CuckooFilter) as CuckooFilter<K>;
+    return cuckooFormat.decode(bytes, _options, CuckooFilter) as CuckooFilter<K>;
   }
 }

@@ -18,10 +18,10 @@
  * ⌈4·B·f / 64⌉·8 bytes: slot j of bucket i is s = 4i + j, its fingerprint is bits [s·f, s·f + f)
  * with bit p at bit (p & 7) of byte p >>> 3 (0 = empty). Bits after the last slot are 0.
  *
- * For the streaming reader and writer of `bloomkit/node`: `cuckooParts` (the payload is a view of
- * the filter's table) and `cuckooSink` (the filter is allocated after the header and parameters
- * are checked, the reader fills its table in place, and the padding and count are checked before
- * the filter is returned). `decodeCuckoo` always copies (no `{ copy: false }`): the filter owns
+ * {@link cuckooFormat}'s parts (for the streaming writer of `bloomkit/node`) view the filter's
+ * table; its sink allocates the filter after the header and parameters are checked, the reader
+ * fills its table in place, and the padding and count are checked before the filter is returned.
+ * Its decoder always copies (no `{ copy: false }`): the filter owns
  * its table (its constructor allocates it, there is no storage to pass in), and the decoder reads
  * every slot anyway to check the padding bits and the stored count, so a view would save the
  * allocation but not the pass over the table.
@@ -29,23 +29,16 @@
 
 import { FormatError } from '../../errors.js';
 import {
-  bytesToWords,
-  type ContainerParts,
-  checkHashScheme,
-  checkParamsLength,
-  containerParts,
   decodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
-  headerFunnel,
   type NativeHeader,
-  type PayloadSink,
   setU64,
-  wordsToBytes,
 } from '../../formats/native.js';
-import { FUNNEL_IDS, type Funnel } from '../../hash/keys.js';
-import { LITTLE_ENDIAN } from '../../hash/murmur3.js';
+import { checkTypeHeader, type NativeFormat, typeParts } from '../../formats/native-type.js';
+import { bytesToWords, wordsSink, wordsToBytes } from '../../formats/words.js';
+import type { Funnel } from '../../hash/keys.js';
 import type { CuckooFilter, CuckooVictim } from './filter.js';
 import {
   CUCKOO_BUCKET_SIZE,
@@ -55,11 +48,15 @@ import {
   CUCKOO_MIN_FINGERPRINT_BITS,
 } from './sizing.js';
 
-const PARAMS_BYTES = 32;
+const CUCKOO = {
+  typeId: FILTER_TYPES.cuckoo,
+  what: 'cuckoo filter',
+  paramsBytes: 32,
+  schemes: { cuckooMurmur128: HASH_SCHEMES.cuckooMurmur128 },
+};
 
-function cuckooParams(filter: CuckooFilter): Uint8Array {
-  const params = new Uint8Array(PARAMS_BYTES);
-  const v = new DataView(params.buffer);
+/** Writes the parameters of `filter`. */
+function writeParams(v: DataView, filter: CuckooFilter): void {
   setU64(v, 0, filter.bucketCount);
   v.setUint8(8, filter.fingerprintBits);
   v.setUint8(9, CUCKOO_BUCKET_SIZE);
@@ -70,18 +67,6 @@ function cuckooParams(filter: CuckooFilter): Uint8Array {
     setU64(v, 16, victim.bucket);
   }
   setU64(v, 24, filter.size);
-  return params;
-}
-
-/** The container of `filter` as parts; the payload views the filter's table (on LE hosts). */
-export function cuckooParts(filter: CuckooFilter): ContainerParts {
-  return containerParts(
-    FILTER_TYPES.cuckoo,
-    HASH_SCHEMES.cuckooMurmur128,
-    FUNNEL_IDS[filter.funnel],
-    cuckooParams(filter),
-    [wordsToBytes(filter.table)],
-  );
 }
 
 interface CuckooShape {
@@ -96,14 +81,7 @@ interface CuckooShape {
 
 /** Checks a cuckoo header and parameters, including that L matches the table (nothing is allocated). */
 function checkCuckoo(header: NativeHeader, params: DataView): CuckooShape {
-  if (header.type !== FILTER_TYPES.cuckoo) {
-    throw new FormatError(
-      `expected filter type id ${FILTER_TYPES.cuckoo}, the bytes hold type id ${header.type}`,
-    );
-  }
-  checkParamsLength(header, PARAMS_BYTES, 'cuckoo filter');
-  checkHashScheme(header, HASH_SCHEMES.cuckooMurmur128, 'cuckoo filter', 'cuckooMurmur128');
-  const funnel = headerFunnel(header);
+  const funnel = checkTypeHeader(header, CUCKOO);
   const buckets = getU64(params, 0, 'bucket count');
   const f = params.getUint8(8);
   const b = params.getUint8(9);
@@ -177,33 +155,22 @@ function finishCuckoo(filter: CuckooFilter, shape: CuckooShape): CuckooFilter {
   return filter;
 }
 
-export function decodeCuckoo(bytes: Uint8Array, Filter: typeof CuckooFilter): CuckooFilter {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.cuckoo);
-  const shape = checkCuckoo(header, params);
-  const filter = new Filter(shape);
-  bytesToWords(payload, filter.table);
-  return finishCuckoo(filter, shape);
-}
-
-/**
- * A streaming sink for a cuckoo container whose header and parameters were read: allocates the
- * filter (after every check) and exposes its table as the bytes to fill; `finish` checks the
- * padding bits and the count.
- */
-export function cuckooSink(
-  header: NativeHeader,
-  params: DataView,
-  Filter: typeof CuckooFilter,
-): PayloadSink<CuckooFilter> {
-  const shape = checkCuckoo(header, params);
-  const filter = new Filter(shape);
-  const table = filter.table;
-  const target = new Uint8Array(table.buffer, table.byteOffset, table.byteLength);
-  return {
-    targets: [target],
-    finish() {
-      if (!LITTLE_ENDIAN) bytesToWords(target.slice(), table);
-      return finishCuckoo(filter, shape);
-    },
-  };
-}
+/** The cuckoo filter in the native format. */
+export const cuckooFormat: NativeFormat<CuckooFilter, typeof CuckooFilter> = {
+  native: CUCKOO,
+  parts: (filter) =>
+    typeParts(CUCKOO, filter.funnel, (v) => writeParams(v, filter), [wordsToBytes(filter.table)]),
+  decode(bytes, _options, Filter) {
+    const { header, params, payload } = decodeContainer(bytes, CUCKOO.typeId);
+    const shape = checkCuckoo(header, params);
+    const filter = new Filter(shape);
+    bytesToWords(payload, filter.table);
+    return finishCuckoo(filter, shape);
+  },
+  /** Fills the new filter's table in place; `finish` checks the padding bits and the count. */
+  sink(header, params, Filter) {
+    const shape = checkCuckoo(header, params);
+    const filter = new Filter(shape);
+    return wordsSink(filter.table, () => finishCuckoo(filter, shape));
+  },
+};

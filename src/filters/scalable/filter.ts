@@ -47,7 +47,7 @@ import {
 import { FilterBase } from '../base.js';
 import { BloomFilter } from '../bloom/filter.js';
 import type { KeyOf, MembershipFilter } from '../filter.js';
-import { decodeScalable, scalableParts } from './format.js';
+import { scalableFormat } from './format.js';
 
 /** The default tightening ratio r. */
 export const SCALABLE_DEFAULT_RATIO = 0.9;
@@ -395,7 +395,7 @@ export class ScalableBloomFilter<K extends Key = Key>
 
   /** bloomkit's native format (filter type 3, see format.ts). */
   override toBytes(): Uint8Array {
-    return joinContainer(scalableParts(this));
+    return joinContainer(scalableFormat.parts(this));
   }
 
   protected override summary(): string {
@@ -411,6 +411,6 @@ export class ScalableBloomFilter<K extends Key = Key>
     bytes: Uint8Array,
     options?: DecodeOptions,
   ): ScalableBloomFilter<K> {
-    return decodeScalable(bytes, options, ScalableBloomFilter) as ScalableBloomFilter<K>;
+    return scalableFormat.decode(bytes, options, ScalableBloomFilter) as ScalableBloomFilter<K>;
   }
 }

@@ -27,10 +27,11 @@
  * are read, never recomputed.
  *
  * Every layer's bits start 8-byte aligned (the payload starts at offset 56, a layer header is 24
- * bytes and m_i/8 a multiple of 8), so with `{ copy: false }` `decodeScalable` lets each layer's
- * words view `bytes` on a little-endian host when the container starts 4-byte aligned. For the
- * streaming reader and writer of `bloomkit/node`: `scalableParts` (each layer's header, freshly
- * built, then a view of its words) and `scalableSink`, whose targets are lazy: it yields a 24-byte
+ * bytes and m_i/8 a multiple of 8), so with `{ copy: false }` the decoder of
+ * {@link scalableFormat} lets each layer's words view `bytes` on a little-endian host when the
+ * container starts 4-byte aligned. For the streaming reader and writer of `bloomkit/node`: its
+ * parts (each layer's header, freshly built, then a view of its words) and its sink, whose
+ * targets are lazy: it yields a 24-byte
  * buffer for a layer header, checks what arrived against the parameters and the bytes left of L,
  * and only then allocates the layer and yields its words, so the reader fills each layer in place
  * as its bytes arrive and a forged layer size never allocates past L.
@@ -38,42 +39,31 @@
 
 import { FormatError } from '../../errors.js';
 import {
-  bytesToWords,
-  type ContainerParts,
-  checkHashScheme,
-  checkParamsLength,
-  containerParts,
   type DecodeOptions,
   decodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
-  headerFunnel,
   type NativeHeader,
   type PayloadSink,
   setU64,
-  wordsToBytes,
 } from '../../formats/native.js';
-import { FUNNEL_IDS, type Funnel } from '../../hash/keys.js';
+import { checkTypeHeader, type NativeFormat, typeParts } from '../../formats/native-type.js';
+import { bytesToWords, wordsToBytes } from '../../formats/words.js';
+import type { Funnel } from '../../hash/keys.js';
 import { LITTLE_ENDIAN } from '../../hash/murmur3.js';
 import { MAX_BITS, scalableLayerTarget } from '../../math.js';
 import type { ScalableBloomFilter } from './filter.js';
 
-const PARAMS_BYTES = 32;
+const SCALABLE = {
+  typeId: FILTER_TYPES.scalable,
+  what: 'scalable filter',
+  paramsBytes: 32,
+  schemes: { MURMUR128_MITZ_64: HASH_SCHEMES.murmur128Mitz64 },
+};
 const LAYER_HEADER_BYTES = 24;
 /** More layers than a safe-integer capacity allows at s = 2 (c0·2^53 overflows). */
 const MAX_LAYERS = 64;
-
-function scalableParams(filter: ScalableBloomFilter): Uint8Array {
-  const params = new Uint8Array(PARAMS_BYTES);
-  const v = new DataView(params.buffer);
-  setU64(v, 0, filter.initialCapacity);
-  v.setFloat64(8, filter.fpp, true);
-  v.setFloat64(16, filter.ratio, true);
-  v.setUint8(24, filter.growth);
-  v.setUint32(28, filter.layerCount, true);
-  return params;
-}
 
 /** The payload as parts: each layer's header (fresh) and a view of its words (on LE hosts). */
 function scalablePayload(filter: ScalableBloomFilter): Uint8Array[] {
@@ -87,17 +77,6 @@ function scalablePayload(filter: ScalableBloomFilter): Uint8Array[] {
     parts.push(head, wordsToBytes(filter.layer(i).bits.data));
   }
   return parts;
-}
-
-/** The container of `filter` as parts; the layers' words are views, not copies (on LE hosts). */
-export function scalableParts(filter: ScalableBloomFilter): ContainerParts {
-  return containerParts(
-    FILTER_TYPES.scalable,
-    HASH_SCHEMES.murmur128Mitz64,
-    FUNNEL_IDS[filter.funnel],
-    scalableParams(filter),
-    scalablePayload(filter),
-  );
 }
 
 interface ScalableShape {
@@ -117,14 +96,7 @@ interface LayerShape {
 
 /** Checks a scalable header and parameters (the layers are checked as they are read). */
 function checkScalable(header: NativeHeader, params: DataView): ScalableShape {
-  if (header.type !== FILTER_TYPES.scalable) {
-    throw new FormatError(
-      `expected filter type id ${FILTER_TYPES.scalable}, the bytes hold type id ${header.type}`,
-    );
-  }
-  checkParamsLength(header, PARAMS_BYTES, 'scalable filter');
-  checkHashScheme(header, HASH_SCHEMES.murmur128Mitz64, 'scalable filter', 'MURMUR128_MITZ_64');
-  const funnel = headerFunnel(header);
+  const funnel = checkTypeHeader(header, SCALABLE);
   const c0 = getU64(params, 0, 'initial capacity');
   const fpp = params.getFloat64(8, true);
   const ratio = params.getFloat64(16, true);
@@ -199,12 +171,12 @@ function restoreScalable(
  * at offset 0 of its buffer); `bytes` must then stay untouched for the filter's life (and changes
  * to the filter change `bytes`). Otherwise each layer is copied.
  */
-export function decodeScalable(
+function decodeScalable(
   bytes: Uint8Array,
   options: DecodeOptions | undefined,
   Filter: typeof ScalableBloomFilter,
 ): ScalableBloomFilter {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.scalable);
+  const { header, params, payload } = decodeContainer(bytes, SCALABLE.typeId);
   const shape = checkScalable(header, params);
   const filter = restoreScalable(shape, Filter);
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
@@ -239,7 +211,7 @@ export function decodeScalable(
  * fields passed every check, its bits within the bytes left of L) the new layer's words; after the
  * last layer, a `FormatError` if bytes of L are left over. `finish` recounts each layer's bits.
  */
-export function scalableSink(
+function scalableSink(
   header: NativeHeader,
   params: DataView,
   Filter: typeof ScalableBloomFilter,
@@ -280,3 +252,23 @@ export function scalableSink(
     },
   };
 }
+
+/** The scalable filter in the native format. */
+export const scalableFormat: NativeFormat<ScalableBloomFilter, typeof ScalableBloomFilter> = {
+  native: SCALABLE,
+  parts: (filter) =>
+    typeParts(
+      SCALABLE,
+      filter.funnel,
+      (v) => {
+        setU64(v, 0, filter.initialCapacity);
+        v.setFloat64(8, filter.fpp, true);
+        v.setFloat64(16, filter.ratio, true);
+        v.setUint8(24, filter.growth);
+        v.setUint32(28, filter.layerCount, true);
+      },
+      scalablePayload(filter),
+    ),
+  decode: decodeScalable,
+  sink: scalableSink,
+};

@@ -38,12 +38,7 @@ import { checkOut, percent } from '../base.js';
 import { xxh64Chunks } from '../batch-chunks.js';
 import { BitFilter } from '../bit-filter.js';
 import { checkPacked } from '../packed.js';
-import {
-  decodeParquetBloomFilter,
-  decodeSplitBlock,
-  encodeParquetHeader,
-  splitBlockParts,
-} from './format.js';
+import { decodeParquetBloomFilter, encodeParquetHeader, splitBlockFormat } from './format.js';
 import {
   checkParquetType,
   MAX_SPLIT_BLOCKS,
@@ -387,7 +382,7 @@ export class SplitBlockBloomFilter<K extends Key = Key>
 
   /** bloomkit's native format (filter type 6; see format.ts). */
   override toBytes(): Uint8Array {
-    return joinContainer(splitBlockParts(this));
+    return joinContainer(splitBlockFormat.parts(this));
   }
 
   protected override summary(): string {
@@ -402,6 +397,10 @@ export class SplitBlockBloomFilter<K extends Key = Key>
     bytes: Uint8Array,
     options?: DecodeOptions,
   ): SplitBlockBloomFilter<K> {
-    return decodeSplitBlock(bytes, options, SplitBlockBloomFilter) as SplitBlockBloomFilter<K>;
+    return splitBlockFormat.decode(
+      bytes,
+      options,
+      SplitBlockBloomFilter,
+    ) as SplitBlockBloomFilter<K>;
   }
 }

@@ -26,35 +26,23 @@
  * Native payload: the Parquet bitset, 32·z bytes. The header's funnel byte holds the funnel
  * nearest to the type (INT32 → int, INT64 → long, BYTE_ARRAY → string, else bytes).
  *
- * Native ways in and out, as for the classic filter: whole buffers (`encodeSplitBlock` /
- * `decodeSplitBlock`; with `{ copy: false }` the filter's words view a 4-byte-aligned payload on a
- * little-endian host, always the case for a container at offset 0 of its buffer since the payload
- * sits at offset 40), and, for the streaming reader and writer of `bloomkit/node`, parts
- * (`splitBlockParts`: the payload is a view of the filter's words) and a sink (`splitBlockSink`:
- * the filter is allocated after the header and parameters are checked, and the reader fills its
- * words in place).
+ * {@link splitBlockFormat} is this type for the word-payload format (formats/word-payload.ts), as
+ * for the classic filter: parts whose payload views the filter's words, the decoder (with
+ * `{ copy: false }` the words view a 4-byte-aligned payload on a little-endian host) and the
+ * streaming sink.
  */
 
 import { FormatError } from '../../errors.js';
 import {
-  type ContainerParts,
-  containerParts,
-  type DecodeOptions,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
   type NativeHeader,
-  type PayloadSink,
   setU64,
-  wordsToBytes,
 } from '../../formats/native.js';
 import { CompactReader } from '../../formats/parquet-thrift.js';
-import {
-  decodeWordFilter,
-  type WordFilterType,
-  wordFilterSink,
-} from '../../formats/word-payload.js';
-import { FUNNEL_IDS } from '../../hash/keys.js';
+import { wordFormat } from '../../formats/word-payload.js';
+import { FUNNEL_IDS, type Funnel } from '../../hash/keys.js';
 import type { SplitBlockBloomFilter } from './filter.js';
 import {
   MAX_SPLIT_BLOCKS,
@@ -151,46 +139,15 @@ function typeFromId(id: number): ParquetPhysicalType | undefined {
   return undefined;
 }
 
-function splitBlockParams(filter: SplitBlockBloomFilter): Uint8Array {
-  const params = new Uint8Array(16);
-  const v = new DataView(params.buffer);
-  setU64(v, 0, filter.blocks);
-  v.setUint32(8, PARQUET_TYPE_IDS[filter.type], true);
-  return params;
-}
-
-/** The container of `filter` as parts; the payload views the filter's words (on LE hosts). */
-export function splitBlockParts(filter: SplitBlockBloomFilter): ContainerParts {
-  return containerParts(
-    FILTER_TYPES.splitBlock,
-    HASH_SCHEMES.xxh64SplitBlock,
-    FUNNEL_IDS[filter.funnel],
-    splitBlockParams(filter),
-    [wordsToBytes(filter.bits.data)],
-  );
-}
-
 /**
- * Checks a split-block header and parameters, including that L matches z and that the funnel is
- * the type's (nothing is allocated).
+ * Checks the parameters, including that L matches z and that the funnel is the type's (the
+ * header's fields are checked).
  */
 function checkSplitBlock(
   header: NativeHeader,
   params: DataView,
+  funnel: Funnel,
 ): { blocks: number; type: ParquetPhysicalType } {
-  if (header.type !== FILTER_TYPES.splitBlock) {
-    throw new FormatError(
-      `expected filter type id ${FILTER_TYPES.splitBlock}, the bytes hold type id ${header.type}`,
-    );
-  }
-  if (header.paramsLength !== 16) {
-    throw new FormatError(`split-block filter params must be 16 bytes, got ${header.paramsLength}`);
-  }
-  if (header.hash !== HASH_SCHEMES.xxh64SplitBlock) {
-    throw new FormatError(
-      `unknown hash scheme id ${header.hash} for a split-block filter (expected ${HASH_SCHEMES.xxh64SplitBlock})`,
-    );
-  }
   const blocks = getU64(params, 0, 'block count');
   if (blocks < 1 || blocks > MAX_SPLIT_BLOCKS) {
     throw new FormatError(`bad block count ${blocks}: must be 1..${MAX_SPLIT_BLOCKS}`);
@@ -206,50 +163,30 @@ function checkSplitBlock(
       `payload has ${header.payloadLength} bytes, ${blocks} blocks need ${blocks * 32}`,
     );
   }
-  // The funnel follows from the type; a one-block filter tells it without allocating the real one.
-  const funnel = PARQUET_FUNNELS[type];
-  if (header.funnel !== FUNNEL_IDS[funnel]) {
+  // The funnel follows from the type.
+  if (funnel !== PARQUET_FUNNELS[type]) {
     throw new FormatError(
-      `funnel id ${header.funnel} does not match a ${type} split-block filter (expected ${FUNNEL_IDS[funnel]})`,
+      `funnel id ${header.funnel} does not match a ${type} split-block filter (expected ${FUNNEL_IDS[PARQUET_FUNNELS[type]]})`,
     );
   }
   return { blocks, type };
 }
 
-/**
- * Reads a native split-block container. With `{ copy: false }` the filter's words view the
- * payload inside `bytes` when it starts at a 4-byte-aligned address on a little-endian host;
- * `bytes` must then stay untouched for the filter's life (and changes to the filter change
- * `bytes`). Otherwise the payload is copied.
- */
-export function decodeSplitBlock(
-  bytes: Uint8Array,
-  options: DecodeOptions | undefined,
-  Filter: typeof SplitBlockBloomFilter,
-): SplitBlockBloomFilter {
-  return decodeWordFilter(bytes, options, wordType(Filter));
-}
-
-/**
- * A streaming sink for a split-block container whose header and parameters were read: allocates
- * the filter (after every check) and exposes its words as the bytes to fill.
- */
-export function splitBlockSink(
-  header: NativeHeader,
-  params: DataView,
-  Filter: typeof SplitBlockBloomFilter,
-): PayloadSink<SplitBlockBloomFilter> {
-  return wordFilterSink(header, params, wordType(Filter));
-}
-
-/** This type as the word-payload decoders see it. */
-function wordType(
-  Filter: typeof SplitBlockBloomFilter,
-): WordFilterType<ReturnType<typeof checkSplitBlock>, SplitBlockBloomFilter> {
-  return {
+/** The split-block filter in the native format. */
+export const splitBlockFormat = wordFormat<
+  { blocks: number; type: ParquetPhysicalType },
+  SplitBlockBloomFilter
+>({
+  native: {
     typeId: FILTER_TYPES.splitBlock,
-    check: checkSplitBlock,
-    bitsOf: (shape) => shape.blocks * SPLIT_BLOCK_BITS,
-    make: (shape, storage) => new Filter(shape, storage),
-  };
-}
+    what: 'split-block filter',
+    paramsBytes: 16,
+    schemes: { xxh64SplitBlock: HASH_SCHEMES.xxh64SplitBlock },
+  },
+  writeParams(v, filter) {
+    setU64(v, 0, filter.blocks);
+    v.setUint32(8, PARQUET_TYPE_IDS[filter.type], true);
+  },
+  check: checkSplitBlock,
+  bitsOf: (shape) => shape.blocks * SPLIT_BLOCK_BITS,
+});
