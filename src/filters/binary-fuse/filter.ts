@@ -31,7 +31,7 @@ import {
   fuseShape,
   populate,
 } from './construct.js';
-import { decodeBinaryFuse, fuseParts } from './format.js';
+import { binaryFuseFormat } from './format.js';
 import { mix, mixed } from './mix.js';
 
 /** Options of {@link BinaryFuseFilter.build}. */
@@ -163,7 +163,7 @@ export class BinaryFuseFilter<K extends Key = string>
 
   /** Reads the native format written by {@link BinaryFuseFilter.toBytes}. */
   static fromBytes<K extends Key = Key>(bytes: Uint8Array): BinaryFuseFilter<K> {
-    return new BinaryFuseFilter<K>(decodeBinaryFuse(bytes));
+    return binaryFuseFormat.decode(bytes, undefined, BinaryFuseFilter) as BinaryFuseFilter<K>;
   }
 
   /** True for every key the filter was built from; else true with probability 2^−f. */
@@ -213,7 +213,7 @@ export class BinaryFuseFilter<K extends Key = string>
 
   /** bloomkit's native binary form (filter type 10, see format.ts). */
   override toBytes(): Uint8Array {
-    return joinContainer(fuseParts(this as BinaryFuseFilter<never>));
+    return joinContainer(binaryFuseFormat.parts(this as BinaryFuseFilter<never>));
   }
 
   protected override summary(): string {

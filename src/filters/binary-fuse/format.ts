@@ -18,22 +18,22 @@
 
 import { FormatError } from '../../errors.js';
 import {
-  type ContainerParts,
-  checkHashScheme,
-  checkParamsLength,
-  containerParts,
   decodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
-  headerFunnel,
   setU64,
 } from '../../formats/native.js';
-import { FUNNEL_IDS } from '../../hash/keys.js';
+import { checkTypeHeader, type NativeFormat, typeParts } from '../../formats/native-type.js';
 import { LITTLE_ENDIAN } from '../../hash/murmur3.js';
 import type { BinaryFuseFilter, BinaryFuseInit } from './filter.js';
 
-const PARAMS_BYTES = 32;
+const FUSE = {
+  typeId: FILTER_TYPES.binaryFuse,
+  what: 'binary fuse filter',
+  paramsBytes: 32,
+  schemes: { binaryFuseMurmur128: HASH_SCHEMES.binaryFuseMurmur128 },
+};
 /** Largest fingerprint array the reader accepts (2^32 − 1 entries, the 32-bit index limit). */
 const MAX_ARRAY = 2 ** 32 - 1;
 
@@ -47,43 +47,17 @@ function fingerprintBytes(filter: BinaryFuseFilter<never>): Uint8Array {
   return out;
 }
 
-/** The container of `filter` as parts (the payload views its fingerprints on LE hosts). */
-export function fuseParts(filter: BinaryFuseFilter<never>): ContainerParts {
-  const params = new Uint8Array(PARAMS_BYTES);
-  const v = new DataView(params.buffer);
-  v.setUint32(0, filter.seedLo, true);
-  v.setUint32(4, filter.seedHi, true);
-  setU64(v, 8, filter.keyCount);
-  v.setUint32(16, filter.segmentLength, true);
-  v.setUint32(20, filter.segmentCount, true);
-  v.setUint8(24, filter.fingerprintBits);
-  return containerParts(
-    FILTER_TYPES.binaryFuse,
-    HASH_SCHEMES.binaryFuseMurmur128,
-    FUNNEL_IDS[filter.funnel],
-    params,
-    [fingerprintBytes(filter)],
-  );
-}
-
 /** What a native binary fuse container holds, checked (always a copy of the payload). */
-export function decodeBinaryFuse(bytes: Uint8Array): BinaryFuseInit {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.binaryFuse);
-  checkParamsLength(header, PARAMS_BYTES, 'binary fuse filter');
-  checkHashScheme(
-    header,
-    HASH_SCHEMES.binaryFuseMurmur128,
-    'binary fuse filter',
-    'binaryFuseMurmur128',
-  );
-  const funnel = headerFunnel(header);
+function decodeBinaryFuse(bytes: Uint8Array): BinaryFuseInit {
+  const { header, params, payload } = decodeContainer(bytes, FUSE.typeId);
+  const funnel = checkTypeHeader(header, FUSE);
   const seedLo = params.getUint32(0, true);
   const seedHi = params.getUint32(4, true);
   const keyCount = getU64(params, 8, 'binary fuse key count');
   const segmentLength = params.getUint32(16, true);
   const segmentCount = params.getUint32(20, true);
   const bits = params.getUint8(24);
-  for (let i = 25; i < PARAMS_BYTES; i++) {
+  for (let i = 25; i < FUSE.paramsBytes; i++) {
     if (params.getUint8(i) !== 0)
       throw new FormatError(`reserved binary fuse parameter byte ${i} is not zero`);
   }
@@ -128,3 +102,24 @@ export function decodeBinaryFuse(bytes: Uint8Array): BinaryFuseInit {
     keyCount,
   };
 }
+
+/** The binary fuse filter in the native format (read whole: no streaming sink). */
+export const binaryFuseFormat: NativeFormat<BinaryFuseFilter<never>, typeof BinaryFuseFilter> = {
+  native: FUSE,
+  parts: (filter) =>
+    typeParts(
+      FUSE,
+      filter.funnel,
+      (v) => {
+        v.setUint32(0, filter.seedLo, true);
+        v.setUint32(4, filter.seedHi, true);
+        setU64(v, 8, filter.keyCount);
+        v.setUint32(16, filter.segmentLength, true);
+        v.setUint32(20, filter.segmentCount, true);
+        v.setUint8(24, filter.fingerprintBits);
+      },
+      [fingerprintBytes(filter)],
+    ),
+  decode: (bytes, _options, Filter) => new Filter(decodeBinaryFuse(bytes)),
+  sink: null,
+};

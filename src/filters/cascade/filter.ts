@@ -21,7 +21,7 @@ import { checkFunnel, encodeKeyInto, type Funnel, type Key, keyBytes } from '../
 import { ReadonlyFilterBase } from '../base.js';
 import type { KeyOf, ReadonlyMembershipFilter } from '../filter.js';
 import { buildLayers } from './build.js';
-import { cascadeParts, decodeCascadeInit } from './format.js';
+import { cascadeFormat } from './format.js';
 import {
   type CascadeHash,
   type CascadeLayer,
@@ -227,12 +227,12 @@ export class FilterCascade<K extends Key = string>
 
   /** bloomkit's native binary form: the MLBF v2 file in a container (see format.ts). */
   override toBytes(): Uint8Array {
-    return joinContainer(cascadeParts(this as FilterCascade<never>));
+    return joinContainer(cascadeFormat.parts(this as FilterCascade<never>));
   }
 
   /** Reads the native format written by {@link FilterCascade.toBytes}. */
   static fromBytes<K extends Key = Key>(bytes: Uint8Array): FilterCascade<K> {
-    return new FilterCascade<K>(decodeCascadeInit(bytes));
+    return cascadeFormat.decode(bytes, undefined, FilterCascade) as FilterCascade<K>;
   }
 
   protected override summary(): string {

@@ -18,52 +18,31 @@
 
 import { FormatError } from '../../errors.js';
 import {
-  type ContainerParts,
-  checkHashScheme,
-  checkParamsLength,
-  containerParts,
   decodeContainer,
   FILTER_TYPES,
   getU64,
   HASH_SCHEMES,
-  headerFunnel,
   setU64,
 } from '../../formats/native.js';
-import { FUNNEL_IDS } from '../../hash/keys.js';
+import { checkTypeHeader, type NativeFormat, typeParts } from '../../formats/native-type.js';
 import type { CascadeInit, FilterCascade } from './filter.js';
 import { decodeMlbf, encodeMlbf } from './mlbf.js';
 
-const PARAMS_BYTES = 24;
-
-/** The container of `cascade` as parts (the payload is its MLBF v2 file). */
-export function cascadeParts(cascade: FilterCascade<never>): ContainerParts {
-  const params = new Uint8Array(PARAMS_BYTES);
-  const v = new DataView(params.buffer);
-  const known = cascade.includeCount !== undefined && cascade.excludeCount !== undefined;
-  if (known) {
-    setU64(v, 0, cascade.includeCount!);
-    setU64(v, 8, cascade.excludeCount!);
-    v.setUint8(16, 1);
-  }
-  return containerParts(
-    FILTER_TYPES.cascade,
-    HASH_SCHEMES.mlbf,
-    FUNNEL_IDS[cascade.funnel],
-    params,
-    [encodeMlbf(cascade)],
-  );
-}
+const CASCADE = {
+  typeId: FILTER_TYPES.cascade,
+  what: 'filter cascade',
+  paramsBytes: 24,
+  schemes: { mlbf: HASH_SCHEMES.mlbf },
+};
 
 /** What a native cascade container holds, checked (the caller makes the class from it). */
-export function decodeCascadeInit(bytes: Uint8Array): CascadeInit {
-  const { header, params, payload } = decodeContainer(bytes, FILTER_TYPES.cascade);
-  checkParamsLength(header, PARAMS_BYTES, 'filter cascade');
-  checkHashScheme(header, HASH_SCHEMES.mlbf, 'filter cascade', 'mlbf');
-  const funnel = headerFunnel(header);
+function decodeCascadeInit(bytes: Uint8Array): CascadeInit {
+  const { header, params, payload } = decodeContainer(bytes, CASCADE.typeId);
+  const funnel = checkTypeHeader(header, CASCADE);
   const known = params.getUint8(16);
   if (known > 1)
     throw new FormatError(`filter cascade counts-known flag is ${known}, must be 0 or 1`);
-  for (let i = 17; i < PARAMS_BYTES; i++) {
+  for (let i = 17; i < CASCADE.paramsBytes; i++) {
     if (params.getUint8(i) !== 0) {
       throw new FormatError(`reserved filter cascade parameter byte ${i} is not zero`);
     }
@@ -82,3 +61,28 @@ export function decodeCascadeInit(bytes: Uint8Array): CascadeInit {
     excludeCount: known === 1 ? excludeCount : undefined,
   };
 }
+
+/**
+ * The filter cascade in the native format: the payload is its MLBF v2 file, which describes
+ * itself layer by layer; it is small, so it is read whole (no streaming sink).
+ */
+export const cascadeFormat: NativeFormat<FilterCascade<never>, typeof FilterCascade> = {
+  native: CASCADE,
+  parts(cascade) {
+    const { includeCount, excludeCount } = cascade;
+    return typeParts(
+      CASCADE,
+      cascade.funnel,
+      (v) => {
+        if (includeCount !== undefined && excludeCount !== undefined) {
+          setU64(v, 0, includeCount);
+          setU64(v, 8, excludeCount);
+          v.setUint8(16, 1);
+        }
+      },
+      [encodeMlbf(cascade)],
+    );
+  },
+  decode: (bytes, _options, Filter) => new Filter(decodeCascadeInit(bytes)),
+  sink: null,
+};
