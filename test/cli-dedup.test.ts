@@ -11,9 +11,18 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packKeys } from '../src/filters/packed.js';
-import { Deduper } from '../src/node/deduper.js';
+import { BlockedBloomFilter, BloomFilter, SplitBlockBloomFilter } from '../src/index.js';
+import { Deduper, type DeduperType } from '../src/node/deduper.js';
+import { save } from '../src/node/io.js';
 import { type BuiltCli, buildCli } from './support/cli.js';
 import { mulberry32 } from './support/random.js';
+
+const TYPES: DeduperType[] = ['classic', 'blocked', 'split-block'];
+const STATE_CLASS = {
+  classic: BloomFilter,
+  blocked: BlockedBloomFilter,
+  'split-block': SplitBlockBloomFilter,
+};
 
 let cli: BuiltCli;
 let dir: string;
@@ -45,7 +54,13 @@ afterAll(() => cli?.dispose());
 describe('bloomkit dedup', () => {
   it('prints what awk prints, in order, with a fixed and with a growing filter', () => {
     const expected = awk(text);
-    for (const args of [[], ['-n', '10000'], ['-n', '10000', '-p', '1e-9']]) {
+    for (const args of [
+      [],
+      ['-n', '10000'],
+      ['-n', '10000', '-p', '1e-9'],
+      ['-n', '10000', '--type', 'classic'],
+      ['-n', '10000', '--type', 'split-block'],
+    ]) {
       const r = cli.run(['dedup', ...args, join(dir, 'urls.txt')]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout.toString(), args.join(' ')).toBe(expected);
@@ -68,11 +83,13 @@ describe('bloomkit dedup', () => {
     );
   });
 
-  it('--state resumes: a second run prints only keys the first did not see', () => {
+  it('--state resumes: a second run prints only keys the first did not see', async () => {
     const state = join(dir, 'frontier.bloom');
     const all = text.split('\n').slice(0, -1);
     const first = `${all.slice(0, 10_000).join('\n')}\n`;
-    const r1 = cli.run(['dedup', '--state', state, '--checkpoint-every', '1000'], { input: first });
+    const r1 = cli.run(['dedup', '--state', state, '-n', '20000', '--checkpoint-every', '1000'], {
+      input: first,
+    });
     expect(r1.code, r1.stderr).toBe(0);
     expect(r1.stdout.toString()).toBe(awk(first));
     const r2 = cli.run(['dedup', '--state', state], { input: text });
@@ -82,6 +99,24 @@ describe('bloomkit dedup', () => {
       .slice(0, -1)
       .filter((l) => !seen.has(l));
     expect(r2.stdout.toString()).toBe(expected.length ? `${expected.join('\n')}\n` : '');
+    // The default state is a blocked filter; a classic state file (as earlier versions wrote,
+    // and as --type classic writes) resumes and stays classic.
+    expect(cli.run(['info', state, '--json']).stdout.toString()).toMatch(/"type":\s*"blocked"/);
+    const classic = BloomFilter.create({ capacity: 20_000, fpp: 1e-6 });
+    for (const line of first.split('\n').slice(0, -1)) classic.add(line);
+    const old = join(dir, 'classic.bloom');
+    await save(classic, old);
+    const r3 = cli.run(['dedup', '--state', old, '-n', '5', '--type', 'split-block'], {
+      input: text,
+    });
+    expect(r3.stdout.toString()).toBe(r2.stdout.toString());
+    expect(cli.run(['info', old, '--json']).stdout.toString()).toMatch(/"type":\s*"classic"/);
+    // --type needs -n, and names the types it takes.
+    const noN = cli.run(['dedup', '--type', 'classic'], { input: 'a\n' });
+    expect(noN.code).toBe(2);
+    expect(noN.stderr).toContain('--type needs -n CAPACITY');
+    const badType = cli.run(['dedup', '-n', '9', '--type', 'cuckoo'], { input: 'a\n' });
+    expect(badType.stderr).toContain('--type must be one of blocked, classic, split-block');
     // A state file of another kind is refused, naming it.
     writeFileSync(join(dir, 'junk.bloom'), 'not a filter');
     const bad = cli.run(['dedup', '--state', join(dir, 'junk.bloom')], { input: 'a\n' });
@@ -111,22 +146,53 @@ describe('bloomkit dedup', () => {
 });
 
 describe('Deduper', () => {
-  it('seenBatch answers as seen() would, repeats inside a batch included', async () => {
-    const d = await Deduper.open(null, { capacity: 10_000, fpp: 1e-9 });
-    const keys = lines(3, 5000, 1500);
-    const flags = d.seenBatch(packKeys('string', keys.slice(0, 2500)));
-    const ref = new Set<string>();
-    /** True if `k` was in the reference set; adds it. */
-    const mark = (k: string): boolean => {
-      const had = ref.has(k);
-      ref.add(k);
-      return had;
-    };
-    const expected = keys.slice(0, 2500).map((k) => (mark(k) ? 1 : 0));
-    expect(Array.from(flags)).toEqual(expected);
-    for (const k of keys.slice(2500)) expect(d.seen(k)).toBe(mark(k));
-    expect(d.stats).toMatchObject({ keys: 5000, fresh: ref.size });
-    await expect(d.checkpoint()).rejects.toThrow(TypeError);
+  it.each(TYPES)(
+    'seenBatch answers as seen() would, repeats inside a batch included (%s)',
+    async (type) => {
+      const d = await Deduper.open(null, { capacity: 10_000, fpp: 1e-9, type });
+      expect(d.state.constructor).toBe(STATE_CLASS[type]);
+      const keys = lines(3, 5000, 1500);
+      const flags = d.seenBatch(packKeys('string', keys.slice(0, 2500)));
+      const ref = new Set<string>();
+      /** True if `k` was in the reference set; adds it. */
+      const mark = (k: string): boolean => {
+        const had = ref.has(k);
+        ref.add(k);
+        return had;
+      };
+      const expected = keys.slice(0, 2500).map((k) => (mark(k) ? 1 : 0));
+      expect(Array.from(flags)).toEqual(expected);
+      for (const k of keys.slice(2500)) expect(d.seen(k)).toBe(mark(k));
+      expect(d.stats).toMatchObject({ keys: 5000, fresh: ref.size });
+      await expect(d.checkpoint()).rejects.toThrow(TypeError);
+    },
+  );
+
+  it.each(TYPES)(
+    'false drops of %s stay within the binomial tolerance of its rate model',
+    async (type) => {
+      // 30,000 distinct keys into a state sized for 20,000 at 2%: every key answered "seen" is a
+      // false drop; the Deduper's expectation (Σ model rate at each new key) must match the count.
+      const d = await Deduper.open(null, { capacity: 20_000, fpp: 0.02, type });
+      const keys = Array.from({ length: 30_000 }, (_, i) => `https://example.org/${type}/${i}`);
+      let drops = 0;
+      for (let i = 0; i < keys.length; i += 4096) {
+        const flags = d.seenBatch(packKeys('string', keys.slice(i, i + 4096)));
+        for (const f of flags) drops += f;
+      }
+      const expected = d.stats.expectedFalseDrops;
+      expect(expected).toBeGreaterThan(100);
+      expect(Math.abs(drops - expected)).toBeLessThanOrEqual(4 * Math.sqrt(expected) + 2);
+    },
+  );
+
+  it('refuses an unknown type, and a split-block state for number keys', async () => {
+    await expect(Deduper.open(null, { capacity: 10, type: 'cuckoo' as never })).rejects.toThrow(
+      /type must be one of classic, blocked, split-block, got "cuckoo"/,
+    );
+    await expect(
+      Deduper.open(null, { capacity: 10, type: 'split-block', funnel: 'long' }),
+    ).rejects.toThrow(/split-block state takes byte keys/);
   });
 
   it('checkpoints atomically and reopens; a filter of another funnel is refused', async () => {

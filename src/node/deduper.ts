@@ -8,6 +8,17 @@
  * the filter's false positive rate at the time, `fpp` at `capacity` keys. Without a capacity the
  * filter is a `ScalableBloomFilter`, which grows as needed and keeps the summed rate below `fpp`.
  *
+ * The state with a capacity is a blocked Bloom filter by default (`type: 'blocked'`): each key's
+ * bits lie in one 64-byte block, so a key costs about one cache miss, where the classic filter's
+ * k = 20 probes at fpp 1e-6 cost about twenty (it also needs about 1.34 times the classic
+ * filter's memory at 1e-6). `type: 'classic'` (Guava's layout) and `'split-block'` (Parquet's)
+ * are the alternatives. A state file of any of these types (and a scalable one) resumes whatever
+ * `type` says: the file's own type wins.
+ *
+ * `seenBatch` is one pass: `addBatch(batch, out)` adds the keys in order and says which were
+ * new, which also settles repeats inside the batch exactly (a later copy finds the bits the
+ * earlier one set).
+ *
  * Durability: `checkpoint()` writes the state to `path` atomically (a temporary file next to it,
  * fsync, rename: a crash or SIGKILL at any moment leaves either the previous checkpoint or the new
  * one, never a mix). Every key answered before `checkpoint()` was called is in the state once its
@@ -19,12 +30,25 @@
 import { readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkPositiveInteger, checkProbability, show } from '../errors.js';
+import { checkOut } from '../filters/base.js';
+import { BlockedBloomFilter } from '../filters/blocked/filter.js';
+import { blockedFalsePositiveRate } from '../filters/blocked/sizing.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
 import type { MembershipFilter, PackedKeys } from '../filters/filter.js';
-import { checkPacked, keyEnd } from '../filters/packed.js';
+import { checkPacked } from '../filters/packed.js';
 import { ScalableBloomFilter } from '../filters/scalable/filter.js';
+import { SplitBlockBloomFilter } from '../filters/split-block/filter.js';
+import { splitBlockFalsePositiveRate } from '../filters/split-block/sizing.js';
 import type { Funnel, Key } from '../hash/keys.js';
 import { load, save } from './io.js';
+
+/** The filter a Deduper with a capacity keeps its keys in. */
+export type DeduperType = 'classic' | 'blocked' | 'split-block';
+
+/** The default {@link DeduperType} (the fastest in `npm run bench:cli`). */
+export const DEFAULT_DEDUPER_TYPE: DeduperType = 'blocked';
+
+const TYPES: readonly DeduperType[] = ['classic', 'blocked', 'split-block'];
 
 export interface DeduperOptions {
   /**
@@ -32,6 +56,11 @@ export interface DeduperOptions {
    * memory; the rate rises past it). Omitted: a scalable filter that grows as needed.
    */
   capacity?: number;
+  /**
+   * The filter type with a capacity: 'blocked' (default), 'classic' or 'split-block' (the
+   * latter for the 'string' and 'bytes' funnels). A resumed state keeps its own type.
+   */
+  type?: DeduperType;
   /** False drop rate (a new key taken for seen), in (0, 1); default 1e-6. */
   fpp?: number;
   /** Key encoding; default `'string'` (UTF-8, so packed line bytes are keys as they are). */
@@ -56,17 +85,52 @@ export interface DeduperStats {
 
 type AnyFilter = MembershipFilter & { clone(): AnyFilter; expectedFpp?(): number };
 
-/** FNV-1a over `bytes[s, e)`: the exact in-batch duplicate check's table hash. */
-function fnv1a(bytes: Uint8Array, s: number, e: number): number {
-  let h = 0x811c9dc5;
-  for (let i = s; i < e; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
-  return h >>> 0;
+/**
+ * The false positive rate of `filter` after `added` more keys, by the type's own model: the
+ * classic and scalable filters' rate of the bits set now ((bits set / m)^k per layer, kept up to
+ * date by the storage, O(1)); for the blocked and split-block filters, whose exact rate needs a
+ * scan of every block, the Poisson block-load model at (keys at open + keys added) / blocks.
+ */
+function rateModel(filter: AnyFilter): (added: number) => number {
+  if (filter instanceof BlockedBloomFilter) {
+    const base = filter.estimatedCount();
+    const { blocks, hashes } = filter;
+    return (added) => blockedFalsePositiveRate((base + added) / blocks, hashes);
+  }
+  if (filter instanceof SplitBlockBloomFilter) {
+    const base = filter.estimatedCount();
+    const blocks = filter.blocks;
+    return (added) => splitBlockFalsePositiveRate((base + added) / blocks);
+  }
+  if (typeof filter.expectedFpp === 'function') return () => filter.expectedFpp!();
+  return () => 0;
 }
 
-function sameBytes(bytes: Uint8Array, a: number, aEnd: number, b: number, bEnd: number): boolean {
-  if (aEnd - a !== bEnd - b) return false;
-  for (let i = 0; i < aEnd - a; i++) if (bytes[a + i] !== bytes[b + i]) return false;
-  return true;
+function createState(
+  type: DeduperType,
+  capacity: number | undefined,
+  fpp: number,
+  funnel: Funnel,
+): AnyFilter {
+  if (!TYPES.includes(type)) {
+    throw new RangeError(`type must be one of ${TYPES.join(', ')}, got ${show(type)}`);
+  }
+  if (capacity === undefined) {
+    return ScalableBloomFilter.create({ capacity: 65536, fpp, funnel }) as unknown as AnyFilter;
+  }
+  if (type === 'classic') {
+    return BloomFilter.create({ capacity, fpp, funnel }) as unknown as AnyFilter;
+  }
+  if (type === 'blocked') {
+    return BlockedBloomFilter.create({ capacity, fpp, funnel }) as unknown as AnyFilter;
+  }
+  if (funnel !== 'string' && funnel !== 'bytes') {
+    throw new RangeError(
+      `a split-block state takes byte keys (funnel 'string' or 'bytes'), got ${show(funnel)}`,
+    );
+  }
+  const column = funnel === 'string' ? 'BYTE_ARRAY' : 'FIXED_LEN_BYTE_ARRAY';
+  return SplitBlockBloomFilter.create({ capacity, fpp, type: column }) as unknown as AnyFilter;
 }
 
 export class Deduper<K extends Key = Key> {
@@ -82,14 +146,12 @@ export class Deduper<K extends Key = Key> {
   private running: Promise<void> | null = null;
   private readonly checkpointKeys: number;
   private readonly checkpointMs: number;
-  // Scratch for seenBatch: the in-batch table and the new keys' views.
-  private table = new Int32Array(0);
-  private newStarts = new Uint32Array(0);
-  private newEnds = new Uint32Array(0);
+  private readonly model: (added: number) => number;
 
   private constructor(path: string | null, filter: AnyFilter, options: DeduperOptions) {
     this.path = path;
     this.filter = filter;
+    this.model = rateModel(filter);
     this.checkpointKeys =
       options.checkpointKeys === undefined
         ? Number.POSITIVE_INFINITY
@@ -133,11 +195,12 @@ export class Deduper<K extends Key = Key> {
         );
       }
     }
-    if (filter === null) {
-      filter = (options.capacity === undefined
-        ? ScalableBloomFilter.create({ capacity: 65536, fpp, funnel })
-        : BloomFilter.create({ capacity: options.capacity, fpp, funnel })) as unknown as AnyFilter;
+    // Checked even when a state file is resumed, so a bad value is reported at once.
+    const type = options.type ?? DEFAULT_DEDUPER_TYPE;
+    if (!TYPES.includes(type)) {
+      throw new RangeError(`type must be one of ${TYPES.join(', ')}, got ${show(type)}`);
     }
+    filter ??= createState(type, options.capacity, fpp, funnel);
     return new Deduper<K>(path, filter, options);
   }
 
@@ -155,8 +218,9 @@ export class Deduper<K extends Key = Key> {
     };
   }
 
+  /** The state's false positive rate now (see {@link rateModel}). */
   private rate(): number {
-    return typeof this.filter.expectedFpp === 'function' ? this.filter.expectedFpp() : 0;
+    return this.model(this.fresh);
   }
 
   /** True if `key` was (probably) seen before; marks it seen either way. */
@@ -172,67 +236,16 @@ export class Deduper<K extends Key = Key> {
 
   /**
    * `seen` of every packed key, in order: `out[i]` is 1 if key i was seen before (earlier in
-   * the batch included), 0 if it is new. All keys are marked seen.
-   *
-   * One `hasBatch` over all keys finds those certainly new; among them, repeats inside the batch
-   * are found exactly (a hash table over their bytes, then a byte comparison), and the first of
-   * each goes to one `addBatch`.
+   * the batch included), 0 if it is new. All keys are marked seen. One pass: `addBatch(batch,
+   * out)` adds the keys in order and says which were new (see {@link MembershipFilter.addBatch}).
    */
   seenBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
     const count = checkPacked(batch);
-    const result = out ?? new Uint8Array(count);
-    if (!(result instanceof Uint8Array) || result.length < count) {
-      throw new RangeError(`out must be a Uint8Array of at least ${count} bytes, got ${show(out)}`);
-    }
+    const result = checkOut(out, count);
     this.keys += count;
     const rate = this.rate();
-    this.filter.hasBatch(batch, result);
-    const { bytes, offsets } = batch;
-    let size = 1024;
-    while (size < count * 2) size *= 2;
-    if (this.table.length < size) this.table = new Int32Array(size);
-    if (this.newStarts.length < count + 1) {
-      this.newStarts = new Uint32Array(count + 1);
-      this.newEnds = new Uint32Array(count + 1);
-    }
-    const table = this.table;
-    table.fill(-1, 0, size);
-    const mask = size - 1;
-    const starts = this.newStarts;
-    const ends = this.newEnds;
-    let fresh = 0;
-    for (let i = 0; i < count; i++) {
-      if (result[i] === 1) continue;
-      const s = offsets[i]!;
-      const e = keyEnd(batch, i);
-      let slot = fnv1a(bytes, s, e) & mask;
-      let repeat = false;
-      for (;;) {
-        const j = table[slot]!;
-        if (j < 0) break;
-        if (sameBytes(bytes, starts[j]!, ends[j]!, s, e)) {
-          repeat = true;
-          break;
-        }
-        slot = (slot + 1) & mask;
-      }
-      if (repeat) {
-        result[i] = 1;
-        continue;
-      }
-      table[slot] = fresh;
-      starts[fresh] = s;
-      ends[fresh] = e;
-      fresh++;
-    }
-    if (fresh > 0) {
-      starts[fresh] = ends[fresh - 1]!;
-      this.filter.addBatch({
-        bytes,
-        offsets: starts.subarray(0, fresh + 1),
-        ends: ends.subarray(0, fresh),
-      });
-    }
+    const fresh = this.filter.addBatch(batch, result);
+    for (let i = 0; i < count; i++) result[i] = result[i]! ^ 1;
     this.fresh += fresh;
     this.freshSinceCheckpoint += fresh;
     // The rate rose while the batch went in: count each new key at the mean of both ends.
