@@ -30,7 +30,7 @@
 
 import { type FileHandle, mkdtemp, open, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { checkPositiveInteger, checkProbability, show } from '../errors.js';
+import { checkOptions, checkPositiveInteger, checkProbability, show } from '../errors.js';
 import type { ProgressOptions } from '../filters/filter.js';
 import { crc32c } from '../formats/crc32c.js';
 import { mitz64Probes, views } from '../hash/hasher.js';
@@ -99,9 +99,7 @@ const LN2_SQUARED = Math.LN2 * Math.LN2;
  * ⌊8B · ln²2 / −ln p⌋ keys, and k = round(8B / keysPerChunk · ln 2).
  */
 export function planChunked(options: ChunkedBuildOptions): ChunkedPlan {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`options must be an object, got ${show(options)}`);
-  }
+  checkOptions('options', options);
   const capacity = checkPositiveInteger('capacity', options.capacity);
   const fpp = checkProbability('fpp', options.fpp);
   const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;

@@ -15,7 +15,7 @@
  * (see mix.ts). Keys with equal 64-bit hashes count once (they are one key to the filter).
  */
 
-import { show } from '../../errors.js';
+import { checkOptions, show } from '../../errors.js';
 import { joinContainer } from '../../formats/native.js';
 import { batchScratch, hashIndex, murmur3Batch, releaseBatch } from '../../hash/batch.js';
 import { hashKey, views } from '../../hash/hasher.js';
@@ -98,9 +98,7 @@ export class BinaryFuseFilter<K extends Key = string>
     options: BinaryFuseOptions<F> = {},
   ): BinaryFuseFilter<KeyOf<F>> {
     checkKeys(keys);
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`options must be an object, got ${show(options)}`);
-    }
+    checkOptions('options', options);
     const bits = options.fingerprintBits ?? 8;
     if (bits !== 8 && bits !== 16) {
       throw new RangeError(`fingerprintBits must be 8 or 16, got ${show(bits)}`);

@@ -36,7 +36,7 @@ import {
   sharedView,
   shareStorage,
 } from '../../bits/shared-handle.js';
-import { checkPositiveInteger, show } from '../../errors.js';
+import { checkOptions, checkPositiveInteger } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { MAX_BATCH, xxh64Key, xxh64Many, xxViews } from '../../hash/xxhash64.js';
@@ -104,9 +104,7 @@ export class BlockedBloomFilter<K extends Key = Key>
   /** A filter of an explicit shape, or over existing storage of 512·`blocks` bits. */
   constructor(shape: BlockedBloomFilterShape, storage?: BitStorage) {
     super();
-    if (shape === null || typeof shape !== 'object') {
-      throw new TypeError(`shape must be an object, got ${show(shape)}`);
-    }
+    checkOptions('shape', shape);
     this.blocks = checkPositiveInteger('blocks', shape.blocks, MAX_BLOCKS);
     this.hashes = checkPositiveInteger('hashes', shape.hashes, MAX_PROBES);
     this.funnel = checkFunnel(shape.funnel ?? 'string');
@@ -125,9 +123,7 @@ export class BlockedBloomFilter<K extends Key = Key>
   static create<F extends Funnel = 'string'>(
     options: BlockedBloomFilterCreateOptions<F>,
   ): BlockedBloomFilter<KeyOf<F>> {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`options must be an object, got ${show(options)}`);
-    }
+    checkOptions('options', options);
     const size = blockedSize(options.capacity, options.fpp);
     return new BlockedBloomFilter<KeyOf<F>>({
       ...options,

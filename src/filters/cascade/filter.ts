@@ -15,7 +15,7 @@
  * `'bytes'` takes them as they are), and those bytes are what Mozilla's tools hash.
  */
 
-import { show } from '../../errors.js';
+import { checkOptions, show } from '../../errors.js';
 import { joinContainer } from '../../formats/native.js';
 import { checkFunnel, encodeKeyInto, type Funnel, type Key, keyBytes } from '../../hash/keys.js';
 import { ReadonlyFilterBase } from '../base.js';
@@ -127,9 +127,7 @@ export class FilterCascade<K extends Key = string>
   static build<F extends Funnel = 'string'>(
     options: CascadeBuildOptions<F>,
   ): FilterCascade<KeyOf<F>> {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`options must be an object, got ${show(options)}`);
-    }
+    checkOptions('options', options);
     checkKeySet('include', options.include);
     checkKeySet('exclude', options.exclude);
     const funnel = checkFunnel(options.funnel ?? 'string');

@@ -42,7 +42,7 @@ import {
   sharedView,
   shareStorage,
 } from '../../bits/shared-handle.js';
-import { checkPositiveInteger, checkProbability, show } from '../../errors.js';
+import { checkOptions, checkPositiveInteger, checkProbability, show } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { mitz64Probes, views } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
@@ -104,9 +104,7 @@ export class CountingBloomFilter<K extends Key = Key>
    */
   constructor(shape: CountingBloomFilterShape & { shared?: boolean }, storage?: CounterArray) {
     super();
-    if (shape === null || typeof shape !== 'object') {
-      throw new TypeError(`shape must be an object, got ${show(shape)}`);
-    }
+    checkOptions('shape', shape);
     const m = checkPositiveInteger('counters', shape.counters, MAX_COUNTERS);
     const hashes = checkPositiveInteger('hashes', shape.hashes, 255);
     const size = Math.ceil(m / 64) * 64;
@@ -130,9 +128,7 @@ export class CountingBloomFilter<K extends Key = Key>
   static create<F extends Funnel = 'string'>(
     options: CountingBloomFilterCreateOptions<F>,
   ): CountingBloomFilter<KeyOf<F>> {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`options must be an object, got ${show(options)}`);
-    }
+    checkOptions('options', options);
     checkPositiveInteger('capacity', options.capacity);
     checkProbability('fpp', options.fpp);
     const size = bloomSize(options.capacity, options.fpp);

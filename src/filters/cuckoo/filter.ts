@@ -52,7 +52,7 @@
  * (4 GiB); ε must be at least 2b/2^32 ≈ 1.9e−9.
  */
 
-import { FilterFullError, show } from '../../errors.js';
+import { checkOptions, FilterFullError, show } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { hashKey, views } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
@@ -138,9 +138,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
   /** An empty filter of an explicit shape. Most callers want {@link CuckooFilter.create}. */
   constructor(shape: CuckooFilterShape) {
     super();
-    if (shape === null || typeof shape !== 'object') {
-      throw new TypeError(`shape must be an object, got ${show(shape)}`);
-    }
+    checkOptions('shape', shape);
     const { buckets, fingerprintBits: f } = checkCuckooShape(shape);
     this.funnel = checkFunnel(shape.funnel ?? 'string');
     this.bucketCount = buckets;
@@ -160,9 +158,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
   static create<F extends Funnel = 'string'>(
     options: CuckooFilterCreateOptions<F>,
   ): CuckooFilter<KeyOf<F>> {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`options must be an object, got ${show(options)}`);
-    }
+    checkOptions('options', options);
     const { buckets, fingerprintBits: f } = cuckooSize(options.capacity, options.fpp);
     return new CuckooFilter<KeyOf<F>>({
       buckets,

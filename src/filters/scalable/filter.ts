@@ -32,7 +32,13 @@
  */
 
 import { BitArray } from '../../bits/bit-array.js';
-import { checkPositiveInteger, checkProbability, FilterFullError, show } from '../../errors.js';
+import {
+  checkOptions,
+  checkPositiveInteger,
+  checkProbability,
+  FilterFullError,
+  show,
+} from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { hashKeyInto } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
@@ -152,9 +158,7 @@ export class ScalableBloomFilter<K extends Key = Key>
   static create<F extends Funnel = 'string'>(
     options: ScalableBloomFilterCreateOptions<F>,
   ): ScalableBloomFilter<KeyOf<F>> {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`options must be an object, got ${show(options)}`);
-    }
+    checkOptions('options', options);
     const capacity = checkPositiveInteger('capacity', options.capacity);
     const fpp = checkProbability('fpp', options.fpp);
     const growth = options.growth ?? SCALABLE_DEFAULT_GROWTH;

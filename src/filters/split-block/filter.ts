@@ -32,7 +32,7 @@ import {
   sharedView,
   shareStorage,
 } from '../../bits/shared-handle.js';
-import { checkPositiveInteger, show } from '../../errors.js';
+import { checkOptions, checkPositiveInteger } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { checkOut, percent } from '../base.js';
 import { xxh64Chunks } from '../batch-chunks.js';
@@ -120,9 +120,7 @@ export class SplitBlockBloomFilter<K extends Key = Key>
 
   constructor(shape: SplitBlockShape, storage?: BitStorage) {
     super();
-    if (shape === null || typeof shape !== 'object') {
-      throw new TypeError(`shape must be an object, got ${show(shape)}`);
-    }
+    checkOptions('shape', shape);
     this.blocks = checkPositiveInteger('blocks', shape.blocks, MAX_SPLIT_BLOCKS);
     this.type = checkParquetType(shape.type ?? 'BYTE_ARRAY');
     this.typeId = PARQUET_TYPE_IDS[this.type];
@@ -137,9 +135,7 @@ export class SplitBlockBloomFilter<K extends Key = Key>
 
   /** A filter for `capacity` distinct values at rate `fpp` (see {@link splitBlockSize}). */
   static create(options: SplitBlockCreateOptions): SplitBlockBloomFilter {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`options must be an object, got ${show(options)}`);
-    }
+    checkOptions('options', options);
     const size = splitBlockSize(options.capacity, options.fpp);
     return new SplitBlockBloomFilter({ ...options, blocks: size.blocks });
   }
