@@ -60,30 +60,9 @@ import { FilterBase, percent } from '../base.js';
 import type { DeletableFilter, KeyOf } from '../filter.js';
 import { BucketTable } from './buckets.js';
 import { cuckooFormat } from './format.js';
-import {
-  CUCKOO_BUCKET_SIZE,
-  CUCKOO_MAX_BUCKETS,
-  CUCKOO_MAX_FINGERPRINT_BITS,
-  CUCKOO_MAX_KICKS,
-  CUCKOO_MAX_TABLE_BITS,
-  CUCKOO_MIN_FINGERPRINT_BITS,
-  checkCuckooShape,
-  cuckooFingerprintBits,
-  cuckooSafeCapacity,
-  cuckooSize,
-  fmix32,
-} from './sizing.js';
+import { CUCKOO_BUCKET_SIZE, checkCuckooShape, cuckooSize } from './sizing.js';
 
-export {
-  CUCKOO_BUCKET_SIZE,
-  CUCKOO_MAX_BUCKETS,
-  CUCKOO_MAX_FINGERPRINT_BITS,
-  CUCKOO_MAX_KICKS,
-  CUCKOO_MAX_TABLE_BITS,
-  CUCKOO_MIN_FINGERPRINT_BITS,
-  cuckooFingerprintBits,
-  cuckooSafeCapacity,
-};
+export { cuckooFingerprintBits, cuckooSafeCapacity } from './sizing.js';
 
 const B = CUCKOO_BUCKET_SIZE;
 
@@ -127,10 +106,6 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
   private readonly buckets: BucketTable;
   private readonly fpRange: number;
   private stored = 0;
-  private victimUsed = false;
-  private victimBucket = 0;
-  private victimFp = 0;
-  private rng = 0x9e3779b9;
   /** Scratch of the last hash: first bucket and fingerprint. */
   private i1 = 0;
   private fp = 0;
@@ -189,12 +164,13 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
 
   /** True once an insert ran out of kicks: the victim slot is taken and `add` throws. */
   get full(): boolean {
-    return this.victimUsed;
+    return this.buckets.victimUsed;
   }
 
   /** The victim slot, or `undefined` when it is free. */
   get victim(): CuckooVictim | undefined {
-    return this.victimUsed ? { bucket: this.victimBucket, fingerprint: this.victimFp } : undefined;
+    const t = this.buckets;
+    return t.victimUsed ? { bucket: t.victimBucket, fingerprint: t.victimFp } : undefined;
   }
 
   /** Hashes `key` into `i1` and `fp` (see the class comment). */
@@ -203,51 +179,6 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     const h = views.hash;
     this.i1 = h[0]! & this.mask;
     this.fp = ((h[3]! >>> 0) % this.fpRange) + 1;
-  }
-
-  /** The other bucket of fingerprint `fp` stored in bucket `i`. */
-  private alt(i: number, fp: number): number {
-    const off = fmix32(fp) & this.mask;
-    return i ^ (off === 0 ? this.mask & 1 : off);
-  }
-
-  /** xorshift32: the kick choices (deterministic, so runs are reproducible). */
-  private random(): number {
-    let x = this.rng;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.rng = x;
-    return x >>> 0;
-  }
-
-  /**
-   * Stores `fp` in bucket `i` or its other bucket, evicting for at most 500 kicks; the last
-   * evicted fingerprint goes to the victim slot (which must be free).
-   */
-  private place(i: number, fp: number): void {
-    if (this.buckets.insert(i, fp)) return;
-    let index = this.alt(i, fp);
-    let cur = fp;
-    for (let kick = 0; kick < CUCKOO_MAX_KICKS; kick++) {
-      if (this.buckets.insert(index, cur)) return;
-      const s = index * B + (this.random() & (B - 1));
-      const evicted = this.buckets.slot(s);
-      this.buckets.setSlot(s, cur);
-      cur = evicted;
-      index = this.alt(index, cur);
-    }
-    this.victimUsed = true;
-    this.victimBucket = index;
-    this.victimFp = cur;
-  }
-
-  private victimIs(i1: number, i2: number, fp: number): boolean {
-    return (
-      this.victimUsed &&
-      this.victimFp === fp &&
-      (this.victimBucket === i1 || this.victimBucket === i2)
-    );
   }
 
   /**
@@ -272,12 +203,12 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     this.hash(funnel, key);
     const i1 = this.i1;
     const fp = this.fp;
-    if (this.victimUsed) {
+    if (this.buckets.victimUsed) {
       throw new FilterFullError(
         `cuckoo filter is full: ${this.stored} fingerprints in ${this.slotCount} slots (load ${this.loadFactor.toFixed(4)}); remove keys or use a larger filter`,
       );
     }
-    const i2 = this.alt(i1, fp);
+    const i2 = this.buckets.alt(i1, fp);
     const copies = this.buckets.countIn(i1, fp) + (i2 === i1 ? 0 : this.buckets.countIn(i2, fp));
     const most = i2 === i1 ? B : 2 * B;
     if (copies >= most) {
@@ -285,7 +216,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
         `${show(key)} is already stored ${copies} times, the most its two buckets hold`,
       );
     }
-    this.place(i1, fp);
+    this.buckets.place(i1, fp);
     this.stored++;
     return copies === 0;
   }
@@ -299,11 +230,11 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     this.hash(funnel, key);
     const i1 = this.i1;
     const fp = this.fp;
-    const i2 = this.alt(i1, fp);
+    const i2 = this.buckets.alt(i1, fp);
     for (let j = 0; j < B; j++) {
       if (this.buckets.slot(i1 * B + j) === fp || this.buckets.slot(i2 * B + j) === fp) return true;
     }
-    return this.victimIs(i1, i2, fp);
+    return this.buckets.victimIs(i1, i2, fp);
   }
 
   /**
@@ -315,17 +246,18 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     this.hash(this.funnel, key);
     const i1 = this.i1;
     const fp = this.fp;
-    const i2 = this.alt(i1, fp);
+    const i2 = this.buckets.alt(i1, fp);
     if (this.buckets.remove(i1, fp) || this.buckets.remove(i2, fp)) {
       this.stored--;
-      if (this.victimUsed) {
-        this.victimUsed = false;
-        this.place(this.victimBucket, this.victimFp);
+      const t = this.buckets;
+      if (t.victimUsed) {
+        t.victimUsed = false;
+        t.place(t.victimBucket, t.victimFp);
       }
       return true;
     }
-    if (this.victimIs(i1, i2, fp)) {
-      this.victimUsed = false;
+    if (this.buckets.victimIs(i1, i2, fp)) {
+      this.buckets.victimUsed = false;
       this.stored--;
       return true;
     }
@@ -337,9 +269,9 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     this.hash(this.funnel, key);
     const i1 = this.i1;
     const fp = this.fp;
-    const i2 = this.alt(i1, fp);
+    const i2 = this.buckets.alt(i1, fp);
     const n = this.buckets.countIn(i1, fp) + (i2 === i1 ? 0 : this.buckets.countIn(i2, fp));
-    return n + (this.victimIs(i1, i2, fp) ? 1 : 0);
+    return n + (this.buckets.victimIs(i1, i2, fp) ? 1 : 0);
   }
 
   /**
@@ -359,9 +291,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
   override clear(): void {
     this.table.fill(0);
     this.stored = 0;
-    this.victimUsed = false;
-    this.victimBucket = 0;
-    this.victimFp = 0;
+    this.buckets.setVictim(false);
   }
 
   /** An independent copy (same table, victim and count). */
@@ -376,13 +306,13 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
   equals(other: unknown): boolean {
     if (!(other instanceof CuckooFilter)) return false;
     if (other === this) return true;
+    const [v, w] = [this.victim, other.victim];
     if (
       other.bucketCount !== this.bucketCount ||
       other.fingerprintBits !== this.fingerprintBits ||
       other.funnel !== this.funnel ||
-      other.victimUsed !== this.victimUsed ||
-      (this.victimUsed &&
-        (other.victimBucket !== this.victimBucket || other.victimFp !== this.victimFp))
+      v?.bucket !== w?.bucket ||
+      v?.fingerprint !== w?.fingerprint
     ) {
       return false;
     }
@@ -413,9 +343,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
    */
   restore(stored: number, victim: CuckooVictim | undefined): void {
     this.stored = stored;
-    this.victimUsed = victim !== undefined;
-    this.victimBucket = victim?.bucket ?? 0;
-    this.victimFp = victim?.fingerprint ?? 0;
+    this.buckets.setVictim(victim !== undefined, victim?.bucket, victim?.fingerprint);
   }
 
   /** bloomkit's native format (filter type 4, see format.ts). */
