@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Generates src/hash/murmur3-core.ts: MurmurHash3 x64 128 with every 64-bit operation inlined
-on int32 locals (no helper calls, no module-level state on the hot path). Run it again after
+on int32 locals (no helper calls, no module-level state on the hot path), each mixing step written
+once (the tail runs through the block loop's code, fmix64 is a loop over h1 and h2) to keep the
+code that a browser bundle carries small. Run it again after
 changing the templates: python3 scripts/gen-murmur.py > src/hash/murmur3-core.ts"""
 
 C1 = 0x87c37b91114253d5
@@ -48,11 +50,21 @@ def fmix(lo, hi):
     return ([f"{lo} ^= {hi} >>> 1;"] + mul(lo, hi, lo, hi, F1) + [f"{lo} ^= {hi} >>> 1;"]
             + mul(lo, hi, lo, hi, F2) + [f"{lo} ^= {hi} >>> 1;"])
 
-def block():
-    return (mixk1("k1lo", "k1hi") + rotl("h1lo", "h1hi", 27) + add("h1lo", "h1hi", "h2lo", "h2hi")
-            + mul5add("h1lo", "h1hi", "0x52dce729")
-            + mixk2("k2lo", "k2hi") + rotl("h2lo", "h2hi", 31) + add("h2lo", "h2hi", "h1lo", "h1hi")
-            + mul5add("h2lo", "h2hi", "0x38495ab5"))
+def mixk1_only(klo, khi):
+    return mul(klo, khi, klo, khi, C1) + rotl(klo, khi, 31) + mul(klo, khi, klo, khi, C2)
+
+def mixk2_only(klo, khi):
+    return mul(klo, khi, klo, khi, C2) + rotl(klo, khi, 33) + mul(klo, khi, klo, khi, C1)
+
+def fmix(lo, hi):
+    return ([f"{lo} ^= {hi} >>> 1;"] + mul(lo, hi, lo, hi, F1) + [f"{lo} ^= {hi} >>> 1;"]
+            + mul(lo, hi, lo, hi, F2) + [f"{lo} ^= {hi} >>> 1;"])
+
+def h1_step():
+    return rotl("h1lo", "h1hi", 27) + add("h1lo", "h1hi", "h2lo", "h2hi") + mul5add("h1lo", "h1hi", "0x52dce729")
+
+def h2_step():
+    return rotl("h2lo", "h2hi", 31) + add("h2lo", "h2hi", "h1lo", "h1hi") + mul5add("h2lo", "h2hi", "0x38495ab5")
 
 def ind(lines, n):
     return "\n".join(" " * n + l for l in lines)
@@ -90,43 +102,60 @@ export function murmur3Core(
   let t = 0;
   let u = 0;
   const blocks = len >>> 4;
-  for (let i = 0; i < blocks; i++) {{
-    if (words !== null) {{
-      const w = (base >> 2) + (i << 2);
-      k1lo = words[w]!;
-      k1hi = words[w + 1]!;
-      k2lo = words[w + 2]!;
-      k2hi = words[w + 3]!;
+  // One pass per 16-byte block, then one for the tail (i === blocks): the tail's k1 and k2 are
+  // zero-padded (a zero lane mixes to zero, so an absent one changes nothing) and skip the
+  // rotate-add steps, as MurmurHash3's tail does. One copy of the mixing keeps the code small.
+  for (let i = 0; ; i++) {{
+    if (i < blocks) {{
+      if (words !== null) {{
+        const w = (base >> 2) + (i << 2);
+        k1lo = words[w]!;
+        k1hi = words[w + 1]!;
+        k2lo = words[w + 2]!;
+        k2hi = words[w + 3]!;
+      }} else {{
+        const o = base + (i << 4);
+        k1lo = data[o]! | (data[o + 1]! << 8) | (data[o + 2]! << 16) | (data[o + 3]! << 24);
+        k1hi = data[o + 4]! | (data[o + 5]! << 8) | (data[o + 6]! << 16) | (data[o + 7]! << 24);
+        k2lo = data[o + 8]! | (data[o + 9]! << 8) | (data[o + 10]! << 16) | (data[o + 11]! << 24);
+        k2hi = data[o + 12]! | (data[o + 13]! << 8) | (data[o + 14]! << 16) | (data[o + 15]! << 24);
+      }}
     }} else {{
-      const o = base + (i << 4);
-      k1lo = data[o]! | (data[o + 1]! << 8) | (data[o + 2]! << 16) | (data[o + 3]! << 24);
-      k1hi = data[o + 4]! | (data[o + 5]! << 8) | (data[o + 6]! << 16) | (data[o + 7]! << 24);
-      k2lo = data[o + 8]! | (data[o + 9]! << 8) | (data[o + 10]! << 16) | (data[o + 11]! << 24);
-      k2hi = data[o + 12]! | (data[o + 13]! << 8) | (data[o + 14]! << 16) | (data[o + 15]! << 24);
+      const tail = base + (blocks << 4);
+      const rem = len & 15;
+      k1lo = 0;
+      k1hi = 0;
+      k2lo = 0;
+      k2hi = 0;
+      for (let j = rem - 1; j >= 12; j--) k2hi = (k2hi << 8) | data[tail + j]!;
+      for (let j = rem > 12 ? 11 : rem - 1; j >= 8; j--) k2lo = (k2lo << 8) | data[tail + j]!;
+      for (let j = rem > 8 ? 7 : rem - 1; j >= 4; j--) k1hi = (k1hi << 8) | data[tail + j]!;
+      for (let j = rem > 4 ? 3 : rem - 1; j >= 0; j--) k1lo = (k1lo << 8) | data[tail + j]!;
     }}
-{ind(block(), 4)}
-  }}
-  const tail = base + (blocks << 4);
-  const rem = len & 15;
-  if (rem > 8) {{
-    k2lo = 0;
-    k2hi = 0;
-    for (let j = rem - 1; j >= 12; j--) k2hi = (k2hi << 8) | data[tail + j]!;
-    for (let j = rem > 12 ? 11 : rem - 1; j >= 8; j--) k2lo = (k2lo << 8) | data[tail + j]!;
-{ind(mixk2("k2lo", "k2hi"), 4)}
-  }}
-  if (rem > 0) {{
-    const top = rem > 8 ? 7 : rem - 1;
-    k1lo = 0;
-    k1hi = 0;
-    for (let j = top; j >= 4; j--) k1hi = (k1hi << 8) | data[tail + j]!;
-    for (let j = top > 3 ? 3 : top; j >= 0; j--) k1lo = (k1lo << 8) | data[tail + j]!;
-{ind(mixk1("k1lo", "k1hi"), 4)}
+{ind(mixk1_only("k1lo", "k1hi") + ["h1lo ^= k1lo;", "h1hi ^= k1hi;"], 4)}
+    if (i < blocks) {{
+{ind(h1_step(), 6)}
+    }}
+{ind(mixk2_only("k2lo", "k2hi") + ["h2lo ^= k2lo;", "h2hi ^= k2hi;"], 4)}
+    if (i === blocks) break;
+{ind(h2_step(), 4)}
   }}
   h1lo ^= len;
   h2lo ^= len;
 {ind(add("h1lo", "h1hi", "h2lo", "h2hi") + add("h2lo", "h2hi", "h1lo", "h1hi"), 2)}
-{ind(fmix("h1lo", "h1hi") + fmix("h2lo", "h2hi"), 2)}
+  // fmix64 of h1 (j = 0) then h2 (j = 1), one copy of the code.
+  for (let j = 0; j < 2; j++) {{
+    let lo = j === 0 ? h1lo : h2lo;
+    let hi = j === 0 ? h1hi : h2hi;
+{ind(fmix("lo", "hi"), 4)}
+    if (j === 0) {{
+      h1lo = lo;
+      h1hi = hi;
+    }} else {{
+      h2lo = lo;
+      h2hi = hi;
+    }}
+  }}
 {ind(add("h1lo", "h1hi", "h2lo", "h2hi") + add("h2lo", "h2hi", "h1lo", "h1hi"), 2)}
   out[0] = h1lo;
   out[1] = h1hi;

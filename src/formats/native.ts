@@ -34,7 +34,7 @@
 import { checkBytes, FormatError } from '../errors.js';
 import { type Funnel, funnelFromId } from '../hash/keys.js';
 import { crc32c } from './crc32c.js';
-import { detectFormat, formatAdvice } from './detect.js';
+import { adviceFor, guavaAdvice } from './detect.js';
 
 /** Word payloads (words.ts), also reachable from here. */
 export { bytesToWords, wordsToBytes } from './words.js';
@@ -143,9 +143,19 @@ export function encodeHeader(
 
 /**
  * Parses and checks the 24-byte header (everything that can be checked before the payload is
- * read, so a streaming reader can refuse a forged length before allocating anything).
+ * read, so a streaming reader can refuse a forged length before allocating anything). Bytes of
+ * another format get a `FormatError` that names it and says how to read it (`formats/detect.ts`).
  */
 export function decodeHeader(bytes: Uint8Array, totalLength = bytes.length): NativeHeader {
+  return parseHeader(bytes, totalLength, adviceFor);
+}
+
+/** The checks of {@link decodeHeader}; `advise` explains bytes without the magic ('' if it cannot). */
+function parseHeader(
+  bytes: Uint8Array,
+  totalLength: number,
+  advise: (bytes: Uint8Array, totalLength: number) => string,
+): NativeHeader {
   if (bytes.length < HEADER_BYTES) {
     throw new FormatError(
       `not a bloomkit filter: ${bytes.length} bytes is shorter than the ${HEADER_BYTES}-byte header`,
@@ -155,10 +165,9 @@ export function decodeHeader(bytes: Uint8Array, totalLength = bytes.length): Nat
   const magic = v.getUint32(0, true);
   if (magic !== MAGIC) {
     const hex = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
-    const format = detectFormat(bytes, totalLength);
-    const advice = format === 'unknown' ? '' : `: ${formatAdvice(format)}`;
+    const advice = advise(bytes, totalLength);
     throw new FormatError(
-      `not a bloomkit filter: magic is ${hex}, expected 42 4c 4d 4b ("BLMK")${advice}`,
+      `not a bloomkit filter: magic is ${hex}, expected 42 4c 4d 4b ("BLMK")${advice && `: ${advice}`}`,
     );
   }
   const version = v.getUint16(4, true);
@@ -193,11 +202,15 @@ export function containerSize(h: NativeHeader): number {
 
 /**
  * Checks a whole container held in memory (lengths and CRC-32C) and returns views of its parts.
- * `expectedType`, when given, must match the type id.
+ * `expectedType`, when given, must match the type id. This is each filter class's own reader: of
+ * the other formats, its bad-magic error explains Guava's bytes only (the confusion a classic
+ * filter invites), so that a bundle importing one filter type does not carry every format's
+ * detection; `fromBytes` and `load`, which read any filter, check the header first with
+ * {@link decodeHeader} and explain them all.
  */
 export function decodeContainer(bytes: Uint8Array, expectedType?: number): NativeContainer {
   bytes = checkBytes('bytes', bytes);
-  const header = decodeHeader(bytes);
+  const header = parseHeader(bytes, bytes.length, guavaAdvice);
   if (expectedType !== undefined && header.type !== expectedType) {
     throw new FormatError(
       `expected filter type id ${expectedType}, the bytes hold type id ${header.type}`,

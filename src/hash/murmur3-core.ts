@@ -31,19 +31,35 @@ export function murmur3Core(
   let t = 0;
   let u = 0;
   const blocks = len >>> 4;
-  for (let i = 0; i < blocks; i++) {
-    if (words !== null) {
-      const w = (base >> 2) + (i << 2);
-      k1lo = words[w]!;
-      k1hi = words[w + 1]!;
-      k2lo = words[w + 2]!;
-      k2hi = words[w + 3]!;
+  // One pass per 16-byte block, then one for the tail (i === blocks): the tail's k1 and k2 are
+  // zero-padded (a zero lane mixes to zero, so an absent one changes nothing) and skip the
+  // rotate-add steps, as MurmurHash3's tail does. One copy of the mixing keeps the code small.
+  for (let i = 0; ; i++) {
+    if (i < blocks) {
+      if (words !== null) {
+        const w = (base >> 2) + (i << 2);
+        k1lo = words[w]!;
+        k1hi = words[w + 1]!;
+        k2lo = words[w + 2]!;
+        k2hi = words[w + 3]!;
+      } else {
+        const o = base + (i << 4);
+        k1lo = data[o]! | (data[o + 1]! << 8) | (data[o + 2]! << 16) | (data[o + 3]! << 24);
+        k1hi = data[o + 4]! | (data[o + 5]! << 8) | (data[o + 6]! << 16) | (data[o + 7]! << 24);
+        k2lo = data[o + 8]! | (data[o + 9]! << 8) | (data[o + 10]! << 16) | (data[o + 11]! << 24);
+        k2hi = data[o + 12]! | (data[o + 13]! << 8) | (data[o + 14]! << 16) | (data[o + 15]! << 24);
+      }
     } else {
-      const o = base + (i << 4);
-      k1lo = data[o]! | (data[o + 1]! << 8) | (data[o + 2]! << 16) | (data[o + 3]! << 24);
-      k1hi = data[o + 4]! | (data[o + 5]! << 8) | (data[o + 6]! << 16) | (data[o + 7]! << 24);
-      k2lo = data[o + 8]! | (data[o + 9]! << 8) | (data[o + 10]! << 16) | (data[o + 11]! << 24);
-      k2hi = data[o + 12]! | (data[o + 13]! << 8) | (data[o + 14]! << 16) | (data[o + 15]! << 24);
+      const tail = base + (blocks << 4);
+      const rem = len & 15;
+      k1lo = 0;
+      k1hi = 0;
+      k2lo = 0;
+      k2hi = 0;
+      for (let j = rem - 1; j >= 12; j--) k2hi = (k2hi << 8) | data[tail + j]!;
+      for (let j = rem > 12 ? 11 : rem - 1; j >= 8; j--) k2lo = (k2lo << 8) | data[tail + j]!;
+      for (let j = rem > 8 ? 7 : rem - 1; j >= 4; j--) k1hi = (k1hi << 8) | data[tail + j]!;
+      for (let j = rem > 4 ? 3 : rem - 1; j >= 0; j--) k1lo = (k1lo << 8) | data[tail + j]!;
     }
     t = k1lo >>> 0;
     u = (Math.floor((t * 4418 + Math.floor(t * 21461 * INV16)) * INV16) + Math.imul(k1lo, -2017231983) + Math.imul(k1hi, 289559509)) | 0;
@@ -54,10 +70,13 @@ export function murmur3Core(
     u = (Math.floor((t * 10053 + Math.floor(t * 37759 * INV16)) * INV16) + Math.imul(k1lo, 1291169091) + Math.imul(k1hi, 658871167)) | 0;
     k1lo = Math.imul(k1lo, 658871167);
     k1hi = u;
-    h1lo ^= k1lo; h1hi ^= k1hi;
-    s = h1lo; h1lo = (h1lo << 27) | (h1hi >>> 5); h1hi = (h1hi << 27) | (s >>> 5);
-    t = (h1lo >>> 0) + (h2lo >>> 0); h1lo = t | 0; h1hi = (h1hi + h2hi + (t > 0xffffffff ? 1 : 0)) | 0;
-    t = (h1lo >>> 0) * 5 + 0x52dce729; h1lo = t | 0; h1hi = (Math.imul(h1hi, 5) + Math.floor(t / 4294967296)) | 0;
+    h1lo ^= k1lo;
+    h1hi ^= k1hi;
+    if (i < blocks) {
+      s = h1lo; h1lo = (h1lo << 27) | (h1hi >>> 5); h1hi = (h1hi << 27) | (s >>> 5);
+      t = (h1lo >>> 0) + (h2lo >>> 0); h1lo = t | 0; h1hi = (h1hi + h2hi + (t > 0xffffffff ? 1 : 0)) | 0;
+      t = (h1lo >>> 0) * 5 + 0x52dce729; h1lo = t | 0; h1hi = (Math.imul(h1hi, 5) + Math.floor(t / 4294967296)) | 0;
+    }
     t = k2lo >>> 0;
     u = (Math.floor((t * 10053 + Math.floor(t * 37759 * INV16)) * INV16) + Math.imul(k2lo, 1291169091) + Math.imul(k2hi, 658871167)) | 0;
     k2lo = Math.imul(k2lo, 658871167);
@@ -67,72 +86,40 @@ export function murmur3Core(
     u = (Math.floor((t * 4418 + Math.floor(t * 21461 * INV16)) * INV16) + Math.imul(k2lo, -2017231983) + Math.imul(k2hi, 289559509)) | 0;
     k2lo = Math.imul(k2lo, 289559509);
     k2hi = u;
-    h2lo ^= k2lo; h2hi ^= k2hi;
+    h2lo ^= k2lo;
+    h2hi ^= k2hi;
+    if (i === blocks) break;
     s = h2lo; h2lo = (h2lo << 31) | (h2hi >>> 1); h2hi = (h2hi << 31) | (s >>> 1);
     t = (h2lo >>> 0) + (h1lo >>> 0); h2lo = t | 0; h2hi = (h2hi + h1hi + (t > 0xffffffff ? 1 : 0)) | 0;
     t = (h2lo >>> 0) * 5 + 0x38495ab5; h2lo = t | 0; h2hi = (Math.imul(h2hi, 5) + Math.floor(t / 4294967296)) | 0;
-  }
-  const tail = base + (blocks << 4);
-  const rem = len & 15;
-  if (rem > 8) {
-    k2lo = 0;
-    k2hi = 0;
-    for (let j = rem - 1; j >= 12; j--) k2hi = (k2hi << 8) | data[tail + j]!;
-    for (let j = rem > 12 ? 11 : rem - 1; j >= 8; j--) k2lo = (k2lo << 8) | data[tail + j]!;
-    t = k2lo >>> 0;
-    u = (Math.floor((t * 10053 + Math.floor(t * 37759 * INV16)) * INV16) + Math.imul(k2lo, 1291169091) + Math.imul(k2hi, 658871167)) | 0;
-    k2lo = Math.imul(k2lo, 658871167);
-    k2hi = u;
-    s = k2lo; k2lo = (k2hi << 1) | (k2lo >>> 31); k2hi = (s << 1) | (k2hi >>> 31);
-    t = k2lo >>> 0;
-    u = (Math.floor((t * 4418 + Math.floor(t * 21461 * INV16)) * INV16) + Math.imul(k2lo, -2017231983) + Math.imul(k2hi, 289559509)) | 0;
-    k2lo = Math.imul(k2lo, 289559509);
-    k2hi = u;
-    h2lo ^= k2lo; h2hi ^= k2hi;
-  }
-  if (rem > 0) {
-    const top = rem > 8 ? 7 : rem - 1;
-    k1lo = 0;
-    k1hi = 0;
-    for (let j = top; j >= 4; j--) k1hi = (k1hi << 8) | data[tail + j]!;
-    for (let j = top > 3 ? 3 : top; j >= 0; j--) k1lo = (k1lo << 8) | data[tail + j]!;
-    t = k1lo >>> 0;
-    u = (Math.floor((t * 4418 + Math.floor(t * 21461 * INV16)) * INV16) + Math.imul(k1lo, -2017231983) + Math.imul(k1hi, 289559509)) | 0;
-    k1lo = Math.imul(k1lo, 289559509);
-    k1hi = u;
-    s = k1lo; k1lo = (k1lo << 31) | (k1hi >>> 1); k1hi = (k1hi << 31) | (s >>> 1);
-    t = k1lo >>> 0;
-    u = (Math.floor((t * 10053 + Math.floor(t * 37759 * INV16)) * INV16) + Math.imul(k1lo, 1291169091) + Math.imul(k1hi, 658871167)) | 0;
-    k1lo = Math.imul(k1lo, 658871167);
-    k1hi = u;
-    h1lo ^= k1lo; h1hi ^= k1hi;
   }
   h1lo ^= len;
   h2lo ^= len;
   t = (h1lo >>> 0) + (h2lo >>> 0); h1lo = t | 0; h1hi = (h1hi + h2hi + (t > 0xffffffff ? 1 : 0)) | 0;
   t = (h2lo >>> 0) + (h1lo >>> 0); h2lo = t | 0; h2hi = (h2hi + h1hi + (t > 0xffffffff ? 1 : 0)) | 0;
-  h1lo ^= h1hi >>> 1;
-  t = h1lo >>> 0;
-  u = (Math.floor((t * 60757 + Math.floor(t * 36045 * INV16)) * INV16) + Math.imul(h1lo, -11423785) + Math.imul(h1hi, -313160499)) | 0;
-  h1lo = Math.imul(h1lo, -313160499);
-  h1hi = u;
-  h1lo ^= h1hi >>> 1;
-  t = h1lo >>> 0;
-  u = (Math.floor((t * 6789 + Math.floor(t * 60499 * INV16)) * INV16) + Math.imul(h1lo, -993084930) + Math.imul(h1hi, 444984403)) | 0;
-  h1lo = Math.imul(h1lo, 444984403);
-  h1hi = u;
-  h1lo ^= h1hi >>> 1;
-  h2lo ^= h2hi >>> 1;
-  t = h2lo >>> 0;
-  u = (Math.floor((t * 60757 + Math.floor(t * 36045 * INV16)) * INV16) + Math.imul(h2lo, -11423785) + Math.imul(h2hi, -313160499)) | 0;
-  h2lo = Math.imul(h2lo, -313160499);
-  h2hi = u;
-  h2lo ^= h2hi >>> 1;
-  t = h2lo >>> 0;
-  u = (Math.floor((t * 6789 + Math.floor(t * 60499 * INV16)) * INV16) + Math.imul(h2lo, -993084930) + Math.imul(h2hi, 444984403)) | 0;
-  h2lo = Math.imul(h2lo, 444984403);
-  h2hi = u;
-  h2lo ^= h2hi >>> 1;
+  // fmix64 of h1 (j = 0) then h2 (j = 1), one copy of the code.
+  for (let j = 0; j < 2; j++) {
+    let lo = j === 0 ? h1lo : h2lo;
+    let hi = j === 0 ? h1hi : h2hi;
+    lo ^= hi >>> 1;
+    t = lo >>> 0;
+    u = (Math.floor((t * 60757 + Math.floor(t * 36045 * INV16)) * INV16) + Math.imul(lo, -11423785) + Math.imul(hi, -313160499)) | 0;
+    lo = Math.imul(lo, -313160499);
+    hi = u;
+    lo ^= hi >>> 1;
+    t = lo >>> 0;
+    u = (Math.floor((t * 6789 + Math.floor(t * 60499 * INV16)) * INV16) + Math.imul(lo, -993084930) + Math.imul(hi, 444984403)) | 0;
+    lo = Math.imul(lo, 444984403);
+    hi = u;
+    lo ^= hi >>> 1;
+    if (j === 0) {
+      h1lo = lo;
+      h1hi = hi;
+    } else {
+      h2lo = lo;
+      h2hi = hi;
+    }
+  }
   t = (h1lo >>> 0) + (h2lo >>> 0); h1lo = t | 0; h1hi = (h1hi + h2hi + (t > 0xffffffff ? 1 : 0)) | 0;
   t = (h2lo >>> 0) + (h1lo >>> 0); h2lo = t | 0; h2hi = (h2hi + h1hi + (t > 0xffffffff ? 1 : 0)) | 0;
   out[0] = h1lo;

@@ -76,6 +76,17 @@ export class Scratch {
     this.capacity = this.buffer.byteLength;
   }
 
+  /** Points the views at `buffer` (after a growth). */
+  private view(buffer: ArrayBuffer): void {
+    this.buffer = buffer;
+    this.bytes = new Uint8Array(buffer);
+    this.i32 = new Int32Array(buffer);
+    this.u32 = new Uint32Array(buffer);
+    this.keyView = this.bytes.subarray(KEY_AT);
+    this.capacity = buffer.byteLength;
+    this.generation++;
+  }
+
   /**
    * `module` instantiated over this memory (compiled and instantiated on the first call), or null
    * when it cannot run here: the caller then runs its JavaScript core over the same bytes.
@@ -94,18 +105,12 @@ export class Scratch {
     if (need <= this.capacity) return;
     if (this.memory !== null) {
       this.memory.grow(Math.ceil((need - this.capacity) / 65536));
-      this.buffer = this.memory.buffer;
+      this.view(this.memory.buffer);
     } else {
       const next = new ArrayBuffer(Math.max(need, this.capacity * 2));
       new Uint8Array(next).set(this.bytes.subarray(0, keep));
-      this.buffer = next;
+      this.view(next);
     }
-    this.bytes = new Uint8Array(this.buffer);
-    this.i32 = new Int32Array(this.buffer);
-    this.u32 = new Uint32Array(this.buffer);
-    this.keyView = this.bytes.subarray(KEY_AT);
-    this.capacity = this.buffer.byteLength;
-    this.generation++;
   }
 }
 
