@@ -12,13 +12,24 @@ import type { PackedKeys } from '../filter.js';
 
 const positions = new Float64Array(256);
 
-/** Key j's distinct positions (from the chunk's probe lists) into `positions`; returns how many. */
-function distinct(p: Int32Array, w: number, k: number): number {
+/**
+ * A key's distinct counter positions, from its k MITZ_64 probes (word indexes at `words[w]`, masks
+ * at `masks[m]`, as `add` and the chunks hold them), into `out`; returns how many. A position the
+ * double hashing repeats counts once, so add and remove stay symmetric.
+ */
+export function distinctPositions(
+  words: Int32Array,
+  w: number,
+  masks: Int32Array,
+  m: number,
+  k: number,
+  out: Float64Array,
+): number {
   let n = 0;
   outer: for (let i = 0; i < k; i++) {
-    const pos = p[w + i]! * 32 + 31 - Math.clz32(p[w + k + i]!);
-    for (let j = 0; j < n; j++) if (positions[j] === pos) continue outer;
-    positions[n++] = pos;
+    const pos = words[w + i]! * 32 + 31 - Math.clz32(masks[m + i]!);
+    for (let j = 0; j < n; j++) if (out[j] === pos) continue outer;
+    out[n++] = pos;
   }
   return n;
 }
@@ -38,7 +49,7 @@ export function countingAddBatch(
   return mitz64Chunks(batch, n, k, mod, (p, w, start, stop) => {
     let added = 0;
     for (let j = start; j < stop; j++, w += 2 * k) {
-      const m = distinct(p, w, k);
+      const m = distinctPositions(p, w, p, w + k, k, positions);
       let fresh = false;
       for (let i = 0; i < m; i++) if (counters.increment(positions[i]!) === 0) fresh = true;
       if (fresh) added++;

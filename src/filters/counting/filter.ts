@@ -52,8 +52,11 @@ import { checkOut, FilterBase, percent } from '../base.js';
 import { BloomFilter } from '../bloom/filter.js';
 import type { DeletableFilter, KeyOf, PackedKeys } from '../filter.js';
 import { checkPacked } from '../packed.js';
-import { countingAddBatch, countingHasBatch } from './batch.js';
+import { countingAddBatch, countingHasBatch, distinctPositions } from './batch.js';
 import { countingFormat } from './format.js';
+import { type MembershipSource, sourceHolds } from './source.js';
+
+export type { MembershipSource } from './source.js';
 
 /** Options of {@link CountingBloomFilter.create}: Guava sizing from an expected count and rate. */
 export interface CountingBloomFilterCreateOptions<F extends Funnel = Funnel> {
@@ -76,12 +79,6 @@ export interface CountingBloomFilterShape {
   /** Key encoding; default `'string'`. */
   funnel?: Funnel;
 }
-
-/**
- * The source of truth {@link CountingBloomFilter.safeRemove} asks: a `Set` of keys, or anything
- * with `has(key)`, or a function. It must answer for the state before the removal.
- */
-export type MembershipSource = { has(key: Key): boolean } | ((key: Key) => boolean);
 
 export class CountingBloomFilter<K extends Key = Key>
   extends FilterBase<K>
@@ -155,22 +152,10 @@ export class CountingBloomFilter<K extends Key = Key>
     return this.counters.data.length;
   }
 
-  /**
-   * Hashes `key` once and writes its distinct MITZ_64 positions into `idx` (a position that the
-   * double hashing repeats is counted once, so add and remove stay symmetric); returns how many.
-   */
+  /** Hashes `key` once and writes its distinct positions into `idx`; returns how many. */
   private positions(funnel: Funnel, key: Key): number {
     mitz64Probes(funnel, key, this.hashes, this.mod);
-    const words = views.words;
-    const masks = views.masks;
-    const idx = this.idx;
-    let n = 0;
-    outer: for (let i = 0; i < this.hashes; i++) {
-      const p = words[i]! * 32 + 31 - Math.clz32(masks[i]!);
-      for (let j = 0; j < n; j++) if (idx[j] === p) continue outer;
-      idx[n++] = p;
-    }
-    return n;
+    return distinctPositions(views.words, 0, views.masks, 0, this.hashes, this.idx);
   }
 
   /**
@@ -262,19 +247,7 @@ export class CountingBloomFilter<K extends Key = Key>
    * and gives false.
    */
   safeRemove(key: K, source: MembershipSource): boolean {
-    let present: unknown;
-    if (typeof source === 'function') present = source(key);
-    else if (source !== null && typeof source === 'object' && typeof source.has === 'function') {
-      present = source.has(key);
-    } else {
-      throw new TypeError(
-        `source must be a Set, an object with has(key) or a function, got ${show(source)}`,
-      );
-    }
-    if (typeof present !== 'boolean') {
-      throw new TypeError(`source must answer a boolean for ${show(key)}, got ${show(present)}`);
-    }
-    return present && this.remove(key);
+    return sourceHolds(source, key) && this.remove(key);
   }
 
   /**
