@@ -43,22 +43,14 @@ import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { hashKeyInto } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { Mitz64Walk, Modulus, mitz64Indexes } from '../../hash/strategies.js';
-import {
-  bloomSize,
-  expectedFpp,
-  falsePositiveRate,
-  MAX_BITS,
-  scalableLayerTarget,
-} from '../../math.js';
+import { expectedFpp, scalableLayerTarget } from '../../math.js';
 import { FilterBase } from '../base.js';
 import { BloomFilter } from '../bloom/filter.js';
 import type { KeyOf, MembershipFilter } from '../filter.js';
 import { scalableFormat } from './format.js';
+import { SCALABLE_DEFAULT_GROWTH, SCALABLE_DEFAULT_RATIO, scalableLayerSize } from './sizing.js';
 
-/** The default tightening ratio r. */
-export const SCALABLE_DEFAULT_RATIO = 0.9;
-/** The default growth factor s. */
-export const SCALABLE_DEFAULT_GROWTH = 2;
+export { SCALABLE_DEFAULT_GROWTH, SCALABLE_DEFAULT_RATIO, scalableLayerSize } from './sizing.js';
 
 /** Options of {@link ScalableBloomFilter.create}. */
 export interface ScalableBloomFilterCreateOptions<F extends Funnel = Funnel> {
@@ -96,22 +88,6 @@ interface Layer {
   readonly capacity: number;
   readonly fpp: number;
   count: number;
-}
-
-/**
- * The shape of layer i: Guava sizing for (c_i, P_i), widened by 64-bit words until the rate at
- * capacity is at most P_i. Throws `RangeError` when the layer would pass {@link MAX_BITS}.
- */
-export function scalableLayerSize(capacity: number, fpp: number): { bits: number; hashes: number } {
-  const size = bloomSize(capacity, fpp);
-  let bits = size.bits;
-  while (falsePositiveRate(capacity, bits, size.hashes) > fpp) bits += 64;
-  if (bits > MAX_BITS) {
-    throw new RangeError(
-      `a layer of ${capacity} keys at fpp ${fpp} needs ${bits} bits, more than the maximum ${MAX_BITS}`,
-    );
-  }
-  return { bits, hashes: size.hashes };
 }
 
 export class ScalableBloomFilter<K extends Key = Key>
@@ -352,24 +328,19 @@ export class ScalableBloomFilter<K extends Key = Key>
 
   /** An independent copy. */
   clone(): ScalableBloomFilter<K> {
-    const c = this.emptyCopy();
+    const c = ScalableBloomFilter.restore(
+      this.initialCapacity,
+      this.fpp,
+      this.growth,
+      this.ratio,
+      this.funnel,
+    ) as ScalableBloomFilter<K>;
     for (const [i, l] of this.chain.entries()) {
       const layer = c.makeLayer(i, l.filter.shape(), l.data.slice());
       layer.count = l.count;
       c.chain.push(layer);
     }
     return c;
-  }
-
-  private emptyCopy(): ScalableBloomFilter<K> {
-    return new ScalableBloomFilter<K>(
-      this.initialCapacity,
-      this.fpp,
-      this.growth,
-      this.ratio,
-      this.funnel,
-      true,
-    );
   }
 
   /**
