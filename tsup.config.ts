@@ -24,7 +24,8 @@ const entry = { index: 'src/index.ts', node: 'src/node.ts', redis: 'src/redis.ts
 
 /** The ESM build (also what test/bundle-size.test.ts builds and measures). */
 export const esm: Options = {
-  entry: ['src/**/*.ts'],
+  // The command is bundled on its own (below); its modules are no part of the library.
+  entry: ['src/**/*.ts', '!src/cli.ts', '!src/cli/**'],
   format: ['esm'],
   bundle: false,
   // The node and redis entries need Node's types; the core is checked without them by tsc.
@@ -45,9 +46,27 @@ const cjs: Options = {
   shims: true,
 };
 
+/**
+ * The `bloomkit` command (package.json "bin": dist/cli.js), bundled: start-up then reads a few
+ * files instead of every module of the library (measured: 0.26 s of CPU for `--version` from
+ * the one-file-per-module build, 0.12 s bundled, 0.07 s for Node itself). Parts few runs need
+ * (Redis, Parquet, serve) stay in chunks loaded on demand; dist/cli-worker.js is what the
+ * command's worker threads (`--threads`) load.
+ */
+const cli: Options = {
+  entry: { cli: 'src/cli.ts', 'cli-worker': 'src/node/parallel-worker.ts' },
+  format: ['esm'],
+  platform: 'node',
+  sourcemap: true,
+  target: 'es2022',
+  splitting: true,
+  // Bundled too: as external packages their many module files would be loaded at each start.
+  noExternal: ['hyparquet', '@noble/hashes', 'csv-parse'],
+};
+
 export default defineConfig(() => {
-  // tsup builds the two configurations at once, so neither may clean the folder the other
-  // writes: dist/ is emptied here, once, before both start (stale files would be packed).
+  // tsup builds the configurations at once, so none may clean the folder another writes:
+  // dist/ is emptied here, once, before they start (stale files would be packed).
   rmSync('dist', { recursive: true, force: true });
-  return [esm, cjs];
+  return [esm, cjs, cli];
 });

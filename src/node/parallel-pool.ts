@@ -12,6 +12,7 @@
  * (dist/node.js or node.cjs) and calls its `runParallelWorker`; from TypeScript sources (tests,
  * tsx) it loads node/parallel-worker.ts through tsx, which is then installed.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -35,7 +36,12 @@ function selfUrl(): string {
   return import.meta.url;
 }
 
-/** The eval'd bootstrap that loads bloomkit in a worker and starts its loop. */
+/**
+ * The eval'd bootstrap that loads bloomkit in a worker and starts its loop. The worker module is
+ * the first that exists of: parallel-worker.js beside this file (the one-file-per-module ESM
+ * build), cli-worker.js (beside the bundled `bloomkit` command), node.js / node.cjs (a bundle
+ * whose entry exports `runParallelWorker`).
+ */
 function bootstrap(): string {
   const self = selfUrl();
   if (self.endsWith('.ts')) {
@@ -45,7 +51,12 @@ function bootstrap(): string {
     const api = pathToFileURL(tsxPkg.replace(/package\.json$/, 'dist/esm/api/index.mjs')).href;
     return `import(${JSON.stringify(api)}).then(({ tsImport }) => tsImport(${JSON.stringify(worker)}, ${JSON.stringify(self)})).then((m) => m.runParallelWorker())`;
   }
-  const entry = new URL(self.endsWith('.cjs') ? './node.cjs' : './node.js', self).href;
+  const names = self.endsWith('.cjs')
+    ? ['./node.cjs']
+    : ['./parallel-worker.js', './cli-worker.js', './node.js'];
+  const urls = names.map((name) => new URL(name, self));
+  const entry = (urls.find((url) => self.startsWith('file:') && existsSync(url)) ?? urls.at(-1)!)
+    .href;
   return `import(${JSON.stringify(entry)}).then((m) => m.runParallelWorker())`;
 }
 
