@@ -39,7 +39,7 @@ import {
   shrinkScratch,
 } from './scratch.js';
 import { Mitz64Walk, type Modulus } from './strategies.js';
-import { LazyWasm, newMemory } from './wasm-loader.js';
+import { lazyWasm, newMemory } from './wasm-loader.js';
 
 export type { KeyBatch };
 
@@ -73,7 +73,7 @@ export interface MurmurExports {
 }
 
 /** The MurmurHash3 module, compiled on its first instantiation. */
-export const MURMUR3_MODULE = /* @__PURE__ */ new LazyWasm<MurmurExports>(MURMUR3_WASM);
+export const MURMUR3_MODULE = /* @__PURE__ */ lazyWasm<MurmurExports>(MURMUR3_WASM);
 
 /** Views over the shared memory, replaced when it grows. */
 export interface HasherViews {
@@ -272,7 +272,7 @@ export class BloomKernel {
     if (kernelRegistry === null || liveKernels >= KERNEL_MAX_LIVE) return null;
     // A memory of its own, sized once: it never grows, so `data` stays valid.
     const memory = newMemory(Math.ceil((KERNEL_BASE + bytes) / 65536));
-    const ex = memory === null ? null : MURMUR3_MODULE.instantiate(memory);
+    const ex = memory === null ? null : MURMUR3_MODULE(memory);
     if (ex === null) return null;
     const kernel = new BloomKernel(ex, memory!.buffer, bitSize);
     liveKernels++;

@@ -22,7 +22,7 @@
  *   [32768, ...)     key bytes: one key, or a chunk of packed keys (then any probe lists)
  */
 
-import { type LazyWasm, newMemory, type WasmMemory } from './wasm-loader.js';
+import { newMemory, type WasmInstantiator, type WasmMemory } from './wasm-loader.js';
 
 /** Where the last per-key hash is written. */
 export const HASH_AT = 0;
@@ -64,7 +64,7 @@ export class Scratch {
   /** Bumped on every growth, so that callers holding views can tell them stale. */
   generation = 0;
   /** The modules instantiated over this memory so far (null: that module cannot run here). */
-  private readonly instances = new Map<LazyWasm<unknown>, unknown>();
+  private readonly instances = new Map<WasmInstantiator<unknown>, unknown>();
 
   constructor(memory: WasmMemory | null) {
     this.memory = memory;
@@ -91,10 +91,10 @@ export class Scratch {
    * `module` instantiated over this memory (compiled and instantiated on the first call), or null
    * when it cannot run here: the caller then runs its JavaScript core over the same bytes.
    */
-  instance<T>(module: LazyWasm<T>): T | null {
+  instance<T>(module: WasmInstantiator<T>): T | null {
     let ex = this.instances.get(module) as T | null | undefined;
     if (ex === undefined) {
-      ex = this.memory === null ? null : module.instantiate(this.memory);
+      ex = this.memory === null ? null : module(this.memory);
       this.instances.set(module, ex);
     }
     return ex;

@@ -50,31 +50,28 @@ export function newMemory(pages: number): WasmMemory | null {
 }
 
 /**
- * A module embedded as base64, compiled on the first {@link instantiate} (never at import), then
+ * Instantiates a module over a memory: a new instance each call, or null where the module cannot
+ * be compiled or instantiated here.
+ */
+export type WasmInstantiator<T> = (memory: WasmMemory) => T | null;
+
+/**
+ * The module embedded as `base64`, compiled on the first instantiation (never at import), then
  * instantiated any number of times. A host without `atob` or WebAssembly gets null: the
  * JavaScript cores run there.
  */
-export class LazyWasm<T> {
-  private readonly base64: string;
-  /** undefined: not compiled yet; null: WebAssembly is unavailable here. */
-  private compiled: object | null | undefined;
-
-  constructor(base64: string) {
-    this.base64 = base64;
-  }
-
-  /** A new instance over `memory`, or null where the module cannot be compiled or instantiated. */
-  instantiate(memory: WasmMemory): T | null {
+export function lazyWasm<T>(base64: string): WasmInstantiator<T> {
+  /** undefined: not compiled yet; null: it cannot be compiled here. */
+  let compiled: object | null | undefined;
+  return (memory) => {
     const api = wasmApi();
     try {
-      if (this.compiled === undefined) {
-        this.compiled = api === undefined ? null : new api.Module(base64ToBytes(this.base64));
-      }
-      if (this.compiled === null || api === undefined) return null;
-      return new api.Instance(this.compiled, { env: { memory } }).exports as T;
+      compiled ??= api === undefined ? null : new api.Module(base64ToBytes(base64));
+      if (compiled === null || api === undefined) return null;
+      return new api.Instance(compiled, { env: { memory } }).exports as T;
     } catch {
-      if (this.compiled === undefined) this.compiled = null;
+      compiled ??= null;
       return null;
     }
-  }
+  };
 }

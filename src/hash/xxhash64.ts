@@ -32,7 +32,7 @@ import {
   setScratchWasm,
   shrinkScratch,
 } from './scratch.js';
-import { LazyWasm } from './wasm-loader.js';
+import { lazyWasm } from './wasm-loader.js';
 import { WASM_BASE64 as XXH64_WASM } from './xxh64-wasm.js';
 import { xxh64Core } from './xxhash64-core.js';
 
@@ -43,7 +43,7 @@ interface Xxh64Exports {
 }
 
 /** The XXH64 module, compiled on its first instantiation. */
-const XXH64_MODULE = /* @__PURE__ */ new LazyWasm<Xxh64Exports>(XXH64_WASM);
+const XXH64_MODULE = /* @__PURE__ */ lazyWasm<Xxh64Exports>(XXH64_WASM);
 
 /** Most keys {@link xxh64Many} hashes in one call. */
 export const MAX_BATCH = 1020;
