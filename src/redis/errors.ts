@@ -1,9 +1,12 @@
 /**
- * Errors of the Redis-backed filters. Bad arguments are `RangeError`/`TypeError` as everywhere in
- * bloomkit; these classes cover what a caller of a shared store wants to catch.
+ * Errors of the Redis-backed filters: the Redis store's classes of the stored filters' errors
+ * (src/sharded/errors.ts). Bad arguments are `RangeError`/`TypeError` as everywhere in bloomkit;
+ * these classes cover what a caller of a shared store wants to catch.
  */
 
-import { IncompatibleFiltersError, show } from '../errors.js';
+import { StoredFilterError, StoredFilterMismatchError } from '../sharded/errors.js';
+
+export { type BatchOutcome, KEY_STATUS } from '../sharded/errors.js';
 
 /**
  * A Redis command of a filter operation failed: the connection closed (the server died or
@@ -14,34 +17,8 @@ import { IncompatibleFiltersError, show } from '../errors.js';
  * is always safe; a key whose add was acknowledged is never answered absent unless an error said
  * the filter was lost ({@link RedisFilterLostError}).
  */
-export class RedisFilterError extends Error {
+export class RedisFilterError extends StoredFilterError {
   override readonly name: string = 'RedisFilterError';
-  /** For a batch (`addMany`, `hasMany`, `removeMany`): what happened to each key. */
-  batch?: BatchOutcome;
-}
-
-/** Per-key status codes of {@link BatchOutcome.status}. */
-export const KEY_STATUS = {
-  /** Never sent, or refused by the server without a change: safe to send again. */
-  notApplied: 0,
-  /** Acknowledged by the server. */
-  applied: 1,
-  /** Sent without an answer (timeout, dropped connection): it may or may not have been applied. */
-  unknown: 2,
-} as const;
-
-/**
- * What a batch that stopped early did. The batch stops sending at the first failure, so keys past
- * `seen` were never read from the input. A retry should send only the keys whose status is
- * `notApplied` (for removes, resending an `unknown` key may remove it twice).
- */
-export interface BatchOutcome {
-  /** Keys taken from the input before the batch stopped. */
-  readonly seen: number;
-  /** How many of them were acknowledged. */
-  readonly applied: number;
-  /** `status[i]` for key i < seen: a {@link KEY_STATUS} code. */
-  readonly status: Uint8Array;
 }
 
 /**
@@ -86,21 +63,9 @@ export class RedisFilterNotFoundError extends RedisFilterError {
  * A filter of that name exists with other parameters (or is of another kind) than the ones given
  * to `create`/`open`/`fromBytes`. Names the parameter and both values.
  */
-export class RedisFilterMismatchError extends IncompatibleFiltersError {
-  constructor(
-    /** The filter's name. */
-    readonly filter: string,
-    /** The parameter that differs, e.g. `capacity`. */
-    readonly parameter: string,
-    /** The value stored in Redis (`undefined` when the stored filter has none). */
-    readonly existing: string | undefined,
-    /** The value asked for (`undefined` when none was given). */
-    readonly requested: string | undefined,
-  ) {
-    super(
-      `Redis filter ${show(filter)} exists with ${parameter} ${existing ?? '(none)'}, requested ${requested ?? '(none)'}`,
-    );
-    // The base class types `name` as its own literal; this subclass still names itself.
+export class RedisFilterMismatchError extends StoredFilterMismatchError {
+  constructor(filter: string, parameter: string, existing?: string, requested?: string) {
+    super(filter, parameter, existing, requested, 'Redis filter');
     (this as { name: string }).name = 'RedisFilterMismatchError';
   }
 }

@@ -25,37 +25,7 @@
  * sent as U+FFFD, so two names would share keys).
  */
 
-import { show } from '../errors.js';
-
-/** Throws a `TypeError` or `RangeError` unless `name` can name a filter; returns it. */
-export function checkName(name: unknown): string {
-  if (typeof name !== 'string') throw new TypeError(`name must be a string, got ${show(name)}`);
-  if (name.length === 0) throw new RangeError('name must not be empty');
-  if (name.includes('{') || name.includes('}')) {
-    throw new RangeError(
-      `name must not contain '{' or '}' (they delimit Redis Cluster hash tags), got ${show(name)}`,
-    );
-  }
-  if (!isWellFormed(name)) {
-    throw new RangeError(
-      `name must be well-formed Unicode (a lone surrogate would be sent as U+FFFD and collide with other names), got ${show(name)}`,
-    );
-  }
-  return name;
-}
-
-/** Whether `s` has no lone surrogate (String.prototype.isWellFormed, for runtimes without it). */
-function isWellFormed(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdfff) continue;
-    if (c > 0xdbff) return false;
-    const d = s.charCodeAt(i + 1);
-    if (!(d >= 0xdc00 && d <= 0xdfff)) return false;
-    i++;
-  }
-  return true;
-}
+export { checkName } from '../sharded/names.js';
 
 /** The metadata hash of filter `name`. */
 export function metaKey(name: string): string {
@@ -79,30 +49,3 @@ export function layerShardKey(name: string, layer: number, shard: number): strin
 export function layerStateKey(name: string, layer: number, shard: number): string {
   return `bk:s:{${name}:${layer}:${shard}}:n`;
 }
-
-/**
- * The shard keys of a filter, made on first use and kept (at most `CACHE_LIMIT` of them), so the
- * hot path does not build a string per key.
- */
-export class ShardKeys {
-  private readonly cache: (string | undefined)[];
-
-  constructor(
-    private readonly make: (shard: number) => string,
-    readonly count: number,
-  ) {
-    this.cache = new Array<string | undefined>(Math.min(count, CACHE_LIMIT));
-  }
-
-  get(shard: number): string {
-    if (shard >= CACHE_LIMIT) return this.make(shard);
-    let key = this.cache[shard];
-    if (key === undefined) {
-      key = this.make(shard);
-      this.cache[shard] = key;
-    }
-    return key;
-  }
-}
-
-const CACHE_LIMIT = 1 << 16;

@@ -1,5 +1,6 @@
 /**
- * The layers of `RedisScalableBloomFilter` (scalable.ts): the sizing of layer i and its text form
+ * The layers of `StoredScalableBloomFilter` (stored-scalable.ts) and so of
+ * `RedisScalableBloomFilter`: the sizing of layer i and its text form
  * in the metadata (`layer:i` = `capacity,fpp,shards,bits,hashes,share`).
  *
  * Layer i holds c_i = c0·s^i keys at rate P_i = P·(1 − r)·r^i. Its k and total bits come from
@@ -74,7 +75,7 @@ export function specText(s: RedisLayerSpec): string {
   return `${s.capacity},${s.fpp},${s.shards},${s.bits},${s.hashes},${s.share}`;
 }
 
-export function parseSpec(name: string, i: number, text: string | undefined): RedisLayerSpec {
+export function parseSpec(who: string, i: number, text: string | undefined): RedisLayerSpec {
   const parts = (text ?? '').split(',').map(Number);
   const [capacity, fpp, shards, bits, hashes, share] = parts;
   const ints = [capacity, shards, bits, hashes, share];
@@ -85,7 +86,7 @@ export function parseSpec(name: string, i: number, text: string | undefined): Re
     bits! % 64 !== 0 ||
     hashes! > 255
   ) {
-    throw new FormatError(`Redis filter ${show(name)} has a bad layer:${i}: ${show(text)}`);
+    throw new FormatError(`${who} has a bad layer:${i}: ${show(text)}`);
   }
   return {
     capacity: capacity!,

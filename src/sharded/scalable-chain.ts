@@ -1,52 +1,43 @@
 /**
- * The layer chain of `RedisScalableBloomFilter` (scalable.ts documents the algorithm): the
- * filter's parameters and the layers this client knows, the commands that read, add to and seal a
- * layer's shards, growth, and the window algorithms of add and has with their retries after
- * growth, another client's clear, or a lost shard.
+ * The layer chain of `StoredScalableBloomFilter` (stored-scalable.ts documents the algorithm),
+ * over any shard store: the filter's parameters and the layers this client knows, reading, adding
+ * to and sealing a layer's shards, growth, and the window algorithms of add and has with their
+ * retries after growth, another client's clear, or a lost shard.
  */
 
 import { FilterFullError, FormatError, show } from '../errors.js';
 import { hashKeyInto } from '../hash/hasher.js';
 import type { Funnel, Key } from '../hash/keys.js';
-import { Locator } from '../sharded/layout.js';
-import {
-  parseSpec,
-  type RedisLayerSpec,
-  scalableLayerSpec,
-  specText,
-} from '../sharded/scalable-layers.js';
-import { KEY_STATUS, RedisFilterStaleError } from './errors.js';
-import { layerShardKey, layerStateKey, metaKey, ShardKeys } from './keys.js';
-import { HEADER_BITS, REPLY, SCALABLE_ADD, SCALABLE_GROW, SCALABLE_SEAL } from './scripts.js';
-import { metaFpp, metaFunnel, readExpiry } from './shape.js';
+import { KEY_STATUS } from './errors.js';
+import { Locator } from './layout.js';
+import { metaFpp, metaFunnel, metaInt, readEpoch, readExpiry, who } from './meta.js';
+import type { OpContext, StoreOps } from './ops.js';
+import { parseSpec, type RedisLayerSpec, scalableLayerSpec, specText } from './scalable-layers.js';
+import { type Epoch, type Meta, REPLY, type ShardRead, type ShardStore } from './store.js';
 import {
   checkMetaReply,
-  type Epoch,
   initShards,
   lostShard,
-  readEpoch,
   readFilterMeta,
-} from './sharded-filter.js';
-import { type Meta, metaInt, type OpContext, type RedisStore, toMeta } from './store.js';
+  ShardRefs,
+} from './stored-filter.js';
 
 /** A layer with what it takes to address it. */
 export interface Layer extends RedisLayerSpec {
   readonly index: number;
   readonly locator: Locator;
-  readonly keys: ShardKeys;
-  readonly states: ShardKeys;
-  readonly shareArg: string;
+  readonly refs: ShardRefs;
 }
 
 /** What a read of one layer's shard says (header first). */
 type Seen = 'set' | 'clear' | 'lost' | 'newer' | 'replaced';
 
-function seen(reply: unknown[], epoch: Epoch): Seen {
-  const id = Number(reply[0]);
+function seen(read: ShardRead, epoch: Epoch): Seen {
+  const id = read[0]!;
   if (id === 0) return 'lost';
   if (String(id) !== epoch.id) return 'replaced';
-  if (Number(reply[1]) > epoch.gen) return 'newer';
-  for (let i = 2; i < reply.length; i++) if (Number(reply[i]) === 0) return 'clear';
+  if (read[1]! > epoch.gen) return 'newer';
+  for (let i = 2; i < read.length; i++) if (read[i] === 0) return 'clear';
   return 'set';
 }
 
@@ -66,33 +57,42 @@ export abstract class ScalableChain<K extends Key = Key> {
   readonly funnel: Funnel;
   /** Time to live in ms as created, or `undefined`. */
   readonly ttlMs: number | undefined;
-  /** When the filter expires (ms since the epoch, server clock), or `undefined`. */
+  /** When the filter expires (ms since the epoch, store clock), or `undefined`. */
   readonly expireAt: number | undefined;
-  protected readonly store: RedisStore;
+  protected readonly ops: StoreOps;
   protected epoch: Epoch;
   protected chain: Layer[] = [];
+  /** Names the filter in messages. */
+  private readonly who: string;
 
-  protected constructor(store: RedisStore, name: string, meta: Meta) {
-    this.store = store;
+  protected constructor(ops: StoreOps, name: string, meta: Meta) {
+    this.ops = ops;
     this.name = name;
-    this.capacity = metaInt(meta, 'capacity', name);
-    this.fpp = metaFpp(meta, name);
-    const growth = metaInt(meta, 'growth', name);
+    const label = who(ops.store, name);
+    this.who = label;
+    this.capacity = metaInt(meta, 'capacity', label);
+    this.fpp = metaFpp(meta, label);
+    const growth = metaInt(meta, 'growth', label);
     if (growth !== 2 && growth !== 4) {
-      throw new FormatError(`Redis filter ${show(name)} has a bad growth ${show(meta.growth)}`);
+      throw new FormatError(`${label} has a bad growth ${show(meta.growth)}`);
     }
     this.growth = growth;
     this.ratio = Number(meta.ratio);
     if (!(this.ratio > 0 && this.ratio < 1)) {
-      throw new FormatError(`Redis filter ${show(name)} has a bad ratio ${show(meta.ratio)}`);
+      throw new FormatError(`${label} has a bad ratio ${show(meta.ratio)}`);
     }
-    this.maxShardBits = metaInt(meta, 'shardBits', name);
-    this.funnel = metaFunnel(meta, name);
-    const { ttl, expireAt } = readExpiry(name, meta);
+    this.maxShardBits = metaInt(meta, 'shardBits', label);
+    this.funnel = metaFunnel(meta, label);
+    const { ttl, expireAt } = readExpiry(label, meta);
     this.ttlMs = ttl;
     this.expireAt = expireAt;
-    this.epoch = readEpoch(name, meta);
+    this.epoch = readEpoch(ops.store, name, meta);
     this.applyMeta(meta);
+  }
+
+  /** The store the filter lives in. */
+  get store(): ShardStore {
+    return this.ops.store;
   }
 
   /** The spec layer `i` must have (`RangeError` when it cannot be made). */
@@ -113,29 +113,28 @@ export abstract class ScalableChain<K extends Key = Key> {
    * changed.
    */
   protected applyMeta(meta: Meta): void {
-    const epoch = readEpoch(this.name, meta);
+    const epoch = readEpoch(this.store, this.name, meta);
     if (epoch.id !== this.epoch.id) {
-      throw new RedisFilterStaleError(
-        `Redis filter ${show(this.name)} was destroyed and created again since this object opened it; open it again`,
+      throw this.store.error(
+        'stale',
+        `${this.who} was destroyed and created again since this object opened it; open it again`,
       );
     }
-    const count = metaInt(meta, 'layers', this.name);
-    if (count < 1) throw new FormatError(`Redis filter ${show(this.name)} has no layers`);
+    const count = metaInt(meta, 'layers', this.who);
+    if (count < 1) throw new FormatError(`${this.who} has no layers`);
     const chain = epoch.gen === this.epoch.gen ? this.chain.slice(0, count) : [];
     this.epoch = epoch;
     for (let i = chain.length; i < count; i++) {
-      const spec = parseSpec(this.name, i, meta[`layer:${i}`]);
+      const spec = parseSpec(this.who, i, meta[`layer:${i}`]);
       let want: string;
       try {
         want = specText(this.specOf(i));
       } catch (err) {
-        throw new FormatError(
-          `Redis filter ${show(this.name)} has bad parameters: ${(err as Error).message}`,
-        );
+        throw new FormatError(`${this.who} has bad parameters: ${(err as Error).message}`);
       }
       if (specText(spec) !== want) {
         throw new FormatError(
-          `Redis filter ${show(this.name)} has layer:${i} ${show(meta[`layer:${i}`])} in its metadata, but its parameters give ${show(want)}: the metadata was changed`,
+          `${this.who} has layer:${i} ${show(meta[`layer:${i}`])} in its metadata, but its parameters give ${show(want)}: the metadata was changed`,
         );
       }
       chain.push(this.layer(i, spec));
@@ -144,7 +143,7 @@ export abstract class ScalableChain<K extends Key = Key> {
   }
 
   protected layer(i: number, spec: RedisLayerSpec): Layer {
-    const name = this.name;
+    const { name, store } = this;
     return {
       ...spec,
       index: i,
@@ -152,22 +151,19 @@ export abstract class ScalableChain<K extends Key = Key> {
         { shards: spec.shards, shardBits: spec.bits, hashes: spec.hashes },
         this.funnel,
       ),
-      keys: new ShardKeys((j) => layerShardKey(name, i, j), spec.shards),
-      states: new ShardKeys((j) => layerStateKey(name, i, j), spec.shards),
-      shareArg: String(spec.share),
+      refs: new ShardRefs((j) => store.shardRef('scalable', name, j, i), spec.shards),
     };
   }
 
   /** Creates (or resets to the current generation) every shard of `layer`; marks the metadata ready. */
   protected initLayer(layer: Layer): Promise<void> {
     return initShards(
-      this.store,
+      this.ops,
       this.name,
       this.epoch,
       this.expireAt,
-      (i) => layer.keys.get(i),
+      (i) => layer.refs.get(i),
       layer.shards,
-      (i) => layer.states.get(i),
     );
   }
 
@@ -175,31 +171,26 @@ export abstract class ScalableChain<K extends Key = Key> {
     this.applyMeta(await readFilterMeta(this.store, this.name));
   }
 
-  protected read(layer: Layer, h: Int32Array): Promise<unknown> {
-    const shard = layer.locator.place(h);
-    const offsets = layer.locator.offsets;
-    const key = layer.keys.get(shard);
-    const args = ['BITFIELD_RO', key, 'GET', 'u32', '0', 'GET', 'u32', '32'];
-    for (let j = 0; j < layer.hashes; j++)
-      args.push('GET', 'u1', String(offsets[j]! + HEADER_BITS));
-    return this.store.send(key, true, args);
+  /** The shard of hash `h` in `layer`; its cells are then in `layer.locator.offsets`. */
+  protected shardOf(layer: Layer, h: Int32Array): string {
+    return layer.refs.get(layer.locator.place(h));
+  }
+
+  // The stores read `cells` during the call only, so the locator's reused offsets are safe.
+
+  protected read(layer: Layer, h: Int32Array): Promise<ShardRead> {
+    const ref = this.shardOf(layer, h);
+    return this.store.readBits(ref, layer.locator.offsets);
   }
 
   /** Whether the shard of `h` in `layer` is sealed. */
-  protected sealed(layer: Layer, h: Int32Array): Promise<unknown> {
-    const state = layer.states.get(layer.locator.place(h));
-    return this.store.send(state, true, ['HGET', state, 'sealed']);
+  protected async sealed(layer: Layer, h: Int32Array): Promise<boolean> {
+    return (await this.store.layerState(this.shardOf(layer, h))).sealed;
   }
 
-  protected addTo(layer: Layer, h: Int32Array): Promise<unknown> {
-    const shard = layer.locator.place(h);
-    const offsets = layer.locator.offsets;
-    const args = new Array<string>(3 + layer.hashes);
-    args[0] = this.epoch.id;
-    args[1] = String(this.epoch.gen);
-    args[2] = layer.shareArg;
-    for (let j = 0; j < layer.hashes; j++) args[j + 3] = String(offsets[j]! + HEADER_BITS);
-    return this.store.eval(SCALABLE_ADD, [layer.keys.get(shard), layer.states.get(shard)], args);
+  protected addTo(layer: Layer, h: Int32Array): Promise<number> {
+    const ref = this.shardOf(layer, h);
+    return this.store.scalableAdd(ref, this.epoch, layer.share, layer.locator.offsets);
   }
 
   /**
@@ -214,22 +205,18 @@ export abstract class ScalableChain<K extends Key = Key> {
       next = this.specOf(index + 1);
     } catch (err) {
       throw new FilterFullError(
-        `RedisScalableBloomFilter ${show(this.name)} cannot add layer ${index + 1}: ${(err as Error).message}`,
+        `${this.ops.label} cannot add layer ${index + 1}: ${(err as Error).message}`,
       );
     }
-    const { id, gen } = this.epoch;
-    const replies = await this.store.all(layer.shards, (i) =>
-      this.store.eval(SCALABLE_SEAL, [layer.keys.get(i), layer.states.get(i)], [id, String(gen)]),
+    const epoch = this.epoch;
+    const replies = await this.ops.all(layer.shards, (i) =>
+      this.store.seal(layer.refs.get(i), epoch),
     );
-    if (replies.some((r) => Number(r) !== 1)) return this.reload(); // cleared, lost or replaced
+    if (replies.some((r) => r !== 1)) return this.reload(); // cleared, lost or replaced
     await this.initLayer(this.layer(index + 1, next));
-    const reply = (await this.store.eval(
-      SCALABLE_GROW,
-      [metaKey(this.name)],
-      [String(index + 1), specText(next), id, String(gen)],
-    )) as unknown[];
-    checkMetaReply(this.name, Number(reply[0]));
-    this.applyMeta(toMeta(reply[1]));
+    const update = await this.store.appendLayer(this.name, epoch, index + 1, specText(next));
+    checkMetaReply(this.store, this.name, update.code);
+    this.applyMeta(update.meta!);
   }
 
   /**
@@ -264,10 +251,7 @@ export abstract class ScalableChain<K extends Key = Key> {
     let pending = hashes.map((_, j) => j);
     for (let round = 0; pending.length > 0; round++) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
-      if (round >= MAX_ROUNDS)
-        throw new RedisFilterStaleError(
-          `${this.store.label}: gave up after ${round} rounds of growth and clears`,
-        );
+      if (round >= MAX_ROUNDS) throw this.gaveUp(round);
       const chain = this.chain;
       const last = chain[chain.length - 1]!;
       const retry: number[] = [];
@@ -281,13 +265,12 @@ export abstract class ScalableChain<K extends Key = Key> {
         absent = [];
         for (let i = 0; i < pending.length; i++) {
           const j = pending[i]!;
-          const views = (replies[i] as unknown[][]).map((r) => seen(r, this.epoch));
+          const views = replies[i]!.map((r) => seen(r, this.epoch));
           if (views.includes('replaced'))
-            throw await lostShard(this.store, this.name, this.epoch, this.metaKey());
+            throw await lostShard(this.store, this.name, this.epoch, this.name);
           const missing = views.indexOf('lost');
           if (missing >= 0 || views.includes('newer')) {
-            if (missing >= 0)
-              lost ??= older[missing]!.keys.get(older[missing]!.locator.place(hashes[j]!));
+            if (missing >= 0) lost ??= this.shardOf(older[missing]!, hashes[j]!);
             retry.push(j);
           } else if (views.includes('set')) {
             status[offset + j] = KEY_STATUS.applied;
@@ -303,7 +286,7 @@ export abstract class ScalableChain<K extends Key = Key> {
       let full = false;
       for (let i = 0; i < absent.length; i++) {
         const j = absent[i]!;
-        const r = Number(replies[i]);
+        const r = replies[i]!;
         if (r === 0 || r === 1) {
           status[offset + j] = KEY_STATUS.applied;
           result(j, r === 1);
@@ -312,11 +295,10 @@ export abstract class ScalableChain<K extends Key = Key> {
         status[offset + j] = KEY_STATUS.notApplied;
         retry.push(j);
         if (r === REPLY.full) full = true;
-        else if (r === REPLY.lost) lost ??= last.keys.get(last.locator.place(hashes[j]!));
+        else if (r === REPLY.lost) lost ??= this.shardOf(last, hashes[j]!);
         else if (r === REPLY.replaced)
-          throw await lostShard(this.store, this.name, this.epoch, this.metaKey());
-        else if (r !== REPLY.cleared)
-          throw new Error(`unexpected reply ${show(replies[i])} from ${SCALABLE_ADD.name}`);
+          throw await lostShard(this.store, this.name, this.epoch, this.name);
+        else if (r !== REPLY.cleared) throw new Error(`unexpected reply ${show(r)} to scalableAdd`);
       }
       if (lost !== undefined || retry.length > (full ? -1 : 0)) {
         if (full) await this.grow(last.index);
@@ -336,17 +318,16 @@ export abstract class ScalableChain<K extends Key = Key> {
     const hashes = this.hashAll(window);
     let pending = hashes.map((_, j) => j);
     for (let round = 0; pending.length > 0; round++) {
-      if (round >= MAX_ROUNDS)
-        throw new RedisFilterStaleError(
-          `${this.store.label}: gave up after ${round} rounds of growth and clears`,
-        );
+      if (round >= MAX_ROUNDS) throw this.gaveUp(round);
       const chain = this.chain;
       const last = chain[chain.length - 1]!;
       const replies = await Promise.all(
         pending.map((j) =>
           Promise.all([
             this.sealed(last, hashes[j]!),
-            ...chain.map((l) => this.read(l, hashes[j]!)),
+            Promise.all(chain.map((l) => this.read(l, hashes[j]!))).then((reads) =>
+              reads.map((r) => seen(r, this.epoch)),
+            ),
           ]),
         ),
       );
@@ -355,19 +336,17 @@ export abstract class ScalableChain<K extends Key = Key> {
       let lost: string | undefined;
       for (let i = 0; i < pending.length; i++) {
         const j = pending[i]!;
-        const [sealed, ...bits] = replies[i] as unknown[];
-        const views = (bits as unknown[][]).map((r) => seen(r, this.epoch));
+        const [sealed, views] = replies[i]!;
         if (views.includes('replaced'))
-          throw await lostShard(this.store, this.name, this.epoch, this.metaKey());
+          throw await lostShard(this.store, this.name, this.epoch, this.name);
         const missing = views.indexOf('lost');
         if (missing >= 0 || views.includes('newer')) {
-          if (missing >= 0)
-            lost ??= chain[missing]!.keys.get(chain[missing]!.locator.place(hashes[j]!));
+          if (missing >= 0) lost ??= this.shardOf(chain[missing]!, hashes[j]!);
           retry.push(j);
         } else if (views.includes('set')) {
           status[offset + j] = KEY_STATUS.applied;
           result(j, true);
-        } else if (sealed !== null && sealed !== undefined) recheck.push(j);
+        } else if (sealed) recheck.push(j);
         else {
           status[offset + j] = KEY_STATUS.applied;
           result(j, false);
@@ -389,7 +368,10 @@ export abstract class ScalableChain<K extends Key = Key> {
     }
   }
 
-  protected metaKey(): string {
-    return metaKey(this.name);
+  private gaveUp(round: number): Error {
+    return this.store.error(
+      'stale',
+      `${this.ops.label}: gave up after ${round} rounds of growth and clears`,
+    );
   }
 }

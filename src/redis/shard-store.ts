@@ -1,0 +1,424 @@
+/**
+ * `RedisShardStore`: the shard store (src/sharded/store.ts) in plain Redis (>= 6.2, no modules),
+ * one server or a Redis Cluster, through a client library (client.ts). Keys are those of keys.ts,
+ * the metadata a hash, each shard a string: the 8-byte header (`id` then `gen`, big-endian u32s,
+ * what `BITFIELD GET u32 0` and `GET u32 32` read) and the cells from bit 64 (docs/FORMAT.md).
+ *
+ * Every guarded write is one Lua script of scripts.ts (header check and write in one atomic step)
+ * or, for a first attempt at a bloom or counting add, one plain `BITFIELD` that reads the header
+ * before it writes (scripts.ts, "Fast path": about a seventh of the script's server time); reads
+ * are one `BITFIELD_RO` with the header. Calls issued in one turn are written by the client
+ * library as one pipelined burst (a cluster client one per node).
+ */
+
+import { FilterFullError, FormatError, show } from '../errors.js';
+import type { StoreErrorKind } from '../sharded/errors.js';
+import {
+  type Epoch,
+  type Meta,
+  type MetaFields,
+  type MetaUpdate,
+  REPLY,
+  type ShardHeader,
+  type ShardKind,
+  type ShardRead,
+  type ShardStore,
+  type WriteReply,
+} from '../sharded/store.js';
+import { type CommandClient, commandClient, type RedisConnection } from './client.js';
+import {
+  RedisEvictionPolicyError,
+  RedisFilterError,
+  RedisFilterLostError,
+  RedisFilterMismatchError,
+  RedisFilterNotFoundError,
+  RedisFilterStaleError,
+  RedisFilterTimeoutError,
+} from './errors.js';
+import { layerShardKey, metaKey, shardKey } from './keys.js';
+import { toMeta } from './meta.js';
+import {
+  BLOOM_ADD,
+  CLEAR_META,
+  COUNTING_ADD,
+  COUNTING_REMOVE,
+  CREATE,
+  CUCKOO_ADD,
+  CUCKOO_REMOVE,
+  DROP_ORPHAN,
+  DROP_SHARD,
+  HEADER_BITS,
+  INIT_SHARD,
+  type LuaScript,
+  META_SET,
+  OR_SHARD,
+  SCALABLE_ADD,
+  SCALABLE_GROW,
+  SCALABLE_SEAL,
+} from './scripts.js';
+
+/** Reads shard bytes in chunks of this many bytes (GETRANGE), so no reply is huge. */
+const READ_CHUNK = 8 * 1024 * 1024;
+const HEADER_BYTES = HEADER_BITS / 8;
+/** Counters (4 bits) and slots (16 bits) before the first cell: `#` offsets skip the header. */
+const HEADER_COUNTERS = HEADER_BITS / 4;
+const HEADER_SLOTS = HEADER_BITS / 16;
+
+const LETTER = { bloom: 'b', counting: 'c', cuckoo: 'k' } as const;
+
+const ERRORS = {
+  failed: RedisFilterError,
+  timeout: RedisFilterTimeoutError,
+  lost: RedisFilterLostError,
+  stale: RedisFilterStaleError,
+  notFound: RedisFilterNotFoundError,
+} as const;
+
+/** The count hash of a scalable shard (same hash tag, so the same slot); none for others. */
+function countKey(ref: string): string | undefined {
+  return ref.startsWith('bk:s:') ? `${ref}:n` : undefined;
+}
+
+/** A read reply as numbers (integers come as numbers, strings or bigints by client settings). */
+function numbers(reply: unknown): number[] {
+  const out = reply as unknown[] as number[];
+  for (let i = 0; i < out.length; i++) if (typeof out[i] !== 'number') out[i] = Number(out[i]);
+  return out;
+}
+
+/** `BITFIELD` or `BITFIELD_RO` of `key` that reads the header first. */
+function withHeader(command: string, key: string): string[] {
+  return [command, key, 'GET', 'u32', '0', 'GET', 'u32', '32'];
+}
+
+export class RedisShardStore implements ShardStore {
+  readonly noun = 'Redis filter';
+  readonly client: CommandClient;
+
+  constructor(
+    connection: RedisConnection,
+    /** Accept a server that may evict keys (see `RedisFilterConnectionOptions`). */
+    readonly allowEviction = false,
+  ) {
+    this.client = commandClient(connection);
+    if (typeof allowEviction !== 'boolean') {
+      throw new TypeError(`allowEviction must be a boolean, got ${show(allowEviction)}`);
+    }
+  }
+
+  /** Sends one command about `key` (the routing key on a cluster). Errors are not wrapped here. */
+  send(key: string, readonly: boolean, args: readonly (string | Buffer)[]): Promise<unknown> {
+    return this.client.send(key, readonly, args);
+  }
+
+  /** Like `send`, with bulk-string replies as `Buffer`s (for binary values). */
+  sendBinary(key: string, args: readonly (string | Buffer)[]): Promise<unknown> {
+    return this.client.sendBinary(key, args);
+  }
+
+  /** Runs `script` (EVALSHA, or EVAL after NOSCRIPT); every key must be in `keys`, in one slot. */
+  eval(
+    script: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | Buffer)[],
+  ): Promise<unknown> {
+    const tail = [String(keys.length), ...keys, ...args];
+    return this.send(keys[0]!, false, ['EVALSHA', script.sha, ...tail]).catch((err: unknown) => {
+      if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
+      return this.send(keys[0]!, false, ['EVAL', script.source, ...tail]);
+    });
+  }
+
+  notReady(): string | null {
+    return this.client.notReady();
+  }
+
+  error(kind: StoreErrorKind, message: string, cause?: unknown): Error {
+    return new ERRORS[kind](message, cause === undefined ? undefined : { cause });
+  }
+
+  mismatch(name: string, parameter: string, existing?: string, requested?: string): Error {
+    return new RedisFilterMismatchError(name, parameter, existing, requested);
+  }
+
+  /** bloomkit's own errors (and argument errors) pass; anything from a client library is wrapped. */
+  wrap(label: string, err: unknown): unknown {
+    if (
+      err instanceof RedisFilterError ||
+      err instanceof FilterFullError ||
+      err instanceof FormatError ||
+      err instanceof TypeError || // includes IncompatibleFiltersError, RedisFilterMismatchError
+      err instanceof RangeError
+    ) {
+      return err;
+    }
+    const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    return new RedisFilterError(`${label} failed: ${message}`, { cause: err });
+  }
+
+  /**
+   * Rejects with `RedisEvictionPolicyError` if any master's `maxmemory-policy` may evict the
+   * filter's keys (`allkeys-*` always; `volatile-*` when it has a TTL), unless `allowEviction`.
+   */
+  async checkDurability(hasTtl: boolean): Promise<void> {
+    if (this.allowEviction) return;
+    for (const send of await this.client.masters()) {
+      const info = String(await send(['INFO', 'memory']));
+      const policy = /maxmemory_policy:(\S+)/.exec(info)?.[1];
+      if (policy === undefined) continue; // a server that does not say cannot be judged
+      if (policy.startsWith('allkeys-') || (hasTtl && policy.startsWith('volatile-'))) {
+        throw new RedisEvictionPolicyError(
+          `the server's maxmemory-policy is ${policy}, which may evict the filter's keys${hasTtl ? ' (it has a TTL)' : ''} and lose acknowledged adds; use noeviction${hasTtl ? '' : ' or a volatile-* policy'}, or pass allowEviction: true`,
+        );
+      }
+    }
+  }
+
+  async createMeta(
+    name: string,
+    fields: MetaFields,
+    ttl: number | undefined,
+  ): Promise<{ created: boolean; meta: Meta }> {
+    const args: string[] = [ttl === undefined ? '' : String(ttl)];
+    for (const [field, value] of Object.entries(fields)) args.push(field, value);
+    const reply = await this.eval(CREATE, [metaKey(name)], args);
+    if (!Array.isArray(reply) || reply.length !== 2) {
+      throw new FormatError(`unexpected reply to the create script: ${show(reply)}`);
+    }
+    return { created: Number(reply[0]) === 1, meta: toMeta(reply[1]) };
+  }
+
+  async readMeta(name: string): Promise<Meta | undefined> {
+    const key = metaKey(name);
+    const meta = toMeta(await this.send(key, true, ['HGETALL', key]));
+    return Object.keys(meta).length === 0 ? undefined : meta;
+  }
+
+  async setMetaField(name: string, id: string, field: string, value: string): Promise<number> {
+    return Number(await this.eval(META_SET, [metaKey(name)], [id, field, value]));
+  }
+
+  async newGeneration(name: string, id: string, dropLayers: boolean): Promise<MetaUpdate> {
+    const reply = (await this.eval(
+      CLEAR_META,
+      [metaKey(name)],
+      [id, dropLayers ? '1' : '0'],
+    )) as unknown[];
+    return update(reply);
+  }
+
+  async appendLayer(name: string, epoch: Epoch, count: number, spec: string): Promise<MetaUpdate> {
+    const args = [String(count), spec, epoch.id, String(epoch.gen)];
+    return update((await this.eval(SCALABLE_GROW, [metaKey(name)], args)) as unknown[]);
+  }
+
+  async deleteMeta(name: string): Promise<void> {
+    const key = metaKey(name);
+    await this.send(key, false, ['DEL', key]);
+  }
+
+  shardRef(kind: ShardKind, name: string, shard: number, layer = 0): string {
+    return kind === 'scalable'
+      ? layerShardKey(name, layer, shard)
+      : shardKey(LETTER[kind], name, shard);
+  }
+
+  async initShard(ref: string, epoch: Epoch, expireAt: number | undefined): Promise<boolean> {
+    const count = countKey(ref);
+    const keys = count === undefined ? [ref] : [ref, count];
+    const args = [epoch.id, String(epoch.gen), expireAt === undefined ? '' : String(expireAt)];
+    return Number(await this.eval(INIT_SHARD, keys, args)) === 1;
+  }
+
+  /** One DEL per key (on a cluster they are in different slots), all sent in one turn. */
+  async deleteShards(refs: readonly string[]): Promise<void> {
+    const keys: string[] = [];
+    for (const ref of refs) {
+      keys.push(ref);
+      const count = countKey(ref);
+      if (count !== undefined) keys.push(count);
+    }
+    await Promise.all(keys.map((key) => this.send(key, false, ['DEL', key])));
+  }
+
+  async dropShard(ref: string, epoch: Epoch): Promise<boolean> {
+    const keys = [ref, countKey(ref) ?? `${ref}:n`];
+    return Number(await this.eval(DROP_SHARD, keys, [epoch.id, String(epoch.gen)])) === 1;
+  }
+
+  setBits(
+    ref: string,
+    epoch: Epoch,
+    cells: ArrayLike<number>,
+    first: boolean,
+  ): Promise<WriteReply> {
+    const n = cells.length;
+    if (!first) {
+      const args = new Array<string>(2 + n);
+      args[0] = epoch.id;
+      args[1] = String(epoch.gen);
+      for (let j = 0; j < n; j++) args[2 + j] = String(cells[j]! + HEADER_BITS);
+      return this.eval(BLOOM_ADD, [ref], args).then(Number);
+    }
+    const args = withHeader('BITFIELD', ref);
+    for (let j = 0; j < n; j++) args.push('SET', 'u1', String(cells[j]! + HEADER_BITS), '1');
+    // New iff some bit was 0 before.
+    return this.fast(ref, epoch, args, (v) => v === 0);
+  }
+
+  async readBits(ref: string, cells: ArrayLike<number>): Promise<ShardRead> {
+    const args = withHeader('BITFIELD_RO', ref);
+    for (let j = 0; j < cells.length; j++) args.push('GET', 'u1', String(cells[j]! + HEADER_BITS));
+    return numbers(await this.send(ref, true, args));
+  }
+
+  async countBits(ref: string): Promise<number> {
+    return Number(await this.send(ref, true, ['BITCOUNT', ref, String(HEADER_BYTES), '-1']));
+  }
+
+  addCounters(
+    ref: string,
+    epoch: Epoch,
+    cells: ArrayLike<number>,
+    first: boolean,
+  ): Promise<WriteReply> {
+    if (!first)
+      return this.eval(COUNTING_ADD, [ref], guarded(epoch, cells, HEADER_COUNTERS)).then(Number);
+    const args = [...withHeader('BITFIELD', ref), 'OVERFLOW', 'SAT'];
+    for (let j = 0; j < cells.length; j++) {
+      args.push('INCRBY', 'u4', `#${cells[j]! + HEADER_COUNTERS}`, '1');
+    }
+    // New iff some counter went from 0 to 1.
+    return this.fast(ref, epoch, args, (v) => v === 1);
+  }
+
+  async removeCounters(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<number> {
+    return Number(await this.eval(COUNTING_REMOVE, [ref], guarded(epoch, cells, HEADER_COUNTERS)));
+  }
+
+  async readCounters(ref: string, cells: ArrayLike<number>): Promise<ShardRead> {
+    const args = withHeader('BITFIELD_RO', ref);
+    for (let j = 0; j < cells.length; j++)
+      args.push('GET', 'u4', `#${cells[j]! + HEADER_COUNTERS}`);
+    return numbers(await this.send(ref, true, args));
+  }
+
+  async cuckooAdd(
+    ref: string,
+    epoch: Epoch,
+    f: number,
+    i1: number,
+    i2: number,
+    buckets: number,
+    maxKicks: number,
+  ): Promise<number> {
+    const args = [epoch.id, String(epoch.gen), String(f), String(i1), String(i2), String(buckets)];
+    return Number(await this.eval(CUCKOO_ADD, [ref], [...args, String(maxKicks)]));
+  }
+
+  async cuckooRemove(
+    ref: string,
+    epoch: Epoch,
+    f: number,
+    i1: number,
+    i2: number,
+  ): Promise<number> {
+    const args = [epoch.id, String(epoch.gen), String(f), String(i1), String(i2)];
+    return Number(await this.eval(CUCKOO_REMOVE, [ref], args));
+  }
+
+  async readBuckets(ref: string, i1: number, i2: number): Promise<ShardRead> {
+    const args = withHeader('BITFIELD_RO', ref);
+    for (const b of [i1, i2]) {
+      for (let s = 0; s < 4; s++) args.push('GET', 'u16', `#${HEADER_SLOTS + b * 4 + s}`);
+    }
+    return numbers(await this.send(ref, true, args));
+  }
+
+  async scalableAdd(
+    ref: string,
+    epoch: Epoch,
+    share: number,
+    cells: ArrayLike<number>,
+  ): Promise<number> {
+    const args = new Array<string>(3 + cells.length);
+    args[0] = epoch.id;
+    args[1] = String(epoch.gen);
+    args[2] = String(share);
+    for (let j = 0; j < cells.length; j++) args[3 + j] = String(cells[j]! + HEADER_BITS);
+    return Number(await this.eval(SCALABLE_ADD, [ref, `${ref}:n`], args));
+  }
+
+  async seal(ref: string, epoch: Epoch): Promise<number> {
+    return Number(await this.eval(SCALABLE_SEAL, [ref, `${ref}:n`], [epoch.id, String(epoch.gen)]));
+  }
+
+  async layerState(ref: string): Promise<{ count: number; sealed: boolean }> {
+    const state = `${ref}:n`;
+    const r = (await this.send(state, true, ['HMGET', state, 'n', 'sealed'])) as unknown[];
+    return { count: Number(r[0] ?? 0), sealed: r[1] !== null && r[1] !== undefined };
+  }
+
+  /** The header (one BITFIELD_RO), then the bytes in GETRANGE chunks of {@link READ_CHUNK}. */
+  async readShard(ref: string, into: Uint8Array): Promise<ShardHeader> {
+    const header = numbers(await this.send(ref, true, withHeader('BITFIELD_RO', ref)));
+    for (let from = 0; from < into.length; from += READ_CHUNK) {
+      const to = Math.min(into.length, from + READ_CHUNK);
+      const range = ['GETRANGE', ref, String(HEADER_BYTES + from), String(HEADER_BYTES + to - 1)];
+      const chunk = (await this.sendBinary(ref, range)) as Buffer;
+      into.set(chunk.subarray(0, to - from), from);
+      if (chunk.length < to - from) break; // the rest of the string does not exist: zeros
+    }
+    return { id: header[0]!, gen: header[1]! };
+  }
+
+  /** BITOP OR through a scratch key with the same hash tag, in one script (OR_SHARD). */
+  async orShard(ref: string, epoch: Epoch, bytes: Uint8Array): Promise<number> {
+    const value = Buffer.alloc(HEADER_BYTES + bytes.length);
+    value.set(bytes, HEADER_BYTES);
+    const keys = [ref, `${ref}:tmp:${epoch.id}`];
+    return Number(await this.eval(OR_SHARD, keys, [epoch.id, String(epoch.gen), value]));
+  }
+
+  /**
+   * A fast write (plain BITFIELD reading the header first): the reply if it landed in `epoch`;
+   * `Landed` if in another generation; on a missing shard the header-less string the write left
+   * is deleted (DROP_ORPHAN) and the reply is `REPLY.lost`.
+   */
+  private async fast(
+    ref: string,
+    epoch: Epoch,
+    args: string[],
+    isNew: (value: number) => boolean,
+  ): Promise<WriteReply> {
+    const reply = numbers(await this.send(ref, false, args));
+    let result: 0 | 1 = 0;
+    for (let i = 2; i < reply.length; i++) {
+      if (isNew(reply[i]!)) {
+        result = 1;
+        break;
+      }
+    }
+    const id = reply[0]!;
+    if (id === 0) {
+      await this.eval(DROP_ORPHAN, [ref], []);
+      return REPLY.lost;
+    }
+    if (String(id) !== epoch.id) return REPLY.replaced;
+    const gen = reply[1]!;
+    return gen === epoch.gen ? result : { gen, result };
+  }
+}
+
+/** Script arguments: id, gen, then `cells` shifted past the header (`#` offsets). */
+function guarded(epoch: Epoch, cells: ArrayLike<number>, header: number): string[] {
+  const args = [epoch.id, String(epoch.gen)];
+  for (let j = 0; j < cells.length; j++) args.push(String(cells[j]! + header));
+  return args;
+}
+
+/** A metadata script's `{code, HGETALL}` reply. */
+function update(reply: unknown[]): MetaUpdate {
+  const code = Number(reply[0]);
+  return code === 1 ? { code, meta: toMeta(reply[1]) } : { code };
+}

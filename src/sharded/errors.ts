@@ -1,0 +1,92 @@
+/**
+ * Errors of the filters kept in a shard store (store.ts), and the per-key outcome of a batch.
+ * Bad arguments are `RangeError`/`TypeError` as everywhere in bloomkit; these classes cover what a
+ * caller of a shared store wants to catch. A store names its own subclasses (the Redis store makes
+ * `RedisFilterError` and its kin, src/redis/errors.ts); every one is a {@link StoredFilterError}
+ * (or, for parameters that differ, a {@link StoredFilterMismatchError}).
+ */
+
+import { IncompatibleFiltersError, show } from '../errors.js';
+
+/** Per-key status codes of {@link BatchOutcome.status}. */
+export const KEY_STATUS = {
+  /** Never sent, or refused by the store without a change: safe to send again. */
+  notApplied: 0,
+  /** Acknowledged by the store. */
+  applied: 1,
+  /** Sent without an answer (timeout, dropped connection): it may or may not have been applied. */
+  unknown: 2,
+} as const;
+
+/**
+ * What a batch that stopped early did. The batch stops sending at the first failure, so keys past
+ * `seen` were never read from the input. A retry should send only the keys whose status is
+ * `notApplied` (for removes, resending an `unknown` key may remove it twice).
+ */
+export interface BatchOutcome {
+  /** Keys taken from the input before the batch stopped. */
+  readonly seen: number;
+  /** How many of them were acknowledged. */
+  readonly applied: number;
+  /** `status[i]` for key i < seen: a {@link KEY_STATUS} code. */
+  readonly status: Uint8Array;
+}
+
+/**
+ * An operation of a stored filter failed: the store's connection failed, the operation did not
+ * finish within the filter's `timeout`, or the filter's data is gone. A failed batch says in
+ * `batch` which keys were applied.
+ */
+export class StoredFilterError extends Error {
+  override readonly name: string = 'StoredFilterError';
+  /** For a batch (`addMany`, `hasMany`, `removeMany`): what happened to each key. */
+  batch?: BatchOutcome;
+}
+
+/** Part of the filter is missing from its store: keys added before may now be answered absent. */
+export class StoredFilterLostError extends StoredFilterError {
+  override readonly name: string = 'StoredFilterLostError';
+}
+
+/** The filter was deleted and created again since this object opened it: open it again. */
+export class StoredFilterStaleError extends StoredFilterError {
+  override readonly name: string = 'StoredFilterStaleError';
+}
+
+/** The operation did not complete within the filter's `timeout` (ms). */
+export class StoredFilterTimeoutError extends StoredFilterError {
+  override readonly name: string = 'StoredFilterTimeoutError';
+}
+
+/** `open` found no filter of that name (never created, deleted, or expired by its TTL). */
+export class StoredFilterNotFoundError extends StoredFilterError {
+  override readonly name: string = 'StoredFilterNotFoundError';
+}
+
+/** The kinds of failure a store names with its own error classes (see `ShardStore.error`). */
+export type StoreErrorKind = 'failed' | 'timeout' | 'lost' | 'stale' | 'notFound';
+
+/**
+ * A filter of that name exists with other parameters (or is of another kind) than the ones given
+ * to `create`/`open`/`fromBytes`. Names the parameter and both values.
+ */
+export class StoredFilterMismatchError extends IncompatibleFiltersError {
+  constructor(
+    /** The filter's name. */
+    readonly filter: string,
+    /** The parameter that differs, e.g. `capacity`. */
+    readonly parameter: string,
+    /** The value stored (`undefined` when the stored filter has none). */
+    readonly existing: string | undefined,
+    /** The value asked for (`undefined` when none was given). */
+    readonly requested: string | undefined,
+    /** How messages name a filter of this store, e.g. `Redis filter`. */
+    noun = 'stored filter',
+  ) {
+    super(
+      `${noun} ${show(filter)} exists with ${parameter} ${existing ?? '(none)'}, requested ${requested ?? '(none)'}`,
+    );
+    // The base class types `name` as its own literal; this subclass still names itself.
+    (this as { name: string }).name = 'StoredFilterMismatchError';
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * How a stored filter runs its work against a {@link ShardStore}, whatever the store: every call
+ * is one operation bounded in time, and a batch is sent in bounded windows.
+ *
+ * - An operation fails at once when the store is not ready; a store client's failure becomes the
+ *   store's typed error (`ShardStore.wrap`); past `timeout` ms without an answer it rejects with
+ *   the store's timeout error and its `signal` tells the work to send nothing more; a caller's
+ *   `signal` aborts it the same way with `signal.reason`.
+ * - Batches: keys are taken from the input (any iterable or async iterable) a window of
+ *   {@link WINDOW} at a time; a window's operations are issued in one turn of the event loop (one
+ *   pipelined burst, see store.ts), with up to {@link DEPTH} windows in flight. Memory stays
+ *   bounded whatever the batch size, and the first failure, timeout or abort stops the batch: no
+ *   window is sent after it, and the error's `batch` says which keys were applied. The timeout
+ *   bounds each window (a batch fails when no window completed for `timeout` ms), so a large batch
+ *   is not cut by it.
+ */
+
+import { show } from '../errors.js';
+import type { AbortSignalLike, ProgressOptions } from '../filters/filter.js';
+import { type BatchOutcome, KEY_STATUS, StoredFilterError } from './errors.js';
+import type { ShardStore } from './store.js';
+
+/** Options of every stored filter's `create` and `open`. */
+export interface StoreOptions {
+  /**
+   * Bound in ms on each operation, and on each window of a batch: a call rejects with the store's
+   * timeout error (`RedisFilterTimeoutError`) when the store has not answered for this long (a
+   * batch when no window completed for this long, whatever its size), and a batch then sends
+   * nothing more. Default 10,000 ms ({@link DEFAULT_TIMEOUT}); `Infinity` for none.
+   */
+  timeout?: number;
+}
+
+/** The default `timeout`, ms. */
+export const DEFAULT_TIMEOUT = 10_000;
+
+/** Keys per window of a batch (small windows keep the client libraries' garbage low). */
+export const WINDOW = 512;
+/** Windows in flight at once. */
+export const DEPTH = 4;
+
+/** The state of one operation: aborted on timeout, failure or the caller's signal. */
+export interface OpContext {
+  readonly signal: AbortSignal;
+  /** Restarts the timeout (a batch calls it whenever a window completes). */
+  progress(): void;
+  /** Stops the timeout until the next `progress()` (while a batch waits for its input). */
+  pause(): void;
+  /** Set by a batch, so that a timeout can say which keys were applied. */
+  outcome?: Outcome;
+}
+
+/** The per-key status of a batch (see `BatchOutcome`). */
+export class Outcome {
+  status = new Uint8Array(WINDOW * DEPTH);
+  seen = 0;
+
+  reserve(n: number): void {
+    this.seen += n;
+    if (this.seen > this.status.length) {
+      const grown = new Uint8Array(Math.max(this.seen, this.status.length * 2));
+      grown.set(this.status);
+      this.status = grown;
+    }
+  }
+
+  snapshot(): BatchOutcome {
+    const status = this.status.slice(0, this.seen);
+    let applied = 0;
+    for (let i = 0; i < status.length; i++) if (status[i] === KEY_STATUS.applied) applied++;
+    return { seen: this.seen, applied, status };
+  }
+}
+
+/** A store with a label and a timeout: runs one filter object's operations. */
+export class StoreOps<S extends ShardStore = ShardStore> {
+  readonly timeout: number;
+
+  constructor(
+    readonly store: S,
+    /** Names the filter in error messages, e.g. `RedisBloomFilter "seen"`. */
+    readonly label: string,
+    options: StoreOptions = {},
+  ) {
+    const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+    if (!(typeof timeout === 'number' && timeout > 0)) {
+      throw new RangeError(`timeout must be a positive number of ms, got ${show(timeout)}`);
+    }
+    this.timeout = timeout;
+  }
+
+  /**
+   * Runs `fn` as one filter operation (see the module comment); `ctx.signal` tells `fn` to send
+   * nothing more once the operation failed, timed out or was aborted.
+   */
+  async op<T>(
+    what: string,
+    fn: (ctx: OpContext) => Promise<T>,
+    signal?: AbortSignalLike,
+  ): Promise<T> {
+    const label = `${this.label}: ${what}`;
+    const notReady = this.store.notReady();
+    if (notReady !== null) throw this.store.error('failed', `${label} failed: ${notReady}`);
+    if (signal?.aborted === true) throw signal.reason;
+    const stop = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    let expire: () => void = () => undefined;
+    const ctx: OpContext = {
+      signal: stop.signal,
+      progress: () => {
+        clearTimeout(timer);
+        if (Number.isFinite(this.timeout) && !stop.signal.aborted) {
+          timer = setTimeout(expire, this.timeout);
+        }
+      },
+      pause: () => clearTimeout(timer),
+    };
+    const interrupted = new Promise<never>((_, reject) => {
+      expire = () => {
+        const err = this.store.error(
+          'timeout',
+          `${label} did not complete within ${this.timeout} ms`,
+        ) as Error & { batch?: BatchOutcome };
+        if (ctx.outcome !== undefined) err.batch = ctx.outcome.snapshot();
+        stop.abort(err);
+        reject(err);
+      };
+      ctx.progress();
+      if (signal !== undefined && typeof (signal as AbortSignal).addEventListener === 'function') {
+        onAbort = () => {
+          const reason: unknown = signal.reason;
+          if (ctx.outcome !== undefined && reason instanceof Error) {
+            (reason as { batch?: BatchOutcome }).batch = ctx.outcome.snapshot();
+          }
+          stop.abort(reason);
+          reject(reason);
+        };
+        (signal as AbortSignal).addEventListener('abort', onAbort, { once: true });
+      }
+    });
+    interrupted.catch(() => undefined);
+    const work = fn(ctx);
+    work.catch(() => undefined); // a late failure after the deadline is not unhandled
+    try {
+      return await Promise.race([work, interrupted]);
+    } catch (err) {
+      if (err === signal?.reason && signal?.aborted) throw err;
+      const wrapped = this.store.wrap(label, err);
+      if (
+        wrapped instanceof StoredFilterError &&
+        wrapped.batch === undefined &&
+        ctx.outcome !== undefined
+      ) {
+        wrapped.batch = ctx.outcome.snapshot();
+      }
+      stop.abort(wrapped);
+      throw wrapped;
+    } finally {
+      clearTimeout(timer);
+      if (onAbort !== undefined) (signal as AbortSignal).removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * A batch as one operation: takes the keys a window at a time and calls `run(window, offset,
+   * status, ctx)` for each, up to {@link DEPTH} at once. `run` sends the window's operations (in
+   * one turn) and records each key's status in `status[offset + j]` as it goes (`unknown` when
+   * sent, `applied` or `notApplied` when answered). Stops taking keys at the first failure,
+   * timeout or abort. Resolves to the number of keys.
+   */
+  batch<K>(
+    what: string,
+    keys: Iterable<K> | AsyncIterable<K>,
+    options: ProgressOptions | undefined,
+    run: (window: K[], offset: number, status: Uint8Array, ctx: OpContext) => Promise<void>,
+  ): Promise<number> {
+    if (
+      keys === null ||
+      typeof keys !== 'object' ||
+      !(Symbol.iterator in keys || Symbol.asyncIterator in keys)
+    ) {
+      throw new TypeError(`keys must be an iterable or async iterable, got ${show(keys)}`);
+    }
+    const onProgress = options?.onProgress;
+    return this.op(
+      what,
+      async (ctx) => {
+        const outcome = new Outcome();
+        ctx.outcome = outcome;
+        const source = windows(keys);
+        const inFlight: Promise<void>[] = [];
+        let failed: { err: unknown } | undefined;
+        let done = 0;
+        try {
+          for (;;) {
+            if (ctx.signal.aborted) throw ctx.signal.reason;
+            if (failed !== undefined) throw failed.err;
+            if (options?.signal?.aborted === true) throw options.signal.reason;
+            if (inFlight.length === 0) ctx.pause(); // waiting for the caller's keys, not the store
+            const next = await source.next();
+            ctx.progress();
+            if (next.done === true || ctx.signal.aborted || failed !== undefined) break;
+            const window = next.value;
+            const offset = outcome.seen;
+            outcome.reserve(window.length);
+            const work = run(window, offset, outcome.status, ctx).then(() => {
+              ctx.progress();
+              done += window.length;
+              onProgress?.(done);
+            });
+            // Any window's failure stops the batch before the next window is taken.
+            work.catch((err: unknown) => {
+              failed ??= { err };
+            });
+            inFlight.push(work);
+            if (inFlight.length >= DEPTH) await inFlight.shift();
+          }
+          for (const work of inFlight) await work;
+        } finally {
+          await source.return(undefined);
+        }
+        return outcome.seen;
+      },
+      options?.signal,
+    );
+  }
+
+  /** Issues `command(i)` for i in [0, count), a window of calls at a time; the replies in order. */
+  async all<T>(count: number, command: (i: number) => Promise<T>): Promise<T[]> {
+    const out = new Array<T>(count);
+    for (let start = 0; start < count; start += WINDOW * DEPTH) {
+      const end = Math.min(count, start + WINDOW * DEPTH);
+      const pending: Promise<T>[] = [];
+      for (let i = start; i < end; i++) pending.push(command(i));
+      const replies = await Promise.all(pending);
+      for (let i = 0; i < replies.length; i++) out[start + i] = replies[i]!;
+    }
+    return out;
+  }
+}
+
+/** The keys of `source` in arrays of at most WINDOW, from an iterable or an async iterable. */
+async function* windows<K>(source: Iterable<K> | AsyncIterable<K>): AsyncGenerator<K[]> {
+  let window: K[] = [];
+  if (Symbol.asyncIterator in source) {
+    for await (const key of source as AsyncIterable<K>) {
+      window.push(key);
+      if (window.length === WINDOW) {
+        yield window;
+        window = [];
+      }
+    }
+  } else {
+    for (const key of source as Iterable<K>) {
+      window.push(key);
+      if (window.length === WINDOW) {
+        yield window;
+        window = [];
+      }
+    }
+  }
+  if (window.length > 0) yield window;
+}
