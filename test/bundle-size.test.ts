@@ -2,9 +2,9 @@
  * What one import costs a browser application: the published ESM build (tsup.config.ts's `esm`,
  * built here without declarations) is bundled by esbuild for the browser, minified, once per
  * filter type, importing that type alone, the way an application would. Each must stay within the
- * budget (30 kB minified), the figures in README.md's size table must be what this test measures
- * (within a small margin), and importing the core must compile no WebAssembly: the hashing
- * module is compiled on first use.
+ * budget (30 kB minified) or the bound stated for it below, the figures in README.md's size table
+ * must be what this test measures (within a small margin), and importing the core must compile no
+ * WebAssembly: each hashing module is compiled on first use.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,13 +21,34 @@ import { esm } from '../tsup.config.js';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
+/** The bound on importing one filter type, minified (1 kB = 1000 bytes). */
+const BUDGET = 30_000;
 /**
- * The bound on importing one filter type, minified (1 kB = 1000 bytes). The goal is 30 kB; the
- * types measure 30-46 kB today (Guava I/O and format detection come with the classic filter, the
- * shared WebAssembly module carries both hashes, the counting and scalable filters bring the
- * classic one), so this bound stops growth while the goal is open.
+ * The types whose public API alone weighs more than {@link BUDGET}, each bound at what it
+ * measures plus about 3% (for growth elsewhere; the test fails, asking to drop the entry, once a
+ * type fits the budget). A class's static methods cannot be tree-shaken, so a type carries every
+ * reader and writer its class offers. What stays after the cuts (per-hash WebAssembly modules,
+ * format detection out of the class paths, a smaller MurmurHash3 fallback):
+ * - `BloomFilter` (36.1 kB when this bound was set): MurmurHash3 with Guava's MITZ_64 walk as a
+ *   WebAssembly module (2.4 kB of base64) and its JavaScript fallback for hosts that forbid
+ *   WebAssembly (2.2 kB); the scratch memory, per-filter kernels, batch chunks and loader
+ *   (6.0 kB); the key funnels (2.3 kB); `fromBytes`/`toBytes`: the native container with its
+ *   CRC-32C (7.2 kB); `fromGuava`/`toGuava` (1.4 kB); `{ shared: true }`/`fromShared` (2.1 kB);
+ *   typed errors naming parameter and value (1.4 kB); the class, its bases, bit array, probe
+ *   strategies, packed keys and sizing math (11.0 kB).
+ * - `SplitBlockBloomFilter` (34.7 kB): the same container, storage and funnels, XXH64 in
+ *   WebAssembly and JavaScript (4.5 kB), and Parquet's thrift header for `fromParquet` /
+ *   `toParquet` (2.7 kB).
+ * - `CountingBloomFilter` (43.3 kB) and `ScalableBloomFilter` (43.5 kB): a whole `BloomFilter`
+ *   (`toBloomFilter()` returns one; a scalable filter's layers are classic filters, `layer(i)`)
+ *   plus about 7 kB of their own.
  */
-const BUDGET = 48_000;
+const OVER_BUDGET: Readonly<Record<string, number>> = {
+  BloomFilter: 37_200,
+  SplitBlockBloomFilter: 35_800,
+  CountingBloomFilter: 44_600,
+  ScalableBloomFilter: 44_900,
+};
 /** How far README.md's figures may drift from what is measured before the test asks for an update. */
 const MARGIN = 0.05;
 /** The imports measured: each filter type alone, then the sizing math alone, then everything. */
@@ -113,9 +134,17 @@ describe('browser bundle size of one import', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('keeps every filter type within 30 kB minified when imported alone', () => {
-    for (const s of sizes.filter((x) => x.what !== EVERYTHING)) {
-      expect(s.minified, `${s.what}: ${s.minified} bytes: ${s.parts}`).toBeLessThanOrEqual(BUDGET);
+  it('keeps every filter type within 30 kB minified when imported alone, or its stated bound', () => {
+    for (const name of IMPORTS) {
+      const s = sizes.find((x) => x.what === `\`${name}\``)!;
+      const bound = OVER_BUDGET[name] ?? BUDGET;
+      expect(s.minified, `${s.what}: ${s.minified} bytes: ${s.parts}`).toBeLessThanOrEqual(bound);
+      if (name in OVER_BUDGET) {
+        expect(
+          s.minified,
+          `${name} now fits ${BUDGET} bytes: drop it from OVER_BUDGET`,
+        ).toBeGreaterThan(BUDGET);
+      }
     }
   });
 
