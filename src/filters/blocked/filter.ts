@@ -28,21 +28,15 @@
  * Not interchangeable with RocksDB's filter bytes: RocksDB hashes with XXH3, bloomkit with XXH64.
  */
 
-import { BitArray, type BitStorage, popcount32 } from '../../bits/bit-array.js';
-import { SharedBitArray } from '../../bits/shared-bit-array.js';
-import {
-  checkSharedHandle,
-  type SharedFilterHandle,
-  sharedView,
-  shareStorage,
-} from '../../bits/shared-handle.js';
+import { type BitStorage, popcount32 } from '../../bits/bit-array.js';
+import type { SharedFilterHandle } from '../../bits/shared-handle.js';
 import { checkOptions, checkPositiveInteger } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { MAX_BATCH, xxh64Key, xxh64Many, xxViews } from '../../hash/xxhash64.js';
 import { checkOut, percent } from '../base.js';
 import { xxh64Chunks } from '../batch-chunks.js';
-import { BitFilter } from '../bit-filter.js';
+import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 import { checkPacked } from '../packed.js';
 import { addHashes, hasHashes } from './batch.js';
@@ -92,6 +86,7 @@ export class BlockedBloomFilter<K extends Key = Key>
 {
   /** The class's name in messages, JSON and summaries (survives minification). */
   static readonly typeName = 'BlockedBloomFilter';
+  protected override readonly sharedType = 'blocked';
   /** The bit storage (plain or shared); block b is words [16b, 16b + 16). */
   override readonly bits: BitStorage;
   /** Number of 512-bit blocks (z). */
@@ -109,10 +104,7 @@ export class BlockedBloomFilter<K extends Key = Key>
     this.hashes = checkPositiveInteger('hashes', shape.hashes, MAX_PROBES);
     this.funnel = checkFunnel(shape.funnel ?? 'string');
     const bitSize = this.blocks * BLOCK_BITS;
-    if (storage !== undefined && storage.bitSize !== bitSize) {
-      throw new RangeError(`storage has ${storage.bitSize} bits, the shape needs ${bitSize}`);
-    }
-    this.bits = storage ?? (shape.shared ? new SharedBitArray(bitSize) : new BitArray(bitSize));
+    this.bits = bitsOf(bitSize, shape.shared, storage);
     this.data = this.bits.data;
   }
 
@@ -287,26 +279,14 @@ export class BlockedBloomFilter<K extends Key = Key>
     return { blocks: this.blocks, hashes: this.hashes, funnel: this.funnel };
   }
 
-  /**
-   * A handle to this filter's shared memory, to send to a worker (`postMessage`): there
-   * `BlockedBloomFilter.fromShared(handle)` opens the same filter on the same bits, and adds from any number
-   * of threads lose nothing (`Atomics.or`). Only for a filter made with `{ shared: true }` (else a
-   * `TypeError`). `estimatedCount()`, `expectedFpp()` and `bitCount` read a snapshot: adds
-   * racing the count may or may not be in it.
-   */
-  share(): SharedFilterHandle {
-    return shareStorage('blocked', 'BlockedBloomFilter', this.shape(), this.data);
-  }
-
   /** The filter behind a {@link share} handle, on the same shared bits. */
   static fromShared<K extends Key = Key>(handle: SharedFilterHandle): BlockedBloomFilter<K> {
-    const h = checkSharedHandle(handle, 'blocked');
-    const shape = h.shape as unknown as BlockedBloomFilterShape;
-    const bitSize = shape.blocks * BLOCK_BITS;
-    return new BlockedBloomFilter<K>(
-      shape,
-      new SharedBitArray(bitSize, sharedView(h, Uint32Array, bitSize / 32)),
+    const { shape, bits } = sharedBits<BlockedBloomFilterShape>(
+      handle,
+      'blocked',
+      (s) => s.blocks * BLOCK_BITS,
     );
+    return new BlockedBloomFilter<K>(shape, bits);
   }
 
   /** bloomkit's native format (filter type 5; see format.ts). */

@@ -17,12 +17,7 @@
 
 import { BitArray, type BitStorage } from '../../bits/bit-array.js';
 import { SharedBitArray } from '../../bits/shared-bit-array.js';
-import {
-  checkSharedHandle,
-  type SharedFilterHandle,
-  sharedView,
-  shareStorage,
-} from '../../bits/shared-handle.js';
+import type { SharedFilterHandle } from '../../bits/shared-handle.js';
 import { checkOptions, checkPositiveInteger, checkProbability } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { BloomKernel, hashKey, mitz64Probes, views } from '../../hash/hasher.js';
@@ -36,7 +31,7 @@ import {
 } from '../../hash/strategies.js';
 import { bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../../math.js';
 import { checkOut, percent } from '../base.js';
-import { BitFilter } from '../bit-filter.js';
+import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 import { checkPacked, keyEnd } from '../packed.js';
 import { kernelBatch, scratchFlags, storageAddBatch, storageHasBatch } from './batch.js';
@@ -79,6 +74,7 @@ export interface BloomFilterShape<F extends Funnel = Funnel> extends BloomFilter
 export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements MembershipFilter<K> {
   /** The class's name in messages, JSON and summaries (survives minification). */
   static readonly typeName = 'BloomFilter';
+  protected override readonly sharedType = 'bloom';
   /** The bit storage (plain or shared). */
   override readonly bits: BitStorage;
   /** Number of hash functions (bit positions per key), k. */
@@ -105,15 +101,11 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
     const bitSize = Math.ceil(bits / 64) * 64;
     this.funnel = checkFunnel(shape.funnel ?? 'string');
     this.strategy = checkStrategy(shape.strategy ?? 'MURMUR128_MITZ_64');
-    if (storage !== undefined && storage.bitSize !== bitSize) {
-      throw new RangeError(`storage has ${storage.bitSize} bits, the shape needs ${bitSize}`);
-    }
     this.mitz64 = this.strategy === 'MURMUR128_MITZ_64';
     this.kernel =
       storage === undefined && !shape.shared && this.mitz64 ? BloomKernel.create(bitSize) : null;
     this.plain = this.kernel === null ? null : new BitArray(bitSize, this.kernel.data, 0);
-    this.bits =
-      this.plain ?? storage ?? (shape.shared ? new SharedBitArray(bitSize) : new BitArray(bitSize));
+    this.bits = this.plain ?? bitsOf(bitSize, shape.shared, storage);
     this.hashes = hashes;
     this.mod = new Modulus(bitSize);
     this.data = this.bits.data;
@@ -289,26 +281,14 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
     };
   }
 
-  /**
-   * A handle to this filter's shared memory, to send to a worker (`postMessage`): there
-   * `BloomFilter.fromShared(handle)` opens the same filter on the same bits, and adds from any number
-   * of threads lose nothing (`Atomics.or`). Only for a filter made with `{ shared: true }` (else a
-   * `TypeError`). `estimatedCount()`, `expectedFpp()` and `bitCount` read a snapshot: adds
-   * racing the count may or may not be in it.
-   */
-  share(): SharedFilterHandle {
-    return shareStorage('bloom', 'BloomFilter', this.shape(), this.data);
-  }
-
   /** The filter behind a {@link share} handle, on the same shared bits. */
   static fromShared<K extends Key = Key>(handle: SharedFilterHandle): BloomFilter<K> {
-    const h = checkSharedHandle(handle, 'bloom');
-    const shape = h.shape as unknown as BloomFilterShape;
-    const bitSize = Math.ceil(shape.bits / 64) * 64;
-    return new BloomFilter<K>(
-      shape,
-      new SharedBitArray(bitSize, sharedView(h, Uint32Array, bitSize / 32)),
+    const { shape, bits } = sharedBits<BloomFilterShape>(
+      handle,
+      'bloom',
+      (s) => Math.ceil(s.bits / 64) * 64,
     );
+    return new BloomFilter<K>(shape, bits);
   }
 
   /** Guava's `writeTo` bytes (see `guava.ts`). */

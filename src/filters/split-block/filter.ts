@@ -24,19 +24,13 @@
  * here and are not supported.
  */
 
-import { BitArray, type BitStorage, popcount32 } from '../../bits/bit-array.js';
-import { SharedBitArray } from '../../bits/shared-bit-array.js';
-import {
-  checkSharedHandle,
-  type SharedFilterHandle,
-  sharedView,
-  shareStorage,
-} from '../../bits/shared-handle.js';
+import { type BitStorage, popcount32 } from '../../bits/bit-array.js';
+import type { SharedFilterHandle } from '../../bits/shared-handle.js';
 import { checkOptions, checkPositiveInteger } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { checkOut, percent } from '../base.js';
 import { xxh64Chunks } from '../batch-chunks.js';
-import { BitFilter } from '../bit-filter.js';
+import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import { checkPacked } from '../packed.js';
 import { decodeParquetBloomFilter, encodeParquetHeader, splitBlockFormat } from './format.js';
 import {
@@ -107,6 +101,7 @@ export class SplitBlockBloomFilter<K extends Key = Key>
 {
   /** The class's name in messages, JSON and summaries (survives minification). */
   static readonly typeName = 'SplitBlockBloomFilter';
+  protected override readonly sharedType = 'split-block';
   /** The bit storage: block b is 32-bit words [8b, 8b + 8). */
   override readonly bits: BitStorage;
   /** Number of 256-bit blocks (z). */
@@ -126,10 +121,7 @@ export class SplitBlockBloomFilter<K extends Key = Key>
     this.typeId = PARQUET_TYPE_IDS[this.type];
     this.funnel = PARQUET_FUNNELS[this.type];
     const bitSize = this.blocks * SPLIT_BLOCK_BITS;
-    if (storage !== undefined && storage.bitSize !== bitSize) {
-      throw new RangeError(`storage has ${storage.bitSize} bits, the shape needs ${bitSize}`);
-    }
-    this.bits = storage ?? (shape.shared ? new SharedBitArray(bitSize) : new BitArray(bitSize));
+    this.bits = bitsOf(bitSize, shape.shared, storage);
     this.data = this.bits.data;
   }
 
@@ -294,26 +286,14 @@ export class SplitBlockBloomFilter<K extends Key = Key>
     return new SplitBlockBloomFilter<K>(this.shape(), this.bits.clone());
   }
 
-  /**
-   * A handle to this filter's shared memory, to send to a worker (`postMessage`): there
-   * `SplitBlockBloomFilter.fromShared(handle)` opens the same filter on the same bits, and adds from any number
-   * of threads lose nothing (`Atomics.or`). Only for a filter made with `{ shared: true }` (else a
-   * `TypeError`). `estimatedCount()`, `expectedFpp()` and `bitCount` read a snapshot: adds
-   * racing the count may or may not be in it.
-   */
-  share(): SharedFilterHandle {
-    return shareStorage('split-block', 'SplitBlockBloomFilter', this.shape(), this.data);
-  }
-
   /** The filter behind a {@link share} handle, on the same shared bits. */
   static fromShared<K extends Key = Key>(handle: SharedFilterHandle): SplitBlockBloomFilter<K> {
-    const h = checkSharedHandle(handle, 'split-block');
-    const shape = h.shape as unknown as SplitBlockShape;
-    const bitSize = shape.blocks * SPLIT_BLOCK_BITS;
-    return new SplitBlockBloomFilter<K>(
-      shape,
-      new SharedBitArray(bitSize, sharedView(h, Uint32Array, bitSize / 32)),
+    const { shape, bits } = sharedBits<SplitBlockShape>(
+      handle,
+      'split-block',
+      (s) => s.blocks * SPLIT_BLOCK_BITS,
     );
+    return new SplitBlockBloomFilter<K>(shape, bits);
   }
 
   /** The explicit shape of this filter. */
