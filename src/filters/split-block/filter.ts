@@ -45,14 +45,11 @@ import {
 } from './sizing.js';
 import { hashParquetValue } from './values.js';
 
+// The public sizing names, from the class's module as the core barrel takes them.
 export {
-  checkParquetType,
-  MAX_SPLIT_BLOCKS,
-  PARQUET_FUNNELS,
   PARQUET_TYPE_IDS,
   type ParquetPhysicalType,
   SALT,
-  SPLIT_BLOCK_BITS,
   type SplitBlockSize,
   splitBlockFalsePositiveRate,
   splitBlockSize,
