@@ -141,3 +141,50 @@ export {
   optimalNumOfBits,
   optimalNumOfHashFunctions,
 } from './math.js';
+export {
+  type BatchOutcome,
+  KEY_STATUS,
+  StoredFilterError,
+  StoredFilterLostError,
+  StoredFilterMismatchError,
+  StoredFilterNotFoundError,
+  StoredFilterStaleError,
+  StoredFilterTimeoutError,
+  type StoreErrorKind,
+} from './sharded/errors.js';
+export { MemoryShardStore, type MemoryShardStoreOptions } from './sharded/memory-store.js';
+export { DEFAULT_TIMEOUT, type StoreOptions } from './sharded/ops.js';
+export {
+  type Epoch,
+  type Landed,
+  META_REPLY,
+  type Meta,
+  type MetaFields,
+  type MetaUpdate,
+  REPLY as SHARD_REPLY,
+  type ShardHeader,
+  type ShardKind,
+  type ShardRead,
+  type ShardStore,
+  type WriteReply,
+} from './sharded/store.js';
+export {
+  StoredBloomFilter,
+  type StoredBloomFilterOptions,
+  type StoredImportOptions,
+} from './sharded/stored-bloom.js';
+export {
+  StoredCountingBloomFilter,
+  type StoredCountingBloomFilterOptions,
+} from './sharded/stored-counting.js';
+export {
+  altBucket,
+  CUCKOO_MIN_FPP,
+  StoredCuckooFilter,
+  type StoredCuckooFilterOptions,
+} from './sharded/stored-cuckoo.js';
+export type { StoredCreateOptions } from './sharded/stored-open.js';
+export {
+  StoredScalableBloomFilter,
+  type StoredScalableBloomFilterOptions,
+} from './sharded/stored-scalable.js';

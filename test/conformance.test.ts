@@ -1,6 +1,6 @@
 /**
- * Runs the conformance table (test/conformance/table.ts): every in-memory and chunked-file cell
- * through the shared suite, and checks that the table covers every codec of the codec table in
+ * Runs the conformance table (test/conformance/table.ts): every in-memory, chunked-file and
+ * shard-store (`MemoryShardStore`) cell through the shared suite, and checks that the table covers every codec of the codec table in
  * every storage and backend (a cell is a target or a stated reason, shown as a skip).
  */
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   REDIS_TARGETS,
   reasonFor,
   STORAGES,
+  STORE_TARGETS,
 } from './conformance/table.js';
 
 describe('the conformance table', () => {
@@ -24,6 +25,7 @@ describe('the conformance table', () => {
           const hasTarget =
             (backend === 'memory' && (MEMORY_TARGETS[name]?.[storage]?.length ?? 0) > 0) ||
             (backend === 'chunked-file' && storage === 'plain' && CHUNKED_TARGETS[name]) ||
+            (backend === 'memory-store' && storage === 'plain' && STORE_TARGETS[name]) ||
             (backend.startsWith('redis') && storage === 'plain' && REDIS_TARGETS[name]);
           if (!hasTarget && reasonFor(name, storage, backend) === undefined) {
             missing.push(`${name} x ${storage} x ${backend}`);
@@ -54,3 +56,4 @@ for (const byStorage of Object.values(MEMORY_TARGETS)) {
   for (const targets of Object.values(byStorage)) for (const t of targets ?? []) runConformance(t);
 }
 for (const t of Object.values(CHUNKED_TARGETS)) runConformance({ ...t, scale: 10_000 });
+for (const t of Object.values(STORE_TARGETS)) runConformance({ ...t, scale: 5_000 });

@@ -26,8 +26,6 @@ import { metaKey } from './keys.js';
 import { redisOps } from './open.js';
 import type { RedisFilterConnectionOptions } from './store.js';
 
-export { COUNTER_MAX } from '../sharded/stored-counting.js';
-
 /** Options of {@link RedisCountingBloomFilter.create}. */
 export interface RedisCountingBloomFilterOptions
   extends StoredCountingBloomFilterOptions,

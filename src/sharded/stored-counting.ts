@@ -30,6 +30,7 @@
  * exactly where that filter would have a bit set. Memory: 4× the classic filter.
  */
 
+import { COUNTER_MAX } from '../bits/counters.js';
 import { show } from '../errors.js';
 import type { AsyncMembershipFilter, KeyOf, ProgressOptions } from '../filters/filter.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
@@ -55,8 +56,6 @@ export interface StoredCountingBloomFilterOptions extends ShardedBloomOptions, S
   shardBits?: number;
 }
 
-/** The largest counter value; a counter that reaches it stays there. */
-export const COUNTER_MAX = 15;
 
 /**
  * The shape of a counting filter: `shardBits` is counters per shard and `maxShardBits` the limit

@@ -39,7 +39,10 @@ import {
 export async function readFilterMeta(store: ShardStore, name: string): Promise<Meta> {
   const meta = await store.readMeta(name);
   if (meta === undefined) {
-    throw store.error('notFound', `no ${who(store, name)} (never created, destroyed, or expired)`);
+    throw store.error(
+      'notFound',
+      `no ${store.noun} named ${show(name)} (never created, destroyed, or expired)`,
+    );
   }
   return meta;
 }

@@ -1,10 +1,12 @@
 /**
  * THE conformance table: every filter type (a row of the codec table, src/formats/registry.ts)
- * × storage (plain, shared memory) × backend (memory, chunked file, Redis, Redis Cluster). Each
- * cell is either a target the shared suite (suite.ts) runs, or the reason it cannot exist, shown
- * as a visible skip. test/conformance.test.ts runs the memory and chunked-file cells and checks
- * that the table covers every codec; the Redis cells are run by test/redis-conformance.test.ts
- * and test/redis-cluster.test.ts, which check that they run every Redis cell named here.
+ * × storage (plain, shared memory) × backend (memory, chunked file, the in-process shard store,
+ * Redis, Redis Cluster). Each cell is either a target the shared suite (suite.ts) runs, or the
+ * reason it cannot exist, shown as a visible skip. test/conformance.test.ts runs the memory,
+ * chunked-file and shard-store cells (stored.ts: the stored filters over `MemoryShardStore`) and
+ * checks that the table covers every codec; the Redis cells are run by
+ * test/redis-conformance.test.ts and test/redis-cluster.test.ts, which check that they run every
+ * Redis cell named here.
  *
  * Adding a type: one line in MEMORY_TARGETS (or a reason in REASONS), nothing else.
  */
@@ -28,10 +30,19 @@ import {
 } from '../../src/node.js';
 import { ShardedBloomFilter } from '../../src/redis.js';
 import { decodeAny } from '../support/any-filter.js';
+import { STORE_TARGETS } from './stored.js';
 import type { ConformanceTarget, FilterAdapter } from './suite.js';
 
+export { STORE_TARGETS } from './stored.js';
+
 export const STORAGES = ['plain', 'shared'] as const;
-export const BACKENDS = ['memory', 'chunked-file', 'redis', 'redis-cluster'] as const;
+export const BACKENDS = [
+  'memory',
+  'chunked-file',
+  'memory-store',
+  'redis',
+  'redis-cluster',
+] as const;
 export type Storage = (typeof STORAGES)[number];
 export type Backend = (typeof BACKENDS)[number];
 
@@ -332,11 +343,17 @@ export function reasonFor(type: string, storage: Storage, backend: Backend): str
     }
     return undefined;
   }
-  if (storage === 'shared') return 'shared memory is a local storage, not a remote backend';
+  if (storage === 'shared') return 'shared memory is a local storage, not a shard store';
   if (backend === 'chunked-file') {
     return CHUNKED_TARGETS[type] === undefined
       ? 'chunked files hold the classic (Guava MITZ_64) layout only'
       : undefined;
+  }
+  if (backend === 'memory-store') {
+    if (STORE_TARGETS[type] !== undefined) return undefined;
+    return type === 'classic'
+      ? 'in a shard store the classic filter is split into shards: see the sharded row (StoredBloomFilter)'
+      : 'no stored (shard-store) form of this type';
   }
   if (REDIS_TARGETS[type] !== undefined) return undefined;
   return type === 'classic'
