@@ -34,7 +34,7 @@
 import { checkBytes, FormatError } from '../errors.js';
 import { type Funnel, funnelFromId } from '../hash/keys.js';
 import { crc32c } from './crc32c.js';
-import { adviceFor, guavaAdvice } from './detect.js';
+import { adviceFor } from './detect.js';
 
 /** Word payloads (words.ts), also reachable from here. */
 export { bytesToWords, wordsToBytes } from './words.js';
@@ -202,15 +202,19 @@ export function containerSize(h: NativeHeader): number {
 
 /**
  * Checks a whole container held in memory (lengths and CRC-32C) and returns views of its parts.
- * `expectedType`, when given, must match the type id. This is each filter class's own reader: of
- * the other formats, its bad-magic error explains Guava's bytes only (the confusion a classic
- * filter invites), so that a bundle importing one filter type does not carry every format's
+ * `expectedType`, when given, must match the type id. This is each filter class's own reader: a
+ * bad magic is explained only by `advise`, the confusion that class invites (the classic filter
+ * passes `guavaAdvice`), so that a bundle importing one filter type does not carry every format's
  * detection; `fromBytes` and `load`, which read any filter, check the header first with
  * {@link decodeHeader} and explain them all.
  */
-export function decodeContainer(bytes: Uint8Array, expectedType?: number): NativeContainer {
+export function decodeContainer(
+  bytes: Uint8Array,
+  expectedType?: number,
+  advise: (bytes: Uint8Array, totalLength: number) => string = () => '',
+): NativeContainer {
   bytes = checkBytes('bytes', bytes);
-  const header = parseHeader(bytes, bytes.length, guavaAdvice);
+  const header = parseHeader(bytes, bytes.length, advise);
   if (expectedType !== undefined && header.type !== expectedType) {
     throw new FormatError(
       `expected filter type id ${expectedType}, the bytes hold type id ${header.type}`,

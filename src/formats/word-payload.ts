@@ -37,6 +37,8 @@ export interface WordType<S, F extends WordFilter> {
   check(header: NativeHeader, params: DataView, funnel: Funnel): S;
   /** Bits of a filter of this shape. */
   bitsOf(shape: S): number;
+  /** What a bad magic says about other formats (see `decodeContainer`); by default nothing. */
+  readonly advise?: (bytes: Uint8Array, totalLength: number) => string;
 }
 
 /** The native format of a word-payload type. */
@@ -57,7 +59,7 @@ export function wordFormat<S, F extends WordFilter>(
         type.hashOf?.(filter),
       ),
     decode(bytes, options, Filter) {
-      const { header, params, payload } = decodeContainer(bytes, native.typeId);
+      const { header, params, payload } = decodeContainer(bytes, native.typeId, type.advise);
       const shape = check(header, params);
       const view = payloadWordsView(payload, options);
       if (view !== null) return new Filter(shape, new BitArray(type.bitsOf(shape), view));

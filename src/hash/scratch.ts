@@ -51,32 +51,27 @@ export const CHUNK_BYTES = 65536;
 export class Scratch {
   /** The memory the hashing modules import, or null: a plain buffer for the JavaScript cores. */
   readonly memory: WasmMemory | null;
-  buffer: ArrayBuffer;
-  bytes: Uint8Array;
+  buffer!: ArrayBuffer;
+  bytes!: Uint8Array;
   /** The memory as int32 (for 4-byte stores and hashes as [lo, hi] pairs). */
-  i32: Int32Array;
+  i32!: Int32Array;
   /** The memory as uint32 (offsets). */
-  u32: Uint32Array;
+  u32!: Uint32Array;
   /** The memory from KEY_AT on (where a single key is encoded). */
-  keyView: Uint8Array;
+  keyView!: Uint8Array;
   /** Byte length of the memory. */
-  capacity: number;
-  /** Bumped on every growth, so that callers holding views can tell them stale. */
+  capacity!: number;
+  /** Changes on every growth, so that callers holding views can tell them stale. */
   generation = 0;
   /** The modules instantiated over this memory so far (null: that module cannot run here). */
   private readonly instances = new Map<WasmInstantiator<unknown>, unknown>();
 
   constructor(memory: WasmMemory | null) {
     this.memory = memory;
-    this.buffer = memory === null ? new ArrayBuffer(2 * 65536) : memory.buffer;
-    this.bytes = new Uint8Array(this.buffer);
-    this.i32 = new Int32Array(this.buffer);
-    this.u32 = new Uint32Array(this.buffer);
-    this.keyView = this.bytes.subarray(KEY_AT);
-    this.capacity = this.buffer.byteLength;
+    this.view(memory === null ? new ArrayBuffer(2 * 65536) : memory.buffer);
   }
 
-  /** Points the views at `buffer` (after a growth). */
+  /** Points the views at `buffer` (the memory, new or grown). */
   private view(buffer: ArrayBuffer): void {
     this.buffer = buffer;
     this.bytes = new Uint8Array(buffer);

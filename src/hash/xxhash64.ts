@@ -152,10 +152,8 @@ export function xxh64Key(funnel: Funnel, key: Key): void {
   }
 }
 
-const f64 = new Float64Array(1);
-const f64Bytes = new Uint8Array(f64.buffer);
-const f32 = new Float32Array(1);
-const f32Bytes = new Uint8Array(f32.buffer);
+/** Eight bytes seen as a double and as a float (made on the first float hashed). */
+let float: { f64: Float64Array; f32: Float32Array; bytes: Uint8Array } | null = null;
 
 /**
  * XXH64 (seed 0) of `value` as an IEEE 754 float of `width` bytes, little-endian (Parquet PLAIN
@@ -163,9 +161,17 @@ const f32Bytes = new Uint8Array(f32.buffer);
  */
 export function xxh64Float(value: number, width: 4 | 8): void {
   const sc = current();
-  const src = width === 8 ? f64Bytes : f32Bytes;
-  if (width === 8) f64[0] = value;
-  else f32[0] = value;
+  if (float === null) {
+    const buffer = new ArrayBuffer(8);
+    float = {
+      f64: new Float64Array(buffer),
+      f32: new Float32Array(buffer),
+      bytes: new Uint8Array(buffer),
+    };
+  }
+  const src = float.bytes;
+  if (width === 8) float.f64[0] = value;
+  else float.f32[0] = value;
   const bytes = sc.bytes;
   for (let i = 0; i < width; i++) bytes[KEY_AT + i] = src[LITTLE_ENDIAN ? i : width - 1 - i]!;
   hashAt(sc, KEY_AT, width);

@@ -21,6 +21,7 @@
  */
 
 import { FormatError } from '../../errors.js';
+import { guavaAdvice } from '../../formats/detect.js';
 import {
   checkHashCount,
   FILTER_TYPES,
@@ -80,4 +81,6 @@ export const bloomFormat = wordFormat<BloomShape, BloomFilter>({
   },
   check: checkBloom,
   bitsOf: (shape) => shape.bits,
+  // `BloomFilter.fromBytes` given Guava's bytes says to use `fromGuava`.
+  advise: guavaAdvice,
 });
