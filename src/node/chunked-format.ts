@@ -69,7 +69,8 @@ import {
   headerFunnel,
   setU64,
 } from '../formats/native.js';
-import { FUNNEL_IDS, type Funnel } from '../hash/keys.js';
+import { FUNNEL_IDS } from '../hash/keys.js';
+import type { ChunkedShape } from './chunked-info.js';
 
 export const PARAMS_BYTES = 64;
 /** Offset of chunk 0. */
@@ -93,21 +94,7 @@ export type ChunkedRouting = 'hash' | 'range';
 const ROUTING_IDS: Readonly<Record<ChunkedRouting, number>> = { hash: 0, range: 1 };
 
 /** Everything the header, parameters and index say about a chunked file. */
-export interface ChunkedLayout {
-  readonly routing: ChunkedRouting;
-  readonly funnel: Funnel;
-  /** Hash functions per key, k. */
-  readonly hashes: number;
-  /** Bytes of bits per chunk, B. */
-  readonly chunkBytes: number;
-  /** Number of chunks, C. */
-  readonly chunks: number;
-  /** Keys added (consecutive repeats of a key in range routing are not added again). */
-  readonly keys: number;
-  readonly capacity: number;
-  readonly fpp: number;
-  /** Range routing: keys per chunk; 0 for hash routing. */
-  readonly keysPerChunk: number;
+export interface ChunkedLayout extends ChunkedShape {
   /** Byte length of the index, I. */
   readonly indexLength: number;
 }

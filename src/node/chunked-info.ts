@@ -13,23 +13,27 @@ export interface ChunkedOpenOptions {
   cacheBytes?: number;
 }
 
-/** What a chunked file holds (from its header and index). */
-export interface ChunkedBloomInfo {
+/** What a chunked file's header and parameters say about it (the reader's layout adds the rest). */
+export interface ChunkedShape {
   readonly routing: ChunkedRouting;
   readonly funnel: Funnel;
   /** Hash functions per key, k. */
   readonly hashes: number;
-  /** Bytes of bits per chunk. */
+  /** Bytes of bits per chunk, B. */
   readonly chunkBytes: number;
-  /** Number of chunks. */
+  /** Number of chunks, C. */
   readonly chunks: number;
-  /** Keys added. */
+  /** Keys added (consecutive repeats of a key in range routing are not added again). */
   readonly keys: number;
   /** Capacity and fpp requested at build. */
   readonly capacity: number;
   readonly fpp: number;
   /** Range routing: keys per chunk; 0 for hash routing. */
   readonly keysPerChunk: number;
+}
+
+/** What a chunked file holds (from its header and index). */
+export interface ChunkedBloomInfo extends ChunkedShape {
   /** File size in bytes. */
   readonly fileBytes: number;
 }
