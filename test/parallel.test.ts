@@ -23,6 +23,7 @@ import {
   buildParallel,
   CountingBloomFilter,
   FilterWorkerPool,
+  fromBytes,
   packKeys,
   popcount32,
   SplitBlockBloomFilter,
@@ -196,6 +197,30 @@ describe('buildParallel equals the filter one thread builds', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('a pool of private copies answers as the filter does; its added copies merge to one build', async () => {
+    const filter = BloomFilter.create({ capacity: wellFormed.length, fpp: 0.01 });
+    filter.addMany(wellFormed.slice(0, 5000));
+    const probe = packKeys('string', [
+      ...wellFormed.slice(0, 5000),
+      ...mixedStrings(40_000, 98, 100),
+    ]);
+    const pool = await FilterWorkerPool.withCopies(filter.toBytes(), 2);
+    try {
+      expect(await pool.hasBatch(probe)).toEqual(filter.hasBatch(probe));
+      // The rest of the keys go to whichever worker is free; the copies OR-ed together with the
+      // filter equal one thread's build of all the keys.
+      await pool.addBatch(packKeys('string', wellFormed.slice(5000)));
+      const copies = await pool.copies();
+      expect(copies).toHaveLength(2);
+      for (const bytes of copies) filter.union(fromBytes(bytes) as BloomFilter);
+    } finally {
+      await pool.close();
+    }
+    const single = BloomFilter.create({ capacity: wellFormed.length, fpp: 0.01 });
+    single.addMany(wellFormed);
+    expect(filter.toGuava()).toEqual(single.toGuava());
   });
 
   it('stops on abort and names bad options', async () => {

@@ -22,7 +22,7 @@ import { checkOut } from '../filters/base.js';
 import type { PackedKeys, ProgressOptions } from '../filters/filter.js';
 import { checkPacked, packKeys } from '../filters/packed.js';
 import type { Funnel, Key } from '../hash/keys.js';
-import type { BatchMessage, BatchReply } from './parallel-worker.js';
+import type { BatchMessage, BatchReply, WorkerFilterSource } from './parallel-worker.js';
 import type { SharedFilterHandle } from './shared-handle.js';
 
 declare const __filename: string | undefined;
@@ -92,13 +92,34 @@ export class FilterWorkerPool {
   }
 
   /** Starts `workers` threads (default: the core count) on the filter behind `handle`. */
-  static async start(handle: SharedFilterHandle, workers?: number): Promise<FilterWorkerPool> {
+  static start(handle: SharedFilterHandle, workers?: number): Promise<FilterWorkerPool> {
+    return FilterWorkerPool.spawn({ handle }, workers);
+  }
+
+  /**
+   * Starts `workers` threads, each with its own copy of the filter whose native bytes
+   * (`toBytes()`) are `bytes`: for filters that cannot live in shared memory, or that are
+   * faster in their own (a classic filter probes in its WebAssembly kernel). Memory: one copy
+   * per worker. Tests answer as the filter would; adds go to the worker's copy only: gather them
+   * with {@link copies} and merge (`union`).
+   */
+  static async withCopies(bytes: Uint8Array, workers?: number): Promise<FilterWorkerPool> {
+    if (!(bytes instanceof Uint8Array)) {
+      throw new TypeError(`bytes must be a Uint8Array, got ${show(bytes)}`);
+    }
+    return FilterWorkerPool.spawn({ copy: bytes }, workers);
+  }
+
+  private static async spawn(
+    workerData: WorkerFilterSource,
+    workers?: number,
+  ): Promise<FilterWorkerPool> {
     const n = checkWorkers(workers);
     const code = bootstrap();
     const slots: Slot[] = [];
     const ready: Promise<void>[] = [];
     for (let i = 0; i < n; i++) {
-      const worker = new Worker(code, { eval: true, workerData: { handle } });
+      const worker = new Worker(code, { eval: true, workerData });
       slots.push({ worker, inFlight: 0 });
       ready.push(
         new Promise<void>((resolve, reject) => {
@@ -162,6 +183,23 @@ export class FilterWorkerPool {
     }
   }
 
+  /**
+   * The native bytes of every worker's own copy (a pool made by {@link withCopies}), after the
+   * batches sent so far; for a pool on shared memory, each is the shared filter's bytes.
+   */
+  async copies(): Promise<Uint8Array[]> {
+    return Promise.all(
+      this.slots.map((slot) => {
+        const message: BatchMessage = { id: this.nextId++, op: 'bytes' };
+        slot.inFlight++;
+        return new Promise<BatchReply>((resolve, reject) => {
+          this.pending.set(message.id, { resolve, reject });
+          slot.worker.postMessage(message);
+        }).then((reply) => reply.found!);
+      }),
+    );
+  }
+
   /** Sends keys [start, stop) of `batch` (copied out) to `slot`; resolves to its reply. */
   private dispatch(
     slot: Slot,
@@ -174,13 +212,16 @@ export class FilterWorkerPool {
     const first = offsets[start]!;
     const chunkOffsets = new Uint32Array(stop - start + 1);
     for (let i = start; i <= stop; i++) chunkOffsets[i - start] = offsets[i]! - first;
+    // A copy with a buffer of its own (a Node Buffer's slice() is a view: transferring its
+    // buffer would detach the caller's memory).
+    const chunkBytes = new Uint8Array(bytes.subarray(first, offsets[stop]));
     const message: BatchMessage = {
       id: this.nextId++,
       op,
-      bytes: bytes.slice(first, offsets[stop]),
+      bytes: chunkBytes,
       offsets: chunkOffsets,
     };
-    const transfer: ArrayBuffer[] = [message.bytes.buffer as ArrayBuffer, chunkOffsets.buffer];
+    const transfer: ArrayBuffer[] = [chunkBytes.buffer as ArrayBuffer, chunkOffsets.buffer];
     if (ends !== undefined) {
       const chunkEnds = new Uint32Array(stop - start);
       for (let i = start; i < stop; i++) chunkEnds[i - start] = ends[i]! - first;
