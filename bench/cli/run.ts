@@ -1,15 +1,19 @@
 /**
  * `npm run bench:cli`: the `bloomkit` command against the tools people use today, side by side
- * in one run, end to end (process start included), each timed as the best of a few runs with
- * `/usr/bin/time` (wall time and peak resident memory):
+ * in one run, end to end (process start included), each run a few times under `/usr/bin/time`
+ * and reported as the run of median CPU time (user + system; wall time and peak resident memory
+ * from that run):
  *
  * - add and check of 2,000,000 URL lines at p = 0.01 against the DCSO `bloom` tool (Go; Debian
  *   golang-github-dcso-bloom-cli), both reading standard input redirected from the file;
  *   check of absent keys and of present keys (printing 2,000,000 lines to /dev/null);
- *   both tools' false positive rates on the absent keys.
+ *   both tools' false positive rates on the absent keys; bloomkit's add and check with
+ *   `--threads 2` beside one thread (their output checked equal).
  * - dedup of 6,000,000 lines (4,000,000 distinct, 2,000,000 repeats at random places) against
- *   `awk '!seen[$0]++'`: time, peak memory, and the false drops (new lines dropped) counted
- *   exactly, beside the number bloomkit expected from its rates, with a binomial tolerance.
+ *   `awk '!seen[$0]++'`: time, peak memory (also above Node's own baseline, `node -e 0`), and
+ *   the false drops (new lines dropped) counted exactly, beside the number bloomkit expected
+ *   from its type's rate model, with a binomial tolerance; for each state type (blocked, the
+ *   default; classic; split-block) and the scalable filter (no -n, one run).
  *
  * Correctness is checked before anything is reported: no false negatives (every present line
  * printed by check), dedup's output a subsequence of awk's. Run under the shared lock:
@@ -19,14 +23,16 @@
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
+  closeSync,
   createWriteStream,
   existsSync,
   mkdtempSync,
+  openSync,
   readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildCli } from '../../test/support/cli.js';
@@ -96,8 +102,8 @@ interface Timing {
 const q = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
 
 /**
- * Runs `cmd args` (with `2> stderrTo` when given) `rounds` times under /usr/bin/time; the best
- * wall time and its peak memory.
+ * Runs `cmd args` (with `2> stderrTo` when given) `rounds` times under /usr/bin/time; the run of
+ * median CPU time (on a shared machine the least noisy figure), with its wall time and memory.
  */
 function time(
   cmd: string,
@@ -110,7 +116,7 @@ function time(
     stderrTo?: string;
   } = {},
 ): Timing {
-  let best: Timing | null = null;
+  const runs: Timing[] = [];
   for (let r = 0; r < (options.rounds ?? ROUNDS); r++) {
     options.before?.();
     const redirect = `${options.stdin ? ` < ${q(options.stdin)}` : ''} > ${q(options.stdout ?? '/dev/null')}`;
@@ -129,10 +135,16 @@ function time(
       cpuSeconds: Number(m[2]) + Number(m[3]),
       maxRssMiB: Number(m[4]) / 1024,
     };
-    if (best === null || t.cpuSeconds < best.cpuSeconds) best = t;
+    runs.push(t);
   }
-  return best!;
+  runs.sort((a, b) => a.cpuSeconds - b.cpuSeconds);
+  return runs[(runs.length - 1) >> 1]!;
 }
+
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 
 function countLines(path: string): number {
   return Number(execFileSync('wc', ['-l', path], { encoding: 'utf8' }).trim().split(/\s+/)[0]);
@@ -162,7 +174,9 @@ async function main(): Promise<void> {
     fpp: FPP,
     rounds: ROUNDS,
     date: new Date().toISOString(),
+    loadAtStart: load(),
   };
+  console.log(`load average at start: ${load()} (cores: 2 shared)`);
   console.log(
     `bench:cli in ${work}: generating ${N.toLocaleString()} present and absent URL lines...`,
   );
@@ -215,6 +229,35 @@ async function main(): Promise<void> {
       );
     }
     results.bloomkit = mine;
+    // The same classic add and check on 2 worker threads: output checked equal to one thread's.
+    const oneThread = file('ours-one.bloom');
+    rmSync(oneThread, { force: true });
+    execFileSync(node, bk(['create', oneThread, '-n', String(N), '-p', String(FPP)]));
+    const presentFd = openSync(file('present.txt'), 'r');
+    try {
+      execFileSync(node, bk(['add', oneThread]), { stdio: [presentFd, 'ignore'] });
+    } finally {
+      closeSync(presentFd);
+    }
+    const threaded = trio(
+      'bloomkit classic -T 2',
+      node,
+      (verb) => bk([verb, ours, '--threads', '2']),
+      () => {
+        rmSync(ours, { force: true });
+        execFileSync(node, bk(['create', ours, '-n', String(N), '-p', String(FPP)]));
+      },
+    );
+    if (!readFileSync(ours).equals(readFileSync(oneThread))) {
+      throw new Error('add --threads 2 wrote another filter than one thread');
+    }
+    results.threads2 = threaded;
+    const classic = mine.classic!;
+    const rel = (one: Timing, two: Timing) =>
+      `${ratio(one.seconds, two.seconds)} wall, ${ratio(one.cpuSeconds, two.cpuSeconds)} CPU`;
+    console.log(
+      `--threads 2 over one thread (one's time / two's): add ${rel(classic.add, threaded.add)}; check absent ${rel(classic.checkAbsent, threaded.checkAbsent)}; check present ${rel(classic.checkPresent, threaded.checkPresent)}`,
+    );
     const dcso = dcsoBinary();
     if (dcso === null) {
       console.log(
@@ -266,23 +309,36 @@ async function main(): Promise<void> {
       stdout: file('awk.out'),
       rounds: 1,
     });
+    const baseline = time(node, ['-e', '0'], { rounds: 5 });
+    console.log(`node -e 0 (Node's own start and memory): ${fmt(baseline)}`);
     const awkLines = countLines(file('awk.out'));
     if (awkLines !== DEDUP_DISTINCT)
       throw new Error(`awk printed ${awkLines} lines, expected ${DEDUP_DISTINCT}`);
-    const runs: Record<string, Timing & { printed: number; falseDrops: number; expected: number }> =
-      {};
-    for (const [name, extra] of [
+    const runs: Record<
+      string,
+      Timing & { printed: number; falseDrops: number; expected: number; aboveBaselineMiB: number }
+    > = {};
+    const sized = ['-n', String(DEDUP_DISTINCT), '-p', String(DEDUP_FPP)];
+    for (const [name, extra, rounds] of [
+      [`dedup -n ${DEDUP_DISTINCT} -p ${DEDUP_FPP} (blocked, the default)`, sized, ROUNDS],
       [
-        `dedup -n ${DEDUP_DISTINCT} -p ${DEDUP_FPP}`,
-        ['-n', String(DEDUP_DISTINCT), '-p', String(DEDUP_FPP)],
+        `dedup -n ${DEDUP_DISTINCT} -p ${DEDUP_FPP} --type classic`,
+        [...sized, '--type', 'classic'],
+        ROUNDS,
       ],
-      [`dedup -p ${DEDUP_FPP} (scalable)`, ['-p', String(DEDUP_FPP)]],
+      [
+        `dedup -n ${DEDUP_DISTINCT} -p ${DEDUP_FPP} --type split-block`,
+        [...sized, '--type', 'split-block'],
+        ROUNDS,
+      ],
+      [`dedup -p ${DEDUP_FPP} (scalable)`, ['-p', String(DEDUP_FPP)], 1],
     ] as const) {
       const summaryFile = file('summary.json');
       const t = time(node, bk(['dedup', '--json', ...extra]), {
         stdin: file('dedup.txt'),
         stdout: file('ours-dedup.out'),
         stderrTo: summaryFile,
+        rounds,
       });
       const summary = JSON.parse(readFileSync(summaryFile, 'utf8')) as {
         printed: number;
@@ -290,7 +346,14 @@ async function main(): Promise<void> {
       };
       const printed = countLines(file('ours-dedup.out'));
       const falseDrops = DEDUP_DISTINCT - printed;
-      runs[name] = { ...t, printed, falseDrops, expected: summary.expectedFalseDrops };
+      const aboveBaselineMiB = t.maxRssMiB - baseline.maxRssMiB;
+      runs[name] = {
+        ...t,
+        printed,
+        falseDrops,
+        expected: summary.expectedFalseDrops,
+        aboveBaselineMiB,
+      };
       // Every line printed is a first sighting in awk's order (a subsequence of awk's output).
       const cmp = spawnSync(
         'bash',
@@ -303,12 +366,21 @@ async function main(): Promise<void> {
       const tolerance = 4 * Math.sqrt(summary.expectedFalseDrops) + 2;
       const within = Math.abs(falseDrops - summary.expectedFalseDrops) <= tolerance;
       console.log(
-        `bloomkit ${name}: ${fmt(t)} | false drops ${falseDrops} (expected ${summary.expectedFalseDrops.toFixed(2)}, ${within ? 'within' : 'OUTSIDE'} ±${tolerance.toFixed(1)}) | vs awk: ${ratio(awk.seconds, t.seconds)} wall, ${ratio(awk.cpuSeconds, t.cpuSeconds)} CPU, ${ratio(awk.maxRssMiB, t.maxRssMiB)} less peak memory`,
+        `bloomkit ${name}: ${fmt(t)} (${aboveBaselineMiB.toFixed(0)} MiB above node -e 0) | false drops ${falseDrops} (expected ${summary.expectedFalseDrops.toFixed(2)}, ${within ? 'within' : 'OUTSIDE'} ±${tolerance.toFixed(1)}) | vs awk: ${ratio(awk.seconds, t.seconds)} wall, ${ratio(awk.cpuSeconds, t.cpuSeconds)} CPU, ${ratio(awk.maxRssMiB, t.maxRssMiB)} less peak memory (${ratio(awk.maxRssMiB, aboveBaselineMiB)} counting only memory above Node's baseline)`,
       );
       if (!within) process.exitCode = 1;
     }
     console.log(`awk '!seen[$0]++': ${fmt(awk)}`);
-    results.dedup = { lines: total, distinct: DEDUP_DISTINCT, fpp: DEDUP_FPP, awk, bloomkit: runs };
+    results.dedup = {
+      lines: total,
+      distinct: DEDUP_DISTINCT,
+      fpp: DEDUP_FPP,
+      awk,
+      nodeBaseline: baseline,
+      bloomkit: runs,
+    };
+    results.loadAtEnd = load();
+    console.log(`load average at end: ${load()}`);
     const out = fileURLToPath(new URL('./results.json', import.meta.url));
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     console.log(`wrote ${out}`);
