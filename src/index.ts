@@ -22,6 +22,7 @@ export { COUNTER_MAX, CounterArray, MAX_COUNTERS } from './bits/counters.js';
 export { SharedBitArray } from './bits/shared-bit-array.js';
 export { SharedCounterArray } from './bits/shared-counters.js';
 export type { SharedFilterHandle, SharedFilterType } from './bits/shared-handle.js';
+export { SharedMemoryUnavailableError } from './bits/shared-memory.js';
 export { FilterFullError, FormatError, IncompatibleFiltersError } from './errors.js';
 export {
   DescribedFilter,

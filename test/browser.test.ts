@@ -5,19 +5,20 @@
  * the Guava vectors. Chromium is required in CI (it fails, not skips, when missing there).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as bloomkit from '../src/index.js';
+import {
+  bundleCore,
+  CHROMIUM_ARGS,
+  type PageServer,
+  requireChromium,
+  servePages,
+} from './support/chromium.js';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-const inCI = !!process.env.CI && process.env.CI !== '0' && process.env.CI !== 'false';
-if (!CHROMIUM && inCI) throw new Error('Chromium is required in CI: apt-get install chromium');
-if (!CHROMIUM) console.warn('browser test skipped: install Chromium (apt-get install chromium)');
+const CHROMIUM = requireChromium('browser test');
 
 /** Runs in the page (and in Node): everything observable about the core for fixed keys. */
 function probe(lib: typeof bloomkit) {
@@ -54,20 +55,13 @@ function probe(lib: typeof bloomkit) {
 }
 
 describe.skipIf(!CHROMIUM)('in headless Chromium', () => {
-  let server: Server;
+  let server: PageServer;
   let dir: string;
   let url = '';
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'bloomkit-browser-'));
-    const bundle = await build({
-      entryPoints: [join(import.meta.dirname, '../src/index.ts')],
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      write: false,
-    });
-    const js = bundle.outputFiles[0]!.text;
+    const js = await bundleCore();
     const page = `<!doctype html><meta charset="utf-8"><pre id="out">pending</pre>
 <script type="module">
 import * as lib from './bloomkit.js';
@@ -75,34 +69,21 @@ const probe = ${probe.toString()};
 try { document.getElementById('out').textContent = JSON.stringify(probe(lib)); }
 catch (e) { document.getElementById('out').textContent = 'ERROR ' + e; }
 </script>`;
-    server = createServer((req, res) => {
-      if (req.url === '/bloomkit.js') {
-        res.writeHead(200, { 'content-type': 'text/javascript' });
-        res.end(js);
-      } else {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(page);
-      }
+    server = await servePages({
+      '/': { body: page, headers: { 'content-type': 'text/html; charset=utf-8' } },
+      '/bloomkit.js': { body: js, headers: { 'content-type': 'text/javascript' } },
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    url = `${server.origin}/`;
   });
 
   afterAll(async () => {
-    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    await server?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('computes the same hashes, bytes and answers as Node and Guava', async () => {
     const args = [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
+      ...CHROMIUM_ARGS,
       `--user-data-dir=${join(dir, 'profile')}`,
       '--virtual-time-budget=10000',
       '--dump-dom',

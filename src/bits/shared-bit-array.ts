@@ -13,18 +13,22 @@
  */
 
 import { type BitStorage, checkBitSize, checkSameSize, popcountAll } from './bit-array.js';
+import { sharedMemory } from './shared-memory.js';
 
 export class SharedBitArray implements BitStorage {
   readonly bitSize: number;
   readonly data: Uint32Array;
 
-  /** A zeroed shared array, or a view over `data` whose buffer must be a `SharedArrayBuffer`. */
+  /**
+   * A zeroed shared array, or a view over `data` whose buffer must be a `SharedArrayBuffer`; a
+   * `SharedMemoryUnavailableError` where there is none (a page that is not cross-origin isolated).
+   */
   constructor(bitSize: number, data?: Uint32Array) {
     this.bitSize = checkBitSize(bitSize);
     if (data === undefined) {
-      this.data = new Uint32Array(new SharedArrayBuffer(bitSize / 8));
+      this.data = new Uint32Array(new (sharedMemory())(bitSize / 8));
     } else {
-      if (!(data.buffer instanceof SharedArrayBuffer)) {
+      if (!(data.buffer instanceof sharedMemory())) {
         throw new TypeError('data must be a view over a SharedArrayBuffer');
       }
       if (data.length !== bitSize / 32) {

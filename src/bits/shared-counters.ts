@@ -18,14 +18,18 @@
  */
 
 import { COUNTER_MAX, CounterArray } from './counters.js';
+import { sharedMemory } from './shared-memory.js';
 
 export class SharedCounterArray extends CounterArray {
-  /** `size` zeroed counters in a new `SharedArrayBuffer`, or a view over shared `data`. */
+  /**
+   * `size` zeroed counters in a new `SharedArrayBuffer`, or a view over shared `data`; a
+   * `SharedMemoryUnavailableError` where there is none (a page that is not cross-origin isolated).
+   */
   constructor(size: number, data?: Uint8Array) {
-    if (data !== undefined && !(data.buffer instanceof SharedArrayBuffer)) {
+    if (data !== undefined && !(data.buffer instanceof sharedMemory())) {
       throw new TypeError('data must be a view over a SharedArrayBuffer');
     }
-    super(size, data ?? new Uint8Array(new SharedArrayBuffer(Math.ceil(size / 2))));
+    super(size, data ?? new Uint8Array(new (sharedMemory())(Math.ceil(size / 2))));
   }
 
   /** Adds one to counter `i` unless it is saturated, atomically; returns the value it had before. */

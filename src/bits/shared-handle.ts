@@ -4,8 +4,12 @@
  * passes through `postMessage` (Node `worker_threads`, and browser Web Workers on a
  * cross-origin-isolated page) without copying the bits: both sides then read and write one
  * memory, with the atomic storages (`SharedBitArray`: `Atomics.or`; `SharedCounterArray`: a
- * compare-and-swap loop) making concurrent adds lossless.
+ * compare-and-swap loop) making concurrent adds lossless. Where there is no shared memory (a
+ * browser page that is not cross-origin isolated), `share()` and `fromShared()` throw a
+ * `SharedMemoryUnavailableError` saying so.
  */
+
+import { sharedMemory } from './shared-memory.js';
 
 /** The filter types that can live on shared memory. */
 export type SharedFilterType = 'bloom' | 'blocked' | 'split-block' | 'counting';
@@ -34,7 +38,7 @@ export function shareStorage(
   shape: object,
   data: Uint32Array | Uint8Array,
 ): SharedFilterHandle {
-  if (!(data.buffer instanceof SharedArrayBuffer)) {
+  if (!(data.buffer instanceof sharedMemory())) {
     throw new TypeError(
       `this ${name} keeps its bits in plain memory: create it with { shared: true } to share it`,
     );
@@ -81,7 +85,7 @@ export function checkSharedHandle(handle: unknown, type: SharedFilterType): Shar
   if (h.type !== type) {
     throw new TypeError(`handle is of a '${String(h.type)}' filter, not a '${type}' filter`);
   }
-  if (!(h.buffer instanceof SharedArrayBuffer)) {
+  if (!(h.buffer instanceof sharedMemory())) {
     throw new TypeError('handle.buffer must be a SharedArrayBuffer');
   }
   if (h.shape === null || typeof h.shape !== 'object') {
