@@ -1,4 +1,36 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The files that take longest, started first so that no long file starts last and runs alone
+ * while the other workers sit idle (a fresh clone has no timing cache to sort by).
+ */
+const SLOW_FIRST = [
+  'redis-cluster',
+  'redis-conformance',
+  'package',
+  'parallel',
+  'redis-sharded',
+  'cli',
+  'io',
+  'apps-seen-set',
+  'redis-faults',
+];
+
+class SlowFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification): number => {
+      const name = f.moduleId.replace(/^.*\/test\//, '').replace(/\.test\.ts$/, '');
+      const i = SLOW_FIRST.indexOf(name);
+      return i < 0 ? SLOW_FIRST.length : i;
+    };
+    return sorted
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+      .map(({ f }) => f);
+  }
+}
 
 export default defineConfig({
   test: {
@@ -6,5 +38,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Many files wait on servers, browsers, the JVM or child processes rather than compute, so
+    // more workers than cores keeps both cores busy (vitest's default is cores - 1: one here).
+    maxWorkers: 4,
+    minWorkers: 1,
+    sequence: { sequencer: SlowFirst },
   },
 });

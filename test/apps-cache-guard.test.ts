@@ -6,13 +6,13 @@
  */
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BloomFilter, CacheGuard } from '../src/index.js';
 import { RedisBloomFilter } from '../src/redis.js';
 import { type PostgresHandle, requirePostgres, startPostgres } from './support/postgres.js';
 import { createItems, cursorIds, statementCalls } from './support/postgres-items.js';
 import { mulberry32 } from './support/random.js';
+import { type NodeClient, nodeClient } from './support/redis-clients.js';
 import { type RedisServerHandle, requireRedis, startRedis } from './support/redis-server.js';
 import { runTs } from './support/run-ts.js';
 
@@ -186,12 +186,11 @@ describe.skipIf(!hasPostgres)('CacheGuard in front of PostgreSQL (1,000,000 rows
 
   describe.skipIf(!hasRedis)('with a Redis filter shared by two processes', () => {
     let redis: RedisServerHandle;
-    let client: ReturnType<typeof createClient>;
+    let client: NodeClient;
 
     beforeAll(async () => {
       redis = await startRedis();
-      client = createClient({ url: redis.url, disableOfflineQueue: true });
-      client.on('error', () => undefined);
+      client = nodeClient(redis.url);
       await client.connect();
     }, 30_000);
 

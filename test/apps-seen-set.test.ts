@@ -4,10 +4,15 @@
  * rotated by advancing the clock (no sleeping) with TTLs that end with the window, and the
  * per-user memory bound measured with MEMORY USAGE.
  */
-import { createClient, createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisSeenSet } from '../src/redis.js';
 import { keys, upper } from './support/random.js';
+import {
+  type NodeClient,
+  type NodeCluster,
+  nodeClient,
+  nodeCluster,
+} from './support/redis-clients.js';
 import {
   type RedisClusterHandle,
   type RedisServerHandle,
@@ -23,7 +28,7 @@ const hasRedis = requireRedis();
 
 describe.skipIf(!hasRedis)('RedisSeenSet', () => {
   let redis: RedisServerHandle;
-  let client: ReturnType<typeof createClient>;
+  let client: NodeClient;
   let clock = Date.UTC(2026, 0, 1, 12);
   const now = () => clock;
 
@@ -32,8 +37,7 @@ describe.skipIf(!hasRedis)('RedisSeenSet', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
-    client = createClient({ url: redis.url, disableOfflineQueue: true });
-    client.on('error', () => undefined);
+    client = nodeClient(redis.url);
     await client.connect();
   }, 30_000);
 
@@ -189,15 +193,11 @@ describe.skipIf(!hasRedis)('RedisSeenSet', () => {
 
 describe.skipIf(!hasRedis)('RedisSeenSet on a 3-master Redis Cluster', () => {
   let cluster: RedisClusterHandle;
-  let client: ReturnType<typeof createCluster>;
+  let client: NodeCluster;
 
   beforeAll(async () => {
     cluster = await startRedisCluster();
-    client = createCluster({
-      rootNodes: [...cluster.rootNodes],
-      defaults: { disableOfflineQueue: true },
-    });
-    client.on('error', () => undefined);
+    client = nodeCluster(cluster.rootNodes);
     await client.connect();
   }, 60_000);
 

@@ -6,11 +6,11 @@
  * where their keys live.
  */
 import { Cluster as IoCluster } from 'ioredis';
-import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisBloomFilter, RedisCountingBloomFilter, RedisCuckooFilter } from '../src/redis.js';
 import { keys } from './support/random.js';
 import { runRedisConformance } from './support/redis-adapters.js';
+import { type NodeCluster, nodeCluster } from './support/redis-clients.js';
 import {
   type RedisClusterHandle,
   rawCommand,
@@ -20,7 +20,7 @@ import {
 } from './support/redis-server.js';
 
 const hasRedis = requireRedis();
-type Cluster = ReturnType<typeof createCluster>;
+type Cluster = NodeCluster;
 
 describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
   let cluster: RedisClusterHandle;
@@ -30,8 +30,7 @@ describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
   const fresh = (): string => `cluster:${counter++}`;
 
   const connect = async (rootNodes: { url: string }[]): Promise<Cluster> => {
-    const c = createCluster({ rootNodes, defaults: { disableOfflineQueue: true } });
-    c.on('error', () => undefined);
+    const c = nodeCluster(rootNodes);
     await c.connect();
     return c;
   };

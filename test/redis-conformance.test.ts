@@ -4,23 +4,22 @@
  * (test/support/redis-adapters.ts).
  */
 import { Redis } from 'ioredis';
-import { createClient } from 'redis';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { runRedisConformance } from './support/redis-adapters.js';
+import { type NodeClient, nodeClient } from './support/redis-clients.js';
 import { type RedisServerHandle, requireRedis, startRedis } from './support/redis-server.js';
 
 const hasRedis = requireRedis();
 
 describe.skipIf(!hasRedis)('Redis filters on a standalone server', () => {
   let server: RedisServerHandle;
-  let client: ReturnType<typeof createClient>;
+  let client: NodeClient;
   let io: Redis;
   let counter = 0;
 
   beforeAll(async () => {
     server = await startRedis();
-    client = createClient({ url: server.url, disableOfflineQueue: true });
-    client.on('error', () => undefined); // failures reach the callers as rejected commands
+    client = nodeClient(server.url);
     await client.connect();
     io = new Redis(server.port, { enableOfflineQueue: false, lazyConnect: true });
     io.on('error', () => undefined);

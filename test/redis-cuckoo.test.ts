@@ -1,14 +1,9 @@
-/**
- * RedisCuckooFilter on a real redis-server: the documented slot layout (read back with raw
- * BITFIELD), duplicates and deletes, and a full filter that rejects an add without losing any key
- * it holds (every kick undone).
- */
-import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FilterFullError } from '../src/index.js';
 import { altBucket, CUCKOO_MIN_FPP, RedisCuckooFilter } from '../src/redis.js';
 import { murmur3BigInt } from './support/murmur3-bigint.js';
 import { keys } from './support/random.js';
+import { type NodeClient, nodeClient } from './support/redis-clients.js';
 import {
   type RedisServerHandle,
   rawCommand,
@@ -20,14 +15,13 @@ const hasRedis = requireRedis();
 
 describe.skipIf(!hasRedis)('RedisCuckooFilter', () => {
   let server: RedisServerHandle;
-  let client: ReturnType<typeof createClient>;
+  let client: NodeClient;
   let counter = 0;
   const fresh = (): string => `cuckoo:${counter++}`;
 
   beforeAll(async () => {
     server = await startRedis();
-    client = createClient({ url: server.url, disableOfflineQueue: true });
-    client.on('error', () => undefined);
+    client = nodeClient(server.url);
     await client.connect();
   });
 

@@ -18,6 +18,7 @@ import {
   ShardedBloomFilter,
 } from '../src/redis.js';
 import { keys } from './support/random.js';
+import { type NodeClient, nodeClient } from './support/redis-clients.js';
 import {
   type RedisServerHandle,
   rawCommand,
@@ -28,7 +29,7 @@ import {
 } from './support/redis-server.js';
 
 const hasRedis = requireRedis();
-type Client = ReturnType<typeof createClient>;
+type Client = NodeClient;
 
 describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
   let server: RedisServerHandle;
@@ -40,8 +41,8 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
 
   beforeAll(async () => {
     server = await startRedis();
-    client = createClient({ url: server.url, disableOfflineQueue: true });
-    other = createClient({ url: server.url, disableOfflineQueue: true });
+    client = nodeClient(server.url);
+    other = nodeClient(server.url);
     for (const c of [client, other]) {
       c.on('error', () => undefined);
       await c.connect();

@@ -1,0 +1,31 @@
+/**
+ * node-redis clients as the tests use them: the offline queue off (a command on a dead link fails
+ * at once instead of waiting), errors reaching the callers as rejected commands rather than as
+ * unhandled 'error' events.
+ *
+ * The client types are the ones these functions infer, so a test's `let client: NodeClient`
+ * holds exactly what `nodeClient()` returns: typing it `ReturnType<typeof createCluster>` instead
+ * makes tsc compare two instantiations of node-redis' command maps, which costs 10-30 s of type
+ * checking per file.
+ */
+import { createClient, createCluster } from 'redis';
+
+/** A standalone node-redis client for `url`, not connected yet. */
+export function nodeClient(url: string) {
+  const client = createClient({ url, disableOfflineQueue: true });
+  client.on('error', () => undefined);
+  return client;
+}
+
+/** A node-redis cluster client for `rootNodes`, not connected yet. */
+export function nodeCluster(rootNodes: readonly { url: string }[]) {
+  const client = createCluster({
+    rootNodes: [...rootNodes],
+    defaults: { disableOfflineQueue: true },
+  });
+  client.on('error', () => undefined);
+  return client;
+}
+
+export type NodeClient = ReturnType<typeof nodeClient>;
+export type NodeCluster = ReturnType<typeof nodeCluster>;
