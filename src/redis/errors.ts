@@ -69,3 +69,12 @@ export class RedisFilterMismatchError extends StoredFilterMismatchError {
     (this as { name: string }).name = 'RedisFilterMismatchError';
   }
 }
+
+/** The Redis store's class of each kind of stored-filter error (`ShardStore.error`). */
+export const REDIS_ERRORS = {
+  failed: RedisFilterError,
+  timeout: RedisFilterTimeoutError,
+  lost: RedisFilterLostError,
+  stale: RedisFilterStaleError,
+  notFound: RedisFilterNotFoundError,
+} as const;

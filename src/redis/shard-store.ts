@@ -11,8 +11,8 @@
  * library as one pipelined burst (a cluster client one per node).
  */
 
-import { FilterFullError, FormatError, show } from '../errors.js';
-import type { StoreErrorKind } from '../sharded/errors.js';
+import { FormatError, show } from '../errors.js';
+import { type StoreErrorKind, wrapFailure } from '../sharded/errors.js';
 import {
   type Epoch,
   type Meta,
@@ -27,13 +27,10 @@ import {
 } from '../sharded/store.js';
 import { type CommandClient, commandClient, type RedisConnection } from './client.js';
 import {
+  REDIS_ERRORS,
   RedisEvictionPolicyError,
   RedisFilterError,
-  RedisFilterLostError,
   RedisFilterMismatchError,
-  RedisFilterNotFoundError,
-  RedisFilterStaleError,
-  RedisFilterTimeoutError,
 } from './errors.js';
 import { layerShardKey, metaKey, shardKey } from './keys.js';
 import { toMeta } from './meta.js';
@@ -65,14 +62,6 @@ const HEADER_COUNTERS = HEADER_BITS / 4;
 const HEADER_SLOTS = HEADER_BITS / 16;
 
 const LETTER = { bloom: 'b', counting: 'c', cuckoo: 'k' } as const;
-
-const ERRORS = {
-  failed: RedisFilterError,
-  timeout: RedisFilterTimeoutError,
-  lost: RedisFilterLostError,
-  stale: RedisFilterStaleError,
-  notFound: RedisFilterNotFoundError,
-} as const;
 
 /** The count hash of a scalable shard (same hash tag, so the same slot); none for others. */
 function countKey(ref: string): string | undefined {
@@ -134,7 +123,7 @@ export class RedisShardStore implements ShardStore {
   }
 
   error(kind: StoreErrorKind, message: string, cause?: unknown): Error {
-    return new ERRORS[kind](message, cause === undefined ? undefined : { cause });
+    return new REDIS_ERRORS[kind](message, cause === undefined ? undefined : { cause });
   }
 
   mismatch(name: string, parameter: string, existing?: string, requested?: string): Error {
@@ -143,17 +132,7 @@ export class RedisShardStore implements ShardStore {
 
   /** bloomkit's own errors (and argument errors) pass; anything from a client library is wrapped. */
   wrap(label: string, err: unknown): unknown {
-    if (
-      err instanceof RedisFilterError ||
-      err instanceof FilterFullError ||
-      err instanceof FormatError ||
-      err instanceof TypeError || // includes IncompatibleFiltersError, RedisFilterMismatchError
-      err instanceof RangeError
-    ) {
-      return err;
-    }
-    const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    return new RedisFilterError(`${label} failed: ${message}`, { cause: err });
+    return wrapFailure(label, err, RedisFilterError);
   }
 
   /**
@@ -253,13 +232,7 @@ export class RedisShardStore implements ShardStore {
     first: boolean,
   ): Promise<WriteReply> {
     const n = cells.length;
-    if (!first) {
-      const args = new Array<string>(2 + n);
-      args[0] = epoch.id;
-      args[1] = String(epoch.gen);
-      for (let j = 0; j < n; j++) args[2 + j] = String(cells[j]! + HEADER_BITS);
-      return this.eval(BLOOM_ADD, [ref], args).then(Number);
-    }
+    if (!first) return this.eval(BLOOM_ADD, [ref], guarded(epoch, cells, HEADER_BITS)).then(Number);
     const args = withHeader('BITFIELD', ref);
     for (let j = 0; j < n; j++) args.push('SET', 'u1', String(cells[j]! + HEADER_BITS), '1');
     // New iff some bit was 0 before.
@@ -341,11 +314,7 @@ export class RedisShardStore implements ShardStore {
     share: number,
     cells: ArrayLike<number>,
   ): Promise<number> {
-    const args = new Array<string>(3 + cells.length);
-    args[0] = epoch.id;
-    args[1] = String(epoch.gen);
-    args[2] = String(share);
-    for (let j = 0; j < cells.length; j++) args[3 + j] = String(cells[j]! + HEADER_BITS);
+    const args = guarded(epoch, cells, HEADER_BITS, String(share));
     return Number(await this.eval(SCALABLE_ADD, [ref, `${ref}:n`], args));
   }
 
@@ -410,9 +379,14 @@ export class RedisShardStore implements ShardStore {
   }
 }
 
-/** Script arguments: id, gen, then `cells` shifted past the header (`#` offsets). */
-function guarded(epoch: Epoch, cells: ArrayLike<number>, header: number): string[] {
-  const args = [epoch.id, String(epoch.gen)];
+/** Script arguments: id, gen, `extra`, then `cells` shifted past the header. */
+function guarded(
+  epoch: Epoch,
+  cells: ArrayLike<number>,
+  header: number,
+  ...extra: string[]
+): string[] {
+  const args = [epoch.id, String(epoch.gen), ...extra];
   for (let j = 0; j < cells.length; j++) args.push(String(cells[j]! + header));
   return args;
 }

@@ -6,7 +6,7 @@
  * (or, for parameters that differ, a {@link StoredFilterMismatchError}).
  */
 
-import { IncompatibleFiltersError, show } from '../errors.js';
+import { FilterFullError, FormatError, IncompatibleFiltersError, show } from '../errors.js';
 
 /** Per-key status codes of {@link BatchOutcome.status}. */
 export const KEY_STATUS = {
@@ -65,6 +65,37 @@ export class StoredFilterNotFoundError extends StoredFilterError {
 
 /** The kinds of failure a store names with its own error classes (see `ShardStore.error`). */
 export type StoreErrorKind = 'failed' | 'timeout' | 'lost' | 'stale' | 'notFound';
+
+/** The generic error classes, by kind (a store without classes of its own uses these). */
+export const STORED_ERRORS = {
+  failed: StoredFilterError,
+  timeout: StoredFilterTimeoutError,
+  lost: StoredFilterLostError,
+  stale: StoredFilterStaleError,
+  notFound: StoredFilterNotFoundError,
+} as const;
+
+/**
+ * What `ShardStore.wrap` gives for `err`: bloomkit's own errors (and argument errors) unchanged;
+ * anything else (a store client's failure) as `new failed('<label> failed: <err>')`, `err` its cause.
+ */
+export function wrapFailure(
+  label: string,
+  err: unknown,
+  failed: new (message: string, options?: { cause: unknown }) => Error,
+): unknown {
+  if (
+    err instanceof StoredFilterError ||
+    err instanceof FilterFullError ||
+    err instanceof FormatError ||
+    err instanceof TypeError || // includes IncompatibleFiltersError and the mismatch errors
+    err instanceof RangeError
+  ) {
+    return err;
+  }
+  const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return new failed(`${label} failed: ${message}`, { cause: err });
+}
 
 /**
  * A filter of that name exists with other parameters (or is of another kind) than the ones given

@@ -11,18 +11,31 @@
  * on it). It was written by following docs/ARCHITECTURE.md, "Adding a store".
  */
 
-import { FilterFullError, FormatError, show } from '../errors.js';
+import { show } from '../errors.js';
+import type { Cells } from './cells.js';
 import {
+  addCounters,
+  bucketSlots,
+  countBits,
+  cuckooAdd,
+  cuckooRemove,
+  getBit,
+  getCounter,
+  getSlot,
+  orBytes,
+  removeCounters,
+  setBits,
+} from './cells.js';
+import {
+  STORED_ERRORS,
   StoredFilterError,
-  StoredFilterLostError,
   StoredFilterMismatchError,
-  StoredFilterNotFoundError,
-  StoredFilterStaleError,
-  StoredFilterTimeoutError,
   type StoreErrorKind,
+  wrapFailure,
 } from './errors.js';
 import type {
   Epoch,
+  Landed,
   Meta,
   MetaFields,
   MetaUpdate,
@@ -33,7 +46,6 @@ import type {
   WriteReply,
 } from './store.js';
 import { REPLY } from './store.js';
-import { altBucket } from './stored-cuckoo.js';
 
 /** Options of {@link MemoryShardStore}. */
 export interface MemoryShardStoreOptions {
@@ -41,11 +53,9 @@ export interface MemoryShardStoreOptions {
   now?: () => number;
 }
 
-interface Shard {
+interface Shard extends Cells {
   id: number;
   gen: number;
-  /** The cell bytes (grown on write; bytes past the end read 0). */
-  bytes: Uint8Array;
   expireAt: number | undefined;
   /** Scalable: keys taken, and whether the shard is sealed. */
   count: number;
@@ -56,17 +66,6 @@ interface StoredMeta {
   fields: Meta;
   expireAt: number | undefined;
 }
-
-const ERRORS = {
-  failed: StoredFilterError,
-  timeout: StoredFilterTimeoutError,
-  lost: StoredFilterLostError,
-  stale: StoredFilterStaleError,
-  notFound: StoredFilterNotFoundError,
-} as const;
-
-/** A guarded write's check: the shard, or the reply code that refuses the write. */
-type Checked = Shard | number;
 
 export class MemoryShardStore implements ShardStore {
   readonly noun = 'stored filter';
@@ -82,17 +81,12 @@ export class MemoryShardStore implements ShardStore {
     this.now = now;
   }
 
-  /** Number of shards held (expired ones are dropped when met). */
-  get size(): number {
-    return this.shards.size;
-  }
-
   notReady(): string | null {
     return null;
   }
 
   error(kind: StoreErrorKind, message: string, cause?: unknown): Error {
-    return new ERRORS[kind](message, cause === undefined ? undefined : { cause });
+    return new STORED_ERRORS[kind](message, cause === undefined ? undefined : { cause });
   }
 
   mismatch(name: string, parameter: string, existing?: string, requested?: string): Error {
@@ -100,17 +94,7 @@ export class MemoryShardStore implements ShardStore {
   }
 
   wrap(label: string, err: unknown): unknown {
-    if (
-      err instanceof StoredFilterError ||
-      err instanceof FilterFullError ||
-      err instanceof FormatError ||
-      err instanceof TypeError ||
-      err instanceof RangeError
-    ) {
-      return err;
-    }
-    const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    return new StoredFilterError(`${label} failed: ${message}`, { cause: err });
+    return wrapFailure(label, err, StoredFilterError);
   }
 
   /** Nothing evicts this store's data. */
@@ -200,9 +184,14 @@ export class MemoryShardStore implements ShardStore {
     return true;
   }
 
-  async setBits(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<WriteReply> {
-    const s = this.check(ref, epoch);
-    return typeof s === 'number' ? s : setBits(s, cells);
+  /** One atomic step whatever `first` says: never {@link Landed}. */
+  async setBits(
+    ref: string,
+    epoch: Epoch,
+    cells: ArrayLike<number>,
+    _first?: boolean,
+  ): Promise<WriteReply> {
+    return this.write(ref, epoch, (s) => setBits(s, cells));
   }
 
   async readBits(ref: string, cells: ArrayLike<number>): Promise<ShardRead> {
@@ -211,84 +200,37 @@ export class MemoryShardStore implements ShardStore {
 
   async countBits(ref: string): Promise<number> {
     const s = this.shard(ref);
-    let n = 0;
-    if (s !== undefined) for (const b of s.bytes) for (let v = b; v !== 0; v &= v - 1) n++;
-    return n;
+    return s === undefined ? 0 : countBits(s);
   }
 
-  async addCounters(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<WriteReply> {
-    const s = this.check(ref, epoch);
-    if (typeof s === 'number') return s;
-    let fresh: 0 | 1 = 0;
-    for (let i = 0; i < cells.length; i++) {
-      const v = getCounter(s, cells[i]!);
-      if (v === 0) fresh = 1;
-      if (v < 15) setCounter(s, cells[i]!, v + 1);
-    }
-    return fresh;
+  /** One atomic step whatever `first` says: never {@link Landed}. */
+  async addCounters(
+    ref: string,
+    epoch: Epoch,
+    cells: ArrayLike<number>,
+    _first?: boolean,
+  ): Promise<WriteReply> {
+    return this.write(ref, epoch, (s) => addCounters(s, cells));
   }
 
   async removeCounters(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<number> {
-    const s = this.check(ref, epoch);
-    if (typeof s === 'number') return s;
-    const need = new Map<number, number>();
-    for (let i = 0; i < cells.length; i++) need.set(cells[i]!, (need.get(cells[i]!) ?? 0) + 1);
-    for (const [c, n] of need) {
-      const v = getCounter(s, c);
-      if (v < 15 && v < n) return 0;
-    }
-    for (const [c, n] of need) {
-      const v = getCounter(s, c);
-      if (v < 15) setCounter(s, c, v - n);
-    }
-    return 1;
+    return this.write(ref, epoch, (s) => removeCounters(s, cells));
   }
 
   async readCounters(ref: string, cells: ArrayLike<number>): Promise<ShardRead> {
     return this.read(ref, cells, getCounter);
   }
 
-  /** The CUCKOO_ADD script of the Redis store, step for step (so both fill alike). */
   async cuckooAdd(
     ref: string,
     epoch: Epoch,
-    fingerprint: number,
+    f: number,
     i1: number,
     i2: number,
     buckets: number,
     maxKicks: number,
   ): Promise<number> {
-    const s = this.check(ref, epoch);
-    if (typeof s === 'number') return s;
-    let f = fingerprint;
-    let fresh = 1;
-    for (let k = 0; k < 4; k++) {
-      if (getSlot(s, i1 * 4 + k) === f || getSlot(s, i2 * 4 + k) === f) fresh = 0;
-    }
-    for (const b of [i1, i2]) {
-      const k = free(s, b);
-      if (k >= 0) {
-        setSlot(s, b * 4 + k, f);
-        return fresh;
-      }
-    }
-    const log: [slot: number, victim: number][] = [];
-    let b = f % 2 === 0 ? i1 : i2;
-    for (let n = 1; n <= maxKicks; n++) {
-      const slot = b * 4 + (n % 4);
-      const victim = getSlot(s, slot);
-      setSlot(s, slot, f);
-      log.push([slot, victim]);
-      f = victim;
-      b = altBucket(b, f, buckets);
-      const k = free(s, b);
-      if (k >= 0) {
-        setSlot(s, b * 4 + k, f);
-        return fresh;
-      }
-    }
-    for (let n = log.length - 1; n >= 0; n--) setSlot(s, log[n]![0], log[n]![1]);
-    return REPLY.full;
+    return this.write(ref, epoch, (s) => cuckooAdd(s, f, i1, i2, buckets, maxKicks));
   }
 
   async cuckooRemove(
@@ -298,22 +240,11 @@ export class MemoryShardStore implements ShardStore {
     i1: number,
     i2: number,
   ): Promise<number> {
-    const s = this.check(ref, epoch);
-    if (typeof s === 'number') return s;
-    for (const b of [i1, i2]) {
-      for (let k = 0; k < 4; k++) {
-        if (getSlot(s, b * 4 + k) === f) {
-          setSlot(s, b * 4 + k, 0);
-          return 1;
-        }
-      }
-    }
-    return 0;
+    return this.write(ref, epoch, (s) => cuckooRemove(s, f, i1, i2));
   }
 
   async readBuckets(ref: string, i1: number, i2: number): Promise<ShardRead> {
-    const slots = [0, 1, 2, 3].map((k) => i1 * 4 + k).concat([0, 1, 2, 3].map((k) => i2 * 4 + k));
-    return this.read(ref, slots, getSlot);
+    return this.read(ref, bucketSlots(i1, i2), getSlot);
   }
 
   async scalableAdd(
@@ -322,19 +253,19 @@ export class MemoryShardStore implements ShardStore {
     share: number,
     cells: ArrayLike<number>,
   ): Promise<number> {
-    const s = this.check(ref, epoch);
-    if (typeof s === 'number') return s;
-    if (s.sealed || s.count >= share) return REPLY.full;
-    const fresh = setBits(s, cells);
-    s.count += fresh;
-    return fresh;
+    return this.write(ref, epoch, (s) => {
+      if (s.sealed || s.count >= share) return REPLY.full;
+      const fresh = setBits(s, cells);
+      s.count += fresh;
+      return fresh;
+    });
   }
 
   async seal(ref: string, epoch: Epoch): Promise<number> {
-    const s = this.check(ref, epoch);
-    if (typeof s === 'number') return s;
-    s.sealed = true;
-    return 1;
+    return this.write(ref, epoch, (s) => {
+      s.sealed = true;
+      return 1;
+    });
   }
 
   async layerState(ref: string): Promise<{ count: number; sealed: boolean }> {
@@ -351,11 +282,10 @@ export class MemoryShardStore implements ShardStore {
   }
 
   async orShard(ref: string, epoch: Epoch, bytes: Uint8Array): Promise<number> {
-    const s = this.check(ref, epoch);
-    if (typeof s === 'number') return s;
-    grow(s, bytes.length - 1);
-    for (let i = 0; i < bytes.length; i++) s.bytes[i]! |= bytes[i]!;
-    return 1;
+    return this.write(ref, epoch, (s) => {
+      orBytes(s, bytes);
+      return 1;
+    });
   }
 
   /** The metadata of `name`, unless missing or expired (then dropped). */
@@ -378,14 +308,17 @@ export class MemoryShardStore implements ShardStore {
     return s;
   }
 
-  /** The epoch check of every write (store.ts): resets a shard of an older generation first. */
-  private check(ref: string, epoch: Epoch): Checked {
+  /**
+   * A guarded write: the epoch check of store.ts (a shard of an older generation is reset first),
+   * then `write` on the shard, all before returning.
+   */
+  private write(ref: string, epoch: Epoch, write: (s: Shard) => number): number {
     const s = this.shard(ref);
     if (s === undefined) return REPLY.lost;
     if (String(s.id) !== epoch.id) return REPLY.replaced;
     if (s.gen > epoch.gen) return REPLY.cleared;
     if (s.gen < epoch.gen) reset(s, epoch.gen);
-    return s;
+    return write(s);
   }
 
   /** Header then `get(shard, cell)` of every cell; zeros for a missing shard. */
@@ -410,62 +343,4 @@ function reset(s: Shard, gen: number): void {
   s.bytes = new Uint8Array(0);
   s.count = 0;
   s.sealed = false;
-}
-
-/** Makes byte `index` of the shard exist (doubling, as a Redis string grows). */
-function grow(s: Shard, index: number): void {
-  if (index < s.bytes.length) return;
-  const bytes = new Uint8Array(Math.max(index + 1, 2 * s.bytes.length));
-  bytes.set(s.bytes);
-  s.bytes = bytes;
-}
-
-/** Bit p: the `0x80 >>> (p & 7)` bit of byte `p >>> 3`. */
-function getBit(s: Shard, p: number): number {
-  const i = Math.floor(p / 8);
-  return i < s.bytes.length && (s.bytes[i]! & (0x80 >>> (p % 8))) !== 0 ? 1 : 0;
-}
-
-/** Sets bits `cells`; 1 if one of them was 0. */
-function setBits(s: Shard, cells: ArrayLike<number>): 0 | 1 {
-  let fresh: 0 | 1 = 0;
-  for (let i = 0; i < cells.length; i++) {
-    const p = cells[i]!;
-    if (getBit(s, p) === 0) fresh = 1;
-    grow(s, Math.floor(p / 8));
-    s.bytes[Math.floor(p / 8)]! |= 0x80 >>> (p % 8);
-  }
-  return fresh;
-}
-
-/** Counter j: bits [4j, 4j + 4), the high nibble of byte j/2 for an even j. */
-function getCounter(s: Shard, j: number): number {
-  const i = Math.floor(j / 2);
-  if (i >= s.bytes.length) return 0;
-  return j % 2 === 0 ? s.bytes[i]! >>> 4 : s.bytes[i]! & 0x0f;
-}
-
-function setCounter(s: Shard, j: number, v: number): void {
-  const i = Math.floor(j / 2);
-  grow(s, i);
-  const b = s.bytes[i]!;
-  s.bytes[i] = j % 2 === 0 ? (b & 0x0f) | (v << 4) : (b & 0xf0) | v;
-}
-
-/** Slot k: bits [16k, 16k + 16), big-endian. */
-function getSlot(s: Shard, k: number): number {
-  const i = 2 * k;
-  return i + 1 < s.bytes.length ? (s.bytes[i]! << 8) | s.bytes[i + 1]! : 0;
-}
-
-function setSlot(s: Shard, k: number, v: number): void {
-  grow(s, 2 * k + 1);
-  s.bytes[2 * k] = v >>> 8;
-  s.bytes[2 * k + 1] = v & 0xff;
-}
-
-/** A free slot of bucket b (0..3), or -1. */
-function free(s: Shard, b: number): number {
-  for (let k = 0; k < 4; k++) if (getSlot(s, b * 4 + k) === 0) return k;
-  return -1;
 }

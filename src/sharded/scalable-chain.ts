@@ -8,19 +8,13 @@
 import { FilterFullError, FormatError, show } from '../errors.js';
 import { hashKeyInto } from '../hash/hasher.js';
 import type { Funnel, Key } from '../hash/keys.js';
+import { checkMetaReply, initShards, lostShard, readFilterMeta, ShardRefs } from './epoch.js';
 import { KEY_STATUS } from './errors.js';
 import { Locator } from './layout.js';
 import { metaFpp, metaFunnel, metaInt, readEpoch, readExpiry, who } from './meta.js';
 import type { OpContext, StoreOps } from './ops.js';
 import { parseSpec, type RedisLayerSpec, scalableLayerSpec, specText } from './scalable-layers.js';
 import { type Epoch, type Meta, REPLY, type ShardRead, type ShardStore } from './store.js';
-import {
-  checkMetaReply,
-  initShards,
-  lostShard,
-  readFilterMeta,
-  ShardRefs,
-} from './stored-filter.js';
 
 /** A layer with what it takes to address it. */
 export interface Layer extends RedisLayerSpec {

@@ -108,7 +108,8 @@ export interface MetaUpdate {
 /**
  * The storage of stored sharded filters. Every operation that names a shard is atomic on that
  * shard; every metadata operation is atomic on that filter's metadata. `cells` are cell indexes
- * in the shard (after its header), each distinct unless said otherwise.
+ * in the shard (after its header), each distinct unless said otherwise; a store reads them during
+ * the call only (before its first `await`), so the caller may reuse the array.
  */
 export interface ShardStore {
   /** How messages name a filter of this store, e.g. `Redis filter`. */

@@ -21,6 +21,7 @@ import { show } from '../errors.js';
 import type { AsyncMembershipFilter, KeyOf, ProgressOptions } from '../filters/filter.js';
 import type { Funnel, Key } from '../hash/keys.js';
 import { estimateCount, expectedFpp } from '../math.js';
+import { lostShard } from './epoch.js';
 import { paramFields, shapeFields, ttlMs } from './meta.js';
 import { checkName } from './names.js';
 import { StoreOps, type StoreOptions } from './ops.js';
@@ -32,7 +33,7 @@ import {
 } from './sharded-bloom.js';
 import { decodeShardedParts, encodeSharded } from './sharded-codec.js';
 import { type Epoch, type Meta, REPLY, type ShardRead, type ShardStore } from './store.js';
-import { lostShard, StoredShardedFilter, type WriteOp } from './stored-filter.js';
+import { StoredShardedFilter, type WriteOp } from './stored-filter.js';
 import {
   checkDerived,
   createMeta,

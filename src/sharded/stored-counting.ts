@@ -56,7 +56,6 @@ export interface StoredCountingBloomFilterOptions extends ShardedBloomOptions, S
   shardBits?: number;
 }
 
-
 /**
  * The shape of a counting filter: `shardBits` is counters per shard and `maxShardBits` the limit
  * in counters (the option divided by 4); the metadata stores them as `bits` and `shardBits`.

@@ -19,6 +19,15 @@
 import { FilterFullError, show } from '../errors.js';
 import type { ProgressOptions } from '../filters/filter.js';
 import type { Key } from '../hash/keys.js';
+import {
+  checkMetaReply,
+  headerProblem,
+  initShards,
+  lostShard,
+  readFilterMeta,
+  ShardRefs,
+  staleError,
+} from './epoch.js';
 import { KEY_STATUS } from './errors.js';
 import { Locator, type PlacedKeys, placeAll } from './layout.js';
 import { readEpoch, readExpiry, readShape, who } from './meta.js';
@@ -26,7 +35,6 @@ import type { OpContext, StoreOps } from './ops.js';
 import type { ShardedBloomShape } from './sharded-bloom.js';
 import {
   type Epoch,
-  META_REPLY,
   type Meta,
   REPLY,
   type ShardKind,
@@ -34,105 +42,6 @@ import {
   type ShardStore,
   type WriteReply,
 } from './store.js';
-
-/** The metadata of filter `name`; the store's not-found error if there is none. */
-export async function readFilterMeta(store: ShardStore, name: string): Promise<Meta> {
-  const meta = await store.readMeta(name);
-  if (meta === undefined) {
-    throw store.error(
-      'notFound',
-      `no ${store.noun} named ${show(name)} (never created, destroyed, or expired)`,
-    );
-  }
-  return meta;
-}
-
-/** Throws for a metadata update's `gone` or `replaced`. */
-export function checkMetaReply(store: ShardStore, name: string, code: number): void {
-  if (code === META_REPLY.gone) {
-    throw store.error('notFound', `${who(store, name)} was destroyed or expired`);
-  }
-  if (code === META_REPLY.replaced) throw staleError(store, name);
-}
-
-function staleError(store: ShardStore, name: string): Error {
-  return store.error(
-    'stale',
-    `${who(store, name)} was destroyed and created again since this object opened it; open it again`,
-  );
-}
-
-/**
- * Creates (or resets to `epoch`) `count` shards named `refs(i)`, a window at a time, then marks
- * the metadata ready.
- */
-export async function initShards(
-  ops: StoreOps,
-  name: string,
-  epoch: Epoch,
-  expireAt: number | undefined,
-  refs: (i: number) => string,
-  count: number,
-): Promise<void> {
-  const store = ops.store;
-  await ops.all(count, (i) => store.initShard(refs(i), epoch, expireAt));
-  checkMetaReply(store, name, await store.setMetaField(name, epoch.id, 'ready', '1'));
-}
-
-/**
- * Why shard `shard` of filter `name` is missing, as the error to throw: re-reads the metadata (the
- * filter may be gone, or created again).
- */
-export async function lostShard(
-  store: ShardStore,
-  name: string,
-  epoch: Epoch,
-  shard: string,
-): Promise<Error> {
-  let meta: Meta;
-  try {
-    meta = await readFilterMeta(store, name);
-  } catch (err) {
-    return err as Error;
-  }
-  if (meta.id !== epoch.id) return staleError(store, name);
-  return store.error(
-    'lost',
-    `${who(store, name)} lost shard ${show(shard)} (deleted, evicted or not persisted): keys added before may answer absent; clear() rebuilds it empty, destroy() removes the filter`,
-  );
-}
-
-/** A read's header (`[id, gen, cells...]`): null if the shard is the filter's. */
-export function headerProblem(read: ShardRead, epoch: Epoch): 'lost' | 'replaced' | null {
-  const id = read[0]!;
-  if (id === 0) return 'lost';
-  if (String(id) !== epoch.id) return 'replaced';
-  return null;
-}
-
-/** The shard names of a filter, made on first use and kept (at most 2^16 of them). */
-export class ShardRefs {
-  private readonly cache: (string | undefined)[];
-
-  constructor(
-    private readonly make: (shard: number) => string,
-    readonly count: number,
-  ) {
-    this.cache = new Array<string | undefined>(Math.min(count, CACHE_LIMIT));
-  }
-
-  get(shard: number): string {
-    if (shard >= CACHE_LIMIT) return this.make(shard);
-    let ref = this.cache[shard];
-    if (ref === undefined) {
-      ref = this.make(shard);
-      this.cache[shard] = ref;
-    }
-    return ref;
-  }
-}
-
-const CACHE_LIMIT = 1 << 16;
 
 /** What a write does to a key's cells. */
 export type WriteOp = 'add' | 'remove';

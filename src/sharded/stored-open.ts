@@ -9,6 +9,7 @@
  */
 
 import { FormatError, show } from '../errors.js';
+import { initShards, readFilterMeta } from './epoch.js';
 import {
   checkKind,
   checkMeta,
@@ -25,7 +26,6 @@ import { checkName } from './names.js';
 import type { StoreOps, StoreOptions } from './ops.js';
 import type { ShardedBloomShape } from './sharded-bloom.js';
 import type { Meta, MetaFields, ShardKind } from './store.js';
-import { initShards, readFilterMeta } from './stored-filter.js';
 
 /** What `create` reads of every sharded filter's options besides the shape. */
 export interface StoredCreateOptions extends StoreOptions {

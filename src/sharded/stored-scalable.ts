@@ -43,6 +43,7 @@
 import { checkPositiveInteger, checkProbability, show } from '../errors.js';
 import type { AsyncMembershipFilter, KeyOf, ProgressOptions } from '../filters/filter.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
+import { checkMetaReply, readFilterMeta } from './epoch.js';
 import { checkShardBits, DEFAULT_SHARD_BITS } from './layout.js';
 import { checkKind, ttlMs } from './meta.js';
 import { checkName } from './names.js';
@@ -55,7 +56,6 @@ import {
   specText,
 } from './scalable-layers.js';
 import type { Epoch, Meta, MetaFields, ShardStore } from './store.js';
-import { checkMetaReply, readFilterMeta } from './stored-filter.js';
 import { createMeta, type StoredCreateOptions } from './stored-open.js';
 
 /** Options of {@link StoredScalableBloomFilter.create}. */

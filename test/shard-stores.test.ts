@@ -1,0 +1,122 @@
+/**
+ * The two shard stores side by side: the same operations on `RedisShardStore` (a real
+ * redis-server, Lua scripts and BITFIELD) and on `MemoryShardStore` leave the same cell bytes in
+ * every shard, for bits, counters (with removes and saturation), cuckoo slots (with kicks and a
+ * full filter whose moves are undone) and scalable layers. So the memory store is a faithful
+ * model of the Redis one, and both keep docs/FORMAT.md's layout.
+ */
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  MemoryShardStore,
+  type ShardStore,
+  StoredBloomFilter,
+  StoredCountingBloomFilter,
+  StoredCuckooFilter,
+  StoredScalableBloomFilter,
+} from '../src/index.js';
+import {
+  RedisBloomFilter,
+  RedisCountingBloomFilter,
+  RedisCuckooFilter,
+  RedisScalableBloomFilter,
+} from '../src/redis.js';
+import { keys } from './support/random.js';
+import { type RedisServerHandle, requireRedis, startRedis } from './support/redis-server.js';
+
+const hasRedis = requireRedis();
+
+/** Every shard's cell bytes of `f`, read through its store. */
+async function shardBytes(store: ShardStore, refs: string[], bytes: number): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = [];
+  for (const ref of refs) {
+    const into = new Uint8Array(bytes);
+    await store.readShard(ref, into);
+    out.push(into);
+  }
+  return out;
+}
+
+describe.skipIf(!hasRedis)('RedisShardStore and MemoryShardStore hold the same bytes', () => {
+  let server: RedisServerHandle;
+  let client: ReturnType<typeof createClient>;
+  const memory = new MemoryShardStore();
+
+  beforeAll(async () => {
+    server = await startRedis();
+    client = createClient({ url: server.url, disableOfflineQueue: true });
+    client.on('error', () => undefined);
+    await client.connect();
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+  });
+
+  it('bloom', async () => {
+    const o = { capacity: 3000, fpp: 0.01, shardBits: 4096 };
+    const r = await RedisBloomFilter.create(client, 'b', o);
+    const m = await StoredBloomFilter.create(memory, 'b', o);
+    const all = keys('b', 3000);
+    expect(await r.addEach(all)).toEqual(await m.addEach(all));
+    expect(await r.toBytes()).toEqual(await m.toBytes());
+  });
+
+  it('counting, with saturation and removes', async () => {
+    const o = { capacity: 2000, fpp: 0.01, shardBits: 4096 };
+    const r = await RedisCountingBloomFilter.create(client, 'c', o);
+    const m = await StoredCountingBloomFilter.create(memory, 'c', o);
+    const all = keys('c', 2000);
+    expect(await r.addMany(all)).toBe(await m.addMany(all));
+    for (let i = 0; i < 18; i++) {
+      expect(await r.add('hot')).toBe(await m.add('hot'));
+    }
+    const gone = [...all.slice(0, 700), 'hot', 'hot', 'never added'];
+    expect(await r.removeMany(gone)).toEqual(await m.removeMany(gone));
+    const refs = Array.from({ length: r.shards }, (_, i) => r.shardKey(i));
+    const bytes = r.shape.shardBits / 2;
+    expect(await shardBytes(r.store, refs, bytes)).toEqual(
+      await shardBytes(
+        memory,
+        refs.map((_, i) => m.shardKey(i)),
+        bytes,
+      ),
+    );
+  });
+
+  it('cuckoo, filled past full (kicks, and every move of a failed add undone)', async () => {
+    const o = { capacity: 200, fpp: 0.01, shardBits: 4096 };
+    const r = await RedisCuckooFilter.create(client, 'k', o);
+    const m = await StoredCuckooFilter.create(memory, 'k', o);
+    let fullR = 0;
+    let fullM = 0;
+    for (const k of keys('k', r.shards * r.buckets * 4 + 50)) {
+      const a = await r.add(k).catch(() => fullR++);
+      const b = await m.add(k).catch(() => fullM++);
+      expect(a).toBe(b);
+    }
+    expect(fullR).toBeGreaterThan(0);
+    expect(fullM).toBe(fullR);
+    expect(await r.removeMany(keys('k', 100))).toEqual(await m.removeMany(keys('k', 100)));
+    const refs = Array.from({ length: r.shards }, (_, i) => r.shardKey(i));
+    const bytes = r.buckets * 8;
+    expect(await shardBytes(r.store, refs, bytes)).toEqual(
+      await shardBytes(
+        memory,
+        refs.map((_, i) => m.shardKey(i)),
+        bytes,
+      ),
+    );
+  });
+
+  it('scalable, grown several layers', async () => {
+    const o = { capacity: 100, fpp: 0.01, shardBits: 2048 };
+    const r = await RedisScalableBloomFilter.create(client, 's', o);
+    const m = await StoredScalableBloomFilter.create(memory, 's', o);
+    const all = keys('s', 2000);
+    expect(await r.addEach(all)).toEqual(await m.addEach(all));
+    expect(r.layers).toEqual(m.layers);
+    expect(await r.info()).toEqual(await m.info());
+  });
+});
