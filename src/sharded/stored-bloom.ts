@@ -18,7 +18,7 @@
  */
 
 import { show } from '../errors.js';
-import type { AsyncMembershipFilter, KeyOf, ProgressOptions } from '../filters/filter.js';
+import type { AsyncMembershipFilter, KeyOf } from '../filters/filter.js';
 import type { Funnel, Key } from '../hash/keys.js';
 import { estimateCount, expectedFpp } from '../math.js';
 import { lostShard } from './epoch.js';
@@ -51,14 +51,6 @@ export interface StoredBloomFilterOptions extends ShardedBloomOptions, StoredCre
 export interface StoredImportOptions extends StoreOptions {
   /** TTL (seconds) when the import creates the filter; must match an existing filter's. */
   ttl?: number;
-}
-
-// Reads hold numbers (the header first); a bit is 0 or 1.
-
-/** Whether every bit of a read (header first) is 1. */
-function allSet(read: ShardRead): boolean {
-  for (let i = 2; i < read.length; i++) if (read[i] === 0) return false;
-  return true;
 }
 
 /** The create/open descriptor of a Bloom filter class whose constructor is `make`. */
@@ -154,40 +146,10 @@ export class StoredBloomFilter<K extends Key = Key>
     return this.store.readBits(ref, offsets.subarray(base, base + this.shape.hashes));
   }
 
-  /** Adds `key`. True iff it was certainly new (some bit was 0), as Guava's `put`. */
-  async add(key: K): Promise<boolean> {
-    return (await this.writeOne('add', 'add', key)) === 1;
-  }
-
-  /** False if `key` was certainly never added; true if it probably was. */
-  async has(key: K): Promise<boolean> {
-    return (await this.readAll('has', [key], undefined, allSet))[0]!;
-  }
-
-  /**
-   * Adds every key, a window at a time; resolves to how many were new (a key repeated in the
-   * batch is new at most once). On failure the error's `batch` says which keys were applied;
-   * adding is idempotent, so resending any of them is safe.
-   */
-  async addMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<number> {
-    let added = 0;
-    await this.writeAll('addMany', 'add', keys, options, (_, r) => (added += r));
-    return added;
-  }
-
-  /** Like {@link addMany}, with whether each key was new, in order. */
-  async addEach(
-    keys: Iterable<K> | AsyncIterable<K>,
-    options?: ProgressOptions,
-  ): Promise<boolean[]> {
-    const out: boolean[] = [];
-    await this.writeAll('addEach', 'add', keys, options, (i, r) => (out[i] = r === 1));
-    return out;
-  }
-
-  /** `has` of every key, in order, a window at a time. */
-  hasMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<boolean[]> {
-    return this.readAll('hasMany', keys, options, allSet);
+  /** Present iff every bit of the read (header first) is 1. */
+  protected present(read: ShardRead): boolean {
+    for (let i = 2; i < read.length; i++) if (read[i] === 0) return false;
+    return true;
   }
 
   /** Number of bits set, over all shards. */

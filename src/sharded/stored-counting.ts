@@ -170,17 +170,9 @@ export class StoredCountingBloomFilter<K extends Key = Key>
     return this.store.readCounters(ref, distinctCounters(offsets, base, this.shape.hashes));
   }
 
-  /**
-   * Records one occurrence of `key` (its counters go up by one, stopping at 15). True iff the key
-   * was certainly new (some counter was 0). Adding a present key still counts it.
-   */
-  async add(key: K): Promise<boolean> {
-    return (await this.writeOne('add', 'add', key)) === 1;
-  }
-
-  /** False if `key` is certainly absent; true if it is probably present. */
-  async has(key: K): Promise<boolean> {
-    return (await this.count(key)) > 0;
+  /** Present iff every counter of the read (header first) is above 0. */
+  protected present(read: ShardRead): boolean {
+    return minOf(read) > 0;
   }
 
   /**
@@ -196,34 +188,13 @@ export class StoredCountingBloomFilter<K extends Key = Key>
    * the result is false; otherwise every counter below 15 goes down by one and the result is true.
    * Only remove keys that were added (see the class comment).
    */
-  async remove(key: K): Promise<boolean> {
-    return (await this.writeOne('remove', 'remove', key)) === 1;
+  remove(key: K): Promise<boolean> {
+    return this.removeOne(key);
   }
 
-  /** `add` for every key, a window at a time; resolves to how many were new. */
-  async addMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<number> {
-    let added = 0;
-    await this.writeAll('addMany', 'add', keys, options, (_, r) => (added += r));
-    return added;
-  }
-
-  /** `has` for every key, in order, a window at a time. */
-  hasMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<boolean[]> {
-    return this.readAll('hasMany', keys, options, (r) => minOf(r) > 0);
-  }
-
-  /**
-   * `remove` for every key, a window at a time; result i says whether key i was removed. Each
-   * remove is atomic on its own, the batch is not; each key is sent at most once, and on failure
-   * the error's `batch` says which were applied (resend only those `notApplied`).
-   */
-  async removeMany(
-    keys: Iterable<K> | AsyncIterable<K>,
-    options?: ProgressOptions,
-  ): Promise<boolean[]> {
-    const out: boolean[] = [];
-    await this.writeAll('removeMany', 'remove', keys, options, (i, r) => (out[i] = r === 1));
-    return out;
+  /** `remove` for every key, a window at a time (see `removeEach`: each key sent at most once). */
+  removeMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<boolean[]> {
+    return this.removeEach(keys, options);
   }
 
   /** Estimated number of distinct keys: from the counters above 0 (as the classic filter's bits). */

@@ -209,41 +209,19 @@ export class StoredCuckooFilter<K extends Key = Key>
     return this.store.readBuckets(ref, offsets[base + 1]!, offsets[base + 2]!);
   }
 
-  /** Adds `key`; true iff it was certainly new. `FilterFullError` (nothing lost) when full. */
-  async add(key: K): Promise<boolean> {
-    return (await this.writeOne('add', 'add', key)) === 1;
-  }
-
-  /** False if `key` is certainly absent; true if it is probably present. */
-  async has(key: K): Promise<boolean> {
-    return (await this.readAll('has', [key], undefined, holds))[0]!;
+  /** Present iff one of the key's 8 slots holds its fingerprint. */
+  protected present(read: ShardRead, placed: PlacedKeys, j: number): boolean {
+    return holds(read, placed, j);
   }
 
   /** Removes one occurrence of `key`; false (and no change) if none is there. */
-  async remove(key: K): Promise<boolean> {
-    return (await this.writeOne('remove', 'remove', key)) === 1;
+  remove(key: K): Promise<boolean> {
+    return this.removeOne(key);
   }
 
-  /** Adds every key, a window at a time; resolves to how many were new. */
-  async addMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<number> {
-    let added = 0;
-    await this.writeAll('addMany', 'add', keys, options, (_, r) => (added += r));
-    return added;
-  }
-
-  /** `has` of every key, in order, a window at a time. */
-  hasMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<boolean[]> {
-    return this.readAll('hasMany', keys, options, holds);
-  }
-
-  /** `remove` of every key, a window at a time; each key is sent at most once. */
-  async removeMany(
-    keys: Iterable<K> | AsyncIterable<K>,
-    options?: ProgressOptions,
-  ): Promise<boolean[]> {
-    const out: boolean[] = [];
-    await this.writeAll('removeMany', 'remove', keys, options, (i, r) => (out[i] = r === 1));
-    return out;
+  /** `remove` of every key, a window at a time (see `removeEach`: each key sent at most once). */
+  removeMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<boolean[]> {
+    return this.removeEach(keys, options);
   }
 
   /**

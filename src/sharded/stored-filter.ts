@@ -134,6 +134,66 @@ export abstract class StoredShardedFilter<K extends Key = Key> {
     base: number,
   ): Promise<ShardRead>;
 
+  /** Whether a read of key j (header first) says the key is present. */
+  protected abstract present(read: ShardRead, placed: PlacedKeys, j: number): boolean;
+
+  /**
+   * Adds `key`. True iff it was certainly new (some cell was empty), as Guava's `put`; a
+   * counting or cuckoo filter counts a present key again.
+   */
+  async add(key: K): Promise<boolean> {
+    return (await this.writeOne('add', 'add', key)) === 1;
+  }
+
+  /** False if `key` was certainly never added; true if it probably was. */
+  async has(key: K): Promise<boolean> {
+    return (await this.readAll('has', [key], undefined, (r, p, j) => this.present(r, p, j)))[0]!;
+  }
+
+  /**
+   * Adds every key, a window at a time; resolves to how many were new (a key repeated in the
+   * batch is new at most once). On failure the error's `batch` says which keys were applied.
+   */
+  async addMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<number> {
+    let added = 0;
+    await this.writeAll('addMany', 'add', keys, options, (_, r) => (added += r));
+    return added;
+  }
+
+  /** Like {@link addMany}, with whether each key was new, in order. */
+  async addEach(
+    keys: Iterable<K> | AsyncIterable<K>,
+    options?: ProgressOptions,
+  ): Promise<boolean[]> {
+    const out: boolean[] = [];
+    await this.writeAll('addEach', 'add', keys, options, (i, r) => (out[i] = r === 1));
+    return out;
+  }
+
+  /** `has` of every key, in order, a window at a time. */
+  hasMany(keys: Iterable<K> | AsyncIterable<K>, options?: ProgressOptions): Promise<boolean[]> {
+    return this.readAll('hasMany', keys, options, (r, p, j) => this.present(r, p, j));
+  }
+
+  /** `remove` of one key (for the types that delete): true iff it was there. */
+  protected async removeOne(key: K): Promise<boolean> {
+    return (await this.writeOne('remove', 'remove', key)) === 1;
+  }
+
+  /**
+   * `remove` of every key, a window at a time; result i says whether key i was removed. Each
+   * remove is atomic on its own, the batch is not; each key is sent at most once, and on failure
+   * the error's `batch` says which were applied (resend only those `notApplied`).
+   */
+  protected async removeEach(
+    keys: Iterable<K> | AsyncIterable<K>,
+    options?: ProgressOptions,
+  ): Promise<boolean[]> {
+    const out: boolean[] = [];
+    await this.writeAll('removeMany', 'remove', keys, options, (i, r) => (out[i] = r === 1));
+    return out;
+  }
+
   /** Re-reads the metadata's generation (after a write met a newer one). */
   protected async refresh(): Promise<void> {
     const meta = await readFilterMeta(this.store, this.name);
