@@ -207,8 +207,9 @@ describe('the packed package, installed in an empty project', () => {
     expect(installedPkg.type).toBe('module');
     expect(installedPkg.sideEffects).toBe(false);
     // `npm pack` and `npm publish` build first, and the build makes every entry the package ships.
-    expect(installedPkg.scripts.prepack).toBe('npm run build');
-    expect(installedPkg.scripts.build).toMatch(/^tsup\b/);
+    const scripts = installedPkg.scripts as Record<string, string>;
+    expect(scripts.prepack).toBe('npm run build');
+    expect(scripts.build).toMatch(/^tsup\b/);
   });
 
   it('works from ESM: every golden filter decodes, names survive, one core behind every entry', async () => {
