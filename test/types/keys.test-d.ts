@@ -1,5 +1,5 @@
 /**
- * Type test, checked by `tsc` (tsconfig.types.json, part of `npm run typecheck`), never run: a
+ * Type test, checked by `tsc` (tsconfig.node.json, part of `npm run typecheck`), never run: a
  * filter's key type follows its funnel, so a wrong key is a compile error, as with Guava's
  * `BloomFilter<T>`. Every `@ts-expect-error` line must fail to compile (tsc reports an unused
  * directive otherwise), and every other line must compile.

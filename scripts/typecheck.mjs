@@ -1,0 +1,38 @@
+/**
+ * `npm run typecheck`: the three TypeScript projects, two at a time (one per core of a small
+ * machine), failing if any fails. The projects:
+ * - tsconfig.json: the browser-safe core alone, with neither Node's nor the DOM's types;
+ * - tsconfig.node.json: everything with Node's types (sources, tests and type tests, benchmarks,
+ *   scripts);
+ * - web/tsconfig.json: the page, with the DOM's types.
+ * Plain JavaScript, so it runs before anything is compiled.
+ */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+// The largest first, so that the two small ones share the other core.
+const projects = ['tsconfig.node.json', 'tsconfig.json', 'web/tsconfig.json'];
+const slots = Math.max(1, Math.min(2, availableParallelism()));
+
+function check(project) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [tsc, '-p', project, '--pretty'], { stdio: 'inherit' });
+    child.on('exit', (code, signal) => resolve(code === 0 && signal === null));
+  });
+}
+
+let failed = false;
+const queue = [...projects];
+await Promise.all(
+  Array.from({ length: slots }, async () => {
+    for (let p = queue.shift(); p !== undefined; p = queue.shift()) {
+      if (!(await check(p))) {
+        console.error(`typecheck: ${p} has errors`);
+        failed = true;
+      }
+    }
+  }),
+);
+process.exit(failed ? 1 : 0);
