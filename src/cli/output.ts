@@ -1,13 +1,18 @@
 /**
  * Buffered output to a stream (standard output): bytes are gathered in 1 MiB and written with
- * back-pressure, so printing millions of records costs a few large writes. A closed pipe
+ * back-pressure, so printing millions of records costs a few large writes. A buffer goes back to
+ * a small free list once the stream says it is written (its write callback), so a long run reuses
+ * a few buffers instead of leaving one per MiB printed to the garbage collector. A closed pipe
  * (`bloomkit check ... | head`) ends the output quietly, as it does for grep.
  */
 
 const SIZE = 1 << 20;
+/** Written buffers kept for reuse. */
+const KEEP = 4;
 
 export class Output {
   private buf = Buffer.allocUnsafe(SIZE);
+  private free: Buffer[] = [];
   private len = 0;
   private broken = false;
   private error: Error | null = null;
@@ -53,9 +58,14 @@ export class Output {
   /** Hands the gathered bytes to the stream (without waiting). */
   private spill(): void {
     if (this.len === 0) return;
-    if (!this.broken) this.stream.write(this.buf.subarray(0, this.len));
-    this.buf = Buffer.allocUnsafe(SIZE);
+    const full = this.buf;
+    const len = this.len;
     this.len = 0;
+    if (this.broken) return; // nobody reads: the bytes are dropped, the buffer kept
+    this.stream.write(full.subarray(0, len), () => {
+      if (this.free.length < KEEP) this.free.push(full);
+    });
+    this.buf = this.free.pop() ?? Buffer.allocUnsafe(SIZE);
   }
 
   /** Writes what is gathered and waits until the stream can take more (back-pressure). */
