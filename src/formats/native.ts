@@ -201,6 +201,19 @@ export function containerSize(h: NativeHeader): number {
 }
 
 /**
+ * Throws a `FormatError` unless `actual`, the bytes at hand (`has` says whose: `'got'`, `'the file
+ * has'`), is the `size` the header announces: too few is a truncation, too many a mismatch.
+ */
+export function checkAnnouncedSize(size: number, actual: number, has = 'got'): void {
+  if (actual < size) {
+    throw new FormatError(`truncated: the header announces ${size} bytes, ${has} ${actual}`);
+  }
+  if (actual > size) {
+    throw new FormatError(`length mismatch: the header announces ${size} bytes, ${has} ${actual}`);
+  }
+}
+
+/**
  * Checks a whole container held in memory (lengths and CRC-32C) and returns views of its parts.
  * `expectedType`, when given, must match the type id. This is each filter class's own reader: a
  * bad magic is explained only by `advise`, the confusion that class invites (the classic filter
@@ -221,14 +234,7 @@ export function decodeContainer(
     );
   }
   const size = containerSize(header);
-  if (bytes.length < size) {
-    throw new FormatError(`truncated: the header announces ${size} bytes, got ${bytes.length}`);
-  }
-  if (bytes.length > size) {
-    throw new FormatError(
-      `length mismatch: the header announces ${size} bytes, got ${bytes.length}`,
-    );
-  }
+  checkAnnouncedSize(size, bytes.length);
   const body = size - TRAILER_BYTES;
   const stored = new DataView(bytes.buffer, bytes.byteOffset + body, 4).getUint32(0, true);
   const actual = crc32c(bytes.subarray(0, body));

@@ -28,7 +28,7 @@
  * groups of chunks written, and an aborted build throws `signal.reason` after removing its files.
  */
 
-import { type FileHandle, mkdtemp, open, rename, rm, unlink } from 'node:fs/promises';
+import { type FileHandle, mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { checkOptions, checkPositiveInteger, checkProbability, show } from '../errors.js';
 import type { ProgressOptions } from '../filters/filter.js';
@@ -37,6 +37,7 @@ import { mitz64Probes, views } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key, keyBytes } from '../hash/keys.js';
 import { Modulus } from '../hash/strategies.js';
 import { optimalNumOfBits, optimalNumOfHashFunctions } from '../math.js';
+import { writeAtomically } from './atomic-file.js';
 import {
   type ChunkedLayout,
   type ChunkedRouting,
@@ -150,6 +151,9 @@ function checkChunkCount(chunks: number, what: string, chunkBytes: number): void
   );
 }
 
+/** What a build pass leaves for the index: the layout, the keys per chunk, range routing's first keys. */
+type Built = { layout: ChunkedLayout; counts: Uint32Array; firstKeys: Uint8Array[] };
+
 /** Builds the file at `path`; returns its layout. */
 export async function buildChunked(
   path: string,
@@ -160,45 +164,38 @@ export async function buildChunked(
   const plan = planChunked(options);
   const memoryBytes = checkPositiveInteger('memoryBytes', options.memoryBytes ?? 64 * 2 ** 20);
   checkProgress(options);
-  const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
-  const fh = await open(temp, 'wx');
   let spillDir: string | null = null;
   try {
-    let result: { layout: ChunkedLayout; counts: Uint32Array; firstKeys: Uint8Array[] };
-    if (plan.routing === 'range') {
-      result = await buildRange(fh, plan, keys, options);
-    } else {
-      const stride = chunkStride(plan.chunkBytes);
-      if (plan.chunks * stride <= memoryBytes) {
-        result = await buildHashInMemory(fh, plan, keys, options);
+    return await writeAtomically(path, async (fh) => {
+      let result: Built;
+      if (plan.routing === 'range') {
+        result = await buildRange(fh, plan, keys, options);
       } else {
-        spillDir = await mkdtemp(join(options.tmpDir ?? dirname(path), '.bloomkit-spill-'));
-        result = await buildHashSpilled(fh, plan, keys, memoryBytes, spillDir, options);
+        const stride = chunkStride(plan.chunkBytes);
+        if (plan.chunks * stride <= memoryBytes) {
+          result = await buildHashInMemory(fh, plan, keys, options);
+        } else {
+          spillDir = await mkdtemp(join(options.tmpDir ?? dirname(path), '.bloomkit-spill-'));
+          result = await buildHashSpilled(fh, plan, keys, memoryBytes, spillDir, options);
+        }
       }
-    }
-    const { layout, counts, firstKeys } = result;
-    const index = encodeIndex(counts, firstKeys);
-    if (index.length > MAX_INDEX_BYTES) {
-      throw new RangeError(
-        `the index would take ${index.length} bytes (${firstKeys.length} first keys), more than the limit of ${MAX_INDEX_BYTES}; use larger chunkBytes`,
-      );
-    }
-    throwIfAborted(options.signal);
-    const head = encodeHead({ ...layout, indexLength: index.length });
-    const full: ChunkedLayout = { ...layout, indexLength: index.length };
-    const trailer = new Uint8Array(4);
-    new DataView(trailer.buffer).setUint32(0, crc32c(index, crc32c(head)), true);
-    await writeAt(fh, index, indexOffset(full));
-    await writeAt(fh, trailer, indexOffset(full) + index.length);
-    await writeAt(fh, head, 0);
-    await fh.sync();
-    await fh.close();
-    await rename(temp, path);
-    return full;
-  } catch (error) {
-    await fh.close().catch(() => {});
-    await unlink(temp).catch(() => {});
-    throw error;
+      const { layout, counts, firstKeys } = result;
+      const index = encodeIndex(counts, firstKeys);
+      if (index.length > MAX_INDEX_BYTES) {
+        throw new RangeError(
+          `the index would take ${index.length} bytes (${firstKeys.length} first keys), more than the limit of ${MAX_INDEX_BYTES}; use larger chunkBytes`,
+        );
+      }
+      throwIfAborted(options.signal);
+      const head = encodeHead({ ...layout, indexLength: index.length });
+      const full: ChunkedLayout = { ...layout, indexLength: index.length };
+      const trailer = new Uint8Array(4);
+      new DataView(trailer.buffer).setUint32(0, crc32c(index, crc32c(head)), true);
+      await writeAt(fh, index, indexOffset(full));
+      await writeAt(fh, trailer, indexOffset(full) + index.length);
+      await writeAt(fh, head, 0);
+      return full;
+    });
   } finally {
     if (spillDir !== null) await rm(spillDir, { recursive: true, force: true });
   }
@@ -209,7 +206,7 @@ async function buildHashInMemory(
   plan: ChunkedPlan,
   keys: Iterable<Key> | AsyncIterable<Key>,
   progress: ProgressOptions,
-): Promise<{ layout: ChunkedLayout; counts: Uint32Array; firstKeys: Uint8Array[] }> {
+): Promise<Built> {
   const group = new ChunkGroup(plan, plan.chunks);
   group.reset(0, plan.chunks);
   const mod = new Modulus(plan.chunkBytes * 8);
@@ -238,7 +235,7 @@ async function buildRange(
   plan: ChunkedPlan,
   keys: Iterable<Key> | AsyncIterable<Key>,
   progress: ProgressOptions,
-): Promise<{ layout: ChunkedLayout; counts: Uint32Array; firstKeys: Uint8Array[] }> {
+): Promise<Built> {
   const { funnel, hashes: k, keysPerChunk } = plan;
   const group = new ChunkGroup(plan, 1);
   const mod = new Modulus(plan.chunkBytes * 8);

@@ -58,6 +58,7 @@
 import { FormatError } from '../errors.js';
 import { crc32c } from '../formats/crc32c.js';
 import {
+  checkAnnouncedSize,
   checkHashCount,
   checkParamsLength,
   decodeHeader,
@@ -280,17 +281,7 @@ export function decodeHead(head: Uint8Array, size: number): ChunkedLayout {
       `length mismatch: the header's payload length ${header.payloadLength} is not chunks (${layout.chunks * chunkStride(chunkBytes)}) + index (${indexLength})`,
     );
   }
-  const expected = fileSize(layout);
-  if (size < expected) {
-    throw new FormatError(
-      `truncated: the header announces ${expected} bytes, the file has ${size}`,
-    );
-  }
-  if (size > expected) {
-    throw new FormatError(
-      `length mismatch: the header announces ${expected} bytes, the file has ${size}`,
-    );
-  }
+  checkAnnouncedSize(fileSize(layout), size, 'the file has');
   return layout;
 }
 

@@ -24,13 +24,14 @@
  * with the bytes, and the next load would reject the file).
  */
 
-import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { FormatError, show } from '../errors.js';
 import type { ProgressOptions, ReadonlyMembershipFilter } from '../filters/filter.js';
 import { crc32c } from '../formats/crc32c.js';
 import {
   type ContainerParts,
+  checkAnnouncedSize,
   containerSize,
   decodeHeader,
   FILTER_TYPES,
@@ -38,6 +39,7 @@ import {
   TRAILER_BYTES,
 } from '../formats/native.js';
 import { codecForType, codecOf, fromBytes } from '../formats/registry.js';
+import { writeAtomically } from './atomic-file.js';
 
 /** Anything bloomkit can save: every filter type has `toBytes()`. */
 export interface Serializable {
@@ -153,11 +155,6 @@ function streamSink(stream: Writable): Sink {
   };
 }
 
-/** A unique temporary name next to `path`. */
-function tempName(path: string): string {
-  return `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
-}
-
 /**
  * Writes `filter` in bloomkit's native format to a file (atomically: temp file, fsync, rename)
  * or to a writable stream (not ended). Resolves to the number of bytes written.
@@ -173,20 +170,11 @@ export async function save(
   const parts = partsOf(filter);
   checkAborted(options);
   if (typeof target === 'string') {
-    const temp = tempName(target);
-    const fh = await open(temp, 'wx');
-    try {
+    return writeAtomically(target, async (fh) => {
       const n = await writeParts(parts, watched(fileSink(fh), parts.size, options));
       checkAborted(options);
-      await fh.sync();
-      await fh.close();
-      await rename(temp, target);
       return n;
-    } catch (error) {
-      await fh.close().catch(() => {});
-      await unlink(temp).catch(() => {});
-      throw error;
-    }
+    });
   }
   if (target === null || typeof target !== 'object' || typeof target.write !== 'function') {
     throw new TypeError(`target must be a path or a Writable stream, got ${show(target)}`);
@@ -419,17 +407,7 @@ async function loadFile(source: string, options: LoadOptions): Promise<ReadonlyM
     if (fileSize >= HEADER_BYTES) {
       const head = new Uint8Array(HEADER_BYTES);
       await fileSource(fh).readInto(head, 'header');
-      const size = containerSize(decodeHeader(head, fileSize));
-      if (fileSize < size) {
-        throw new FormatError(
-          `truncated: the header announces ${size} bytes, the file has ${fileSize}`,
-        );
-      }
-      if (fileSize > size) {
-        throw new FormatError(
-          `length mismatch: the header announces ${size} bytes, the file has ${fileSize}`,
-        );
-      }
+      checkAnnouncedSize(containerSize(decodeHeader(head, fileSize)), fileSize, 'the file has');
     }
     return await readContainer(fileSource(fh), maxBytes, options);
   } finally {
