@@ -20,6 +20,3 @@ export function redisOps(
 ): () => StoreOps {
   return () => new RedisStore(client, `${label} ${show(name)}`, options);
 }
-
-/** The Redis key of filter `name`'s metadata hash. */
-export { metaKey } from './keys.js';

@@ -139,7 +139,7 @@ export class RedisShardStore implements ShardStore {
    * Rejects with `RedisEvictionPolicyError` if any master's `maxmemory-policy` may evict the
    * filter's keys (`allkeys-*` always; `volatile-*` when it has a TTL), unless `allowEviction`.
    */
-  async checkDurability(hasTtl: boolean): Promise<void> {
+  async checkDurability(label: string, hasTtl: boolean): Promise<void> {
     if (this.allowEviction) return;
     for (const send of await this.client.masters()) {
       const info = String(await send(['INFO', 'memory']));
@@ -147,7 +147,7 @@ export class RedisShardStore implements ShardStore {
       if (policy === undefined) continue; // a server that does not say cannot be judged
       if (policy.startsWith('allkeys-') || (hasTtl && policy.startsWith('volatile-'))) {
         throw new RedisEvictionPolicyError(
-          `the server's maxmemory-policy is ${policy}, which may evict the filter's keys${hasTtl ? ' (it has a TTL)' : ''} and lose acknowledged adds; use noeviction${hasTtl ? '' : ' or a volatile-* policy'}, or pass allowEviction: true`,
+          `${label}: the server's maxmemory-policy is ${policy}, which may evict the filter's keys${hasTtl ? ' (it has a TTL)' : ''} and lose acknowledged adds; use noeviction${hasTtl ? '' : ' or a volatile-* policy'}, or pass allowEviction: true`,
         );
       }
     }

@@ -127,9 +127,10 @@ export interface ShardStore {
   wrap(label: string, err: unknown): unknown;
   /**
    * Rejects if the store may drop the filter's data on its own (Redis: an evicting
-   * `maxmemory-policy`), unless the caller allowed it; `hasTtl` says the filter has a TTL.
+   * `maxmemory-policy`), unless the caller allowed it; `hasTtl` says the filter has a TTL, `label`
+   * names it in the error.
    */
-  checkDurability(hasTtl: boolean): Promise<void>;
+  checkDurability(label: string, hasTtl: boolean): Promise<void>;
 
   // Metadata, each atomic on filter `name`'s metadata.
 

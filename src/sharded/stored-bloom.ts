@@ -214,7 +214,7 @@ export async function importBloom<F extends StoredBloomFilter>(
   const { shape, payload } = decodeShardedParts(bytes);
   const ttl = ttlMs(ttlOption);
   return ops.op('import', async () => {
-    await ops.store.checkDurability(ttl !== undefined);
+    await ops.store.checkDurability(ops.label, ttl !== undefined);
     const fields = shapeFields('bloom', shape, ttl);
     const params = {
       ...paramFields(shape, ttl),

@@ -116,7 +116,7 @@ export async function createStored<F, O>(
   const ttl = ttlMs(options.ttl);
   const run = ops();
   return run.op('create', async () => {
-    await run.store.checkDurability(ttl !== undefined);
+    await run.store.checkDurability(run.label, ttl !== undefined);
     const fields = shapeFields(type.kind, shape, ttl);
     const meta = await createMeta(run, name, fields, paramFields(shape, ttl), ttl);
     return ready(type, run, name, meta);
@@ -134,7 +134,7 @@ export async function openStored<F, O>(
   return run.op('open', async () => {
     const meta = await readFilterMeta(run.store, name);
     checkKind(run.store, name, meta, type.kind);
-    await run.store.checkDurability(meta.ttl !== undefined);
+    await run.store.checkDurability(run.label, meta.ttl !== undefined);
     return ready(type, run, name, meta);
   });
 }

@@ -132,7 +132,7 @@ export async function createScalable<F extends StoredScalableBloomFilter>(
   const { fields, params, ttl } = scalableFields(options);
   const run = ops();
   return run.op('create', async () => {
-    await run.store.checkDurability(ttl !== undefined);
+    await run.store.checkDurability(run.label, ttl !== undefined);
     const meta = await createMeta(run, name, fields, params, ttl);
     return readyScalable(make(run, name, meta), meta);
   });
@@ -149,7 +149,7 @@ export async function openScalable<F extends StoredScalableBloomFilter>(
   return run.op('open', async () => {
     const meta = await readFilterMeta(run.store, name);
     checkKind(run.store, name, meta, 'scalable');
-    await run.store.checkDurability(meta.ttl !== undefined);
+    await run.store.checkDurability(run.label, meta.ttl !== undefined);
     return readyScalable(make(run, name, meta), meta);
   });
 }
