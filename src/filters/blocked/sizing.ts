@@ -73,7 +73,41 @@ function bestProbes(lambda: number): { k: number; rate: number } {
   return best;
 }
 
-const loadCache = new Map<number, number>();
+/**
+ * Block counts for a model of the rate at a load λ (keys per block), increasing in λ: the fewest
+ * blocks of `blockBits` bits whose model rate at `capacity` keys is at most
+ * {@link SIZING_HEADROOM}·fpp, from the largest such load ({@link maxLoad}, cached per fpp).
+ */
+export class BlockSizing {
+  private readonly loads = new Map<number, number>();
+
+  constructor(
+    private readonly rate: (lambda: number) => number,
+    private readonly blockBits: number,
+    private readonly maxBlocks: number,
+  ) {}
+
+  /** The block count for `capacity` keys at `fpp`; a `RangeError` past the maximum. */
+  blocks(capacity: number, fpp: number): number {
+    checkPositiveInteger('capacity', capacity);
+    checkProbability('fpp', fpp);
+    let lambda = this.loads.get(fpp);
+    if (lambda === undefined) {
+      lambda = maxLoad(SIZING_HEADROOM * fpp, this.rate);
+      if (this.loads.size > 256) this.loads.clear();
+      this.loads.set(fpp, lambda);
+    }
+    const blocks = Math.max(1, Math.ceil(capacity / lambda));
+    if (!(blocks <= this.maxBlocks)) {
+      throw new RangeError(
+        `capacity ${show(capacity)} at fpp ${show(fpp)} needs ${blocks} blocks of ${this.blockBits} bits, more than the maximum ${this.maxBlocks}`,
+      );
+    }
+    return blocks;
+  }
+}
+
+const SIZING = /* @__PURE__ */ new BlockSizing((l) => bestProbes(l).rate, BLOCK_BITS, MAX_BLOCKS);
 
 /** The shape {@link BlockedBloomFilter.create} picks. */
 export interface BlockedSize {
@@ -93,20 +127,7 @@ export interface BlockedSize {
  * 19,471 blocks (9.97 bits/key), k = 6, model rate 0.970%.
  */
 export function blockedSize(capacity: number, fpp: number): BlockedSize {
-  checkPositiveInteger('capacity', capacity);
-  checkProbability('fpp', fpp);
-  let lambda = loadCache.get(fpp);
-  if (lambda === undefined) {
-    lambda = maxLoad(SIZING_HEADROOM * fpp, (l) => bestProbes(l).rate);
-    if (loadCache.size > 256) loadCache.clear();
-    loadCache.set(fpp, lambda);
-  }
-  const blocks = Math.max(1, Math.ceil(capacity / lambda));
-  if (!(blocks <= MAX_BLOCKS)) {
-    throw new RangeError(
-      `capacity ${show(capacity)} at fpp ${show(fpp)} needs ${blocks} blocks of 512 bits, more than the maximum ${MAX_BLOCKS}`,
-    );
-  }
+  const blocks = SIZING.blocks(capacity, fpp);
   const { k, rate } = bestProbes(capacity / blocks);
   return { blocks, hashes: k, bitsPerKey: (blocks * BLOCK_BITS) / capacity, expectedRate: rate };
 }

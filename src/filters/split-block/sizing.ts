@@ -4,9 +4,9 @@
  * Σ_j Pois(j; λ)·(1 − (1 − 1/32)^j)^8). See filter.ts.
  */
 
-import { checkPositiveInteger, show } from '../../errors.js';
+import { show } from '../../errors.js';
 import type { Funnel } from '../../hash/keys.js';
-import { maxLoad, poissonMix, SIZING_HEADROOM } from '../blocked/sizing.js';
+import { BlockSizing, poissonMix } from '../blocked/sizing.js';
 
 /** The eight salt constants of the Parquet specification. */
 export const SALT: readonly number[] = [
@@ -91,29 +91,18 @@ export interface SplitBlockSize {
   readonly expectedRate: number;
 }
 
-const loadCache = new Map<number, number>();
+const SIZING = /* @__PURE__ */ new BlockSizing(
+  splitBlockFalsePositiveRate,
+  SPLIT_BLOCK_BITS,
+  MAX_SPLIT_BLOCKS,
+);
 
 /**
  * The fewest 256-bit blocks whose model rate at `capacity` values is at most 0.97·fpp:
  * `capacity: 1e6, fpp: 0.01` → 41,404 blocks (10.6 bits/value).
  */
 export function splitBlockSize(capacity: number, fpp: number): SplitBlockSize {
-  checkPositiveInteger('capacity', capacity);
-  if (typeof fpp !== 'number' || !(fpp > 0 && fpp < 1)) {
-    throw new RangeError(`fpp must be in (0, 1), got ${show(fpp)}`);
-  }
-  let lambda = loadCache.get(fpp);
-  if (lambda === undefined) {
-    lambda = maxLoad(SIZING_HEADROOM * fpp, splitBlockFalsePositiveRate);
-    if (loadCache.size > 256) loadCache.clear();
-    loadCache.set(fpp, lambda);
-  }
-  const blocks = Math.max(1, Math.ceil(capacity / lambda));
-  if (!(blocks <= MAX_SPLIT_BLOCKS)) {
-    throw new RangeError(
-      `capacity ${show(capacity)} at fpp ${show(fpp)} needs ${blocks} blocks of 256 bits, more than the maximum ${MAX_SPLIT_BLOCKS}`,
-    );
-  }
+  const blocks = SIZING.blocks(capacity, fpp);
   return {
     blocks,
     bitsPerKey: (blocks * SPLIT_BLOCK_BITS) / capacity,
