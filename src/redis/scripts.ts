@@ -4,7 +4,7 @@
  * hash alone, or one shard (with its count hash, for the scalable filter).
  *
  * They are sent with EVALSHA; a server that does not know a script (NOSCRIPT: restarted, flushed,
- * or another cluster node) gets it once with EVAL, which also caches it (store.ts).
+ * or another cluster node) gets it once with EVAL, which also caches it (shard-store.ts).
  *
  * Shard header: every shard string starts with 8 bytes, the filter's `id` (u32, big-endian: what
  * `BITFIELD GET u32 0` reads) and the `gen`eration it was last cleared in (u32 at bit 32); the
@@ -325,9 +325,9 @@ return 1`,
 );
 
 /**
- * Cuckoo filter slots (cuckoo.ts): slot s of bucket b of a shard is `BITFIELD … u16 #(4 + 4b + s)`
- * (after the header), 0 = empty. `alt(b, f)` = b XOR ((f · 0x5bd1e995) mod 2^32 mod nb), nb a
- * power of two, so alt(alt(b, f), f) = b.
+ * Cuckoo filter slots (src/sharded/stored-cuckoo.ts): slot s of bucket b of a shard is
+ * `BITFIELD … u16 #(4 + 4b + s)` (after the header), 0 = empty. `alt(b, f)` = b XOR
+ * ((f · 0x5bd1e995) mod 2^32 mod nb), nb a power of two, so alt(alt(b, f), f) = b.
  */
 const CUCKOO = `local function slot(b, s) return '#' .. (4 + b * 4 + s) end
 local function get(b, s) return redis.call('BITFIELD_RO', KEYS[1], 'GET', 'u16', slot(b, s))[1] end

@@ -17,7 +17,7 @@
  * | `shardBits` | shard size limit asked for: bits; for `counting`, counters (option / 4)  |
  * | `ttl`       | time to live in ms, absent without one; `expireAt` ms since the epoch    |
  * | `shards`, `bits`, `hashes` | the shape: S, b (counters for `counting`) and k          |
- * | `growth`, `ratio`, `layers`, `layer:i` | scalable: see scalable.ts                     |
+ * | `growth`, `ratio`, `layers`, `layer:i` | scalable: see stored-scalable.ts             |
  *
  * It is created once, atomically, by a Lua script that writes it only if it does not exist and
  * returns what is there, so clients racing to create a filter all end up with the same one.

@@ -77,7 +77,8 @@ export const STORED_ERRORS = {
 
 /**
  * What `ShardStore.wrap` gives for `err`: bloomkit's own errors (and argument errors) unchanged;
- * anything else (a store client's failure) as `new failed('<label> failed: <err>')`, `err` its cause.
+ * anything else (a store client's failure) as `new failed('<label> failed: <err>')`, with `err`
+ * as its cause.
  */
 export function wrapFailure(
   label: string,

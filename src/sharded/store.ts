@@ -207,8 +207,9 @@ export interface ShardStore {
   /**
    * Cuckoo add of fingerprint `f` (1..65535) with buckets `i1`, `i2` of `buckets` (a power of two;
    * 4 slots each, slot s of bucket b is slot 4b + s): into a free slot of i1 or i2, else moving
-   * fingerprints to their other bucket (`altBucket`, cuckoo.ts) at most `maxKicks` times; if no
-   * slot frees, every move is undone and the reply is `REPLY.full`. 1 if f was in neither bucket.
+   * fingerprints to their other bucket (`altBucket`, stored-cuckoo.ts) at most `maxKicks` times;
+   * if no slot frees, every move is undone and the reply is `REPLY.full`. 1 if f was in neither
+   * bucket.
    */
   cuckooAdd(
     ref: string,
