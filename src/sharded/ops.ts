@@ -226,6 +226,13 @@ export class StoreOps<S extends ShardStore = ShardStore> {
     );
   }
 
+  /** Deletes shards `refs` (`ShardStore.deleteShards`), a window of them at a time. */
+  async deleteShards(refs: readonly string[]): Promise<void> {
+    for (let start = 0; start < refs.length; start += WINDOW * DEPTH) {
+      await this.store.deleteShards(refs.slice(start, start + WINDOW * DEPTH));
+    }
+  }
+
   /** Issues `command(i)` for i in [0, count), a window of calls at a time; the replies in order. */
   async all<T>(count: number, command: (i: number) => Promise<T>): Promise<T[]> {
     const out = new Array<T>(count);

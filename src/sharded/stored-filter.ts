@@ -391,7 +391,7 @@ export abstract class StoredShardedFilter<K extends Key = Key> {
   async destroy(): Promise<void> {
     await this.ops.op('destroy', async () => {
       await this.store.deleteMeta(this.name);
-      await this.store.deleteShards(
+      await this.ops.deleteShards(
         Array.from({ length: this.shape.shards }, (_, i) => this.refs.get(i)),
       );
     });

@@ -335,7 +335,7 @@ export class StoredScalableBloomFilter<K extends Key = Key>
       for (const layer of this.chain) {
         for (let i = 0; i < layer.shards; i++) refs.push(layer.refs.get(i));
       }
-      await this.store.deleteShards(refs);
+      await this.ops.deleteShards(refs);
     });
   }
 }
