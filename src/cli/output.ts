@@ -11,7 +11,7 @@ const SIZE = 1 << 20;
 const KEEP = 4;
 
 export class Output {
-  private buf = Buffer.allocUnsafe(SIZE);
+  private buf: Buffer = Buffer.allocUnsafe(SIZE);
   private free: Buffer[] = [];
   private len = 0;
   private broken = false;
