@@ -1,0 +1,80 @@
+/**
+ * Worker code for tests, bundled once per test file with esbuild (tsup's engine) into a temporary
+ * folder. A worker started from a bundle loads plain JavaScript (~0.05 s of CPU); one started
+ * through tsx (test/support/ts-worker.ts) compiles bloomkit's sources again in every thread
+ * (~0.8 s of CPU each), which made the worker tests cost more than everything they check.
+ *
+ *   const path = await bundleWorker(new URL('./support/worker-race.ts', import.meta.url));
+ *   const worker = new Worker(path, { workerData });
+ *
+ *   const node = await importNodeBundle(); // bloomkit/node built from src, as dist/node.js is
+ *   await node.buildParallel(keys, { workers: 4, ... }); // its workers load this same bundle
+ *
+ * The bundles are built from the current sources at every run (nothing is cached on disk), and
+ * the folder is removed when the process exits.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+
+type NodeApi = typeof import('../../src/node.js');
+
+let folder: string | undefined;
+const built = new Map<string, Promise<string>>();
+
+function outDir(): string {
+  if (folder === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'bloomkit-workers-'));
+    // Under a node_modules folder, vitest leaves the bundles to Node's own loader: it would
+    // otherwise transform the 0.5 MB bundle as a source module (seconds) before running it.
+    folder = join(dir, 'node_modules', 'bloomkit-test-bundles');
+    mkdirSync(folder, { recursive: true });
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return folder;
+}
+
+/** Bundles `entry` (a .ts file URL or path) with everything it imports into `<name>.js`. */
+function bundle(entry: URL | string, name: string): Promise<string> {
+  const source = entry instanceof URL ? fileURLToPath(entry) : entry;
+  const key = `${source} -> ${name}`;
+  let out = built.get(key);
+  if (out === undefined) {
+    const outfile = join(outDir(), name);
+    out = build({
+      entryPoints: [source],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      outfile,
+      logLevel: 'error',
+      // ESM output that still lets bundled CommonJS call require().
+      banner: {
+        js: "import { createRequire as __bkRequire } from 'node:module'; const require = __bkRequire(import.meta.url);",
+      },
+    }).then(() => outfile);
+    built.set(key, out);
+  }
+  return out;
+}
+
+/** The path of a one-file ESM bundle of the worker module `entry`, for `new Worker(path)`. */
+export function bundleWorker(entry: URL | string): Promise<string> {
+  const source = entry instanceof URL ? fileURLToPath(entry) : entry;
+  return bundle(entry, `${basename(source).replace(/\.ts$/, '')}.mjs`);
+}
+
+/**
+ * `bloomkit/node` bundled from src/node.ts into one `node.js`, imported. Its worker pools
+ * (`buildParallel`, `FilterWorkerPool`) start their threads on this same file, as they do from
+ * the published dist/node.js, instead of compiling the sources through tsx in each thread.
+ * Objects it makes are instances of the bundle's classes, not of src's: compare them with
+ * objects made by the same bundle, or through bytes.
+ */
+export async function importNodeBundle(): Promise<NodeApi> {
+  const path = await bundle(new URL('../../src/node.ts', import.meta.url), 'node.js');
+  return (await import(/* @vite-ignore */ pathToFileURL(path).href)) as NodeApi;
+}
