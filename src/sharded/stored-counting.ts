@@ -180,7 +180,7 @@ export class StoredCountingBloomFilter<K extends Key = Key>
    * many times it was added (collisions only add), where 15 means "15 or more".
    */
   async count(key: K): Promise<number> {
-    return (await this.readAll('count', [key], undefined, minOf))[0]!;
+    return this.readOne('count', key, minOf);
   }
 
   /**

@@ -147,7 +147,7 @@ export abstract class StoredShardedFilter<K extends Key = Key> {
 
   /** False if `key` was certainly never added; true if it probably was. */
   async has(key: K): Promise<boolean> {
-    return (await this.readAll('has', [key], undefined, (r, p, j) => this.present(r, p, j)))[0]!;
+    return this.readOne('has', key, (r, p, j) => this.present(r, p, j));
   }
 
   /**
@@ -316,6 +316,22 @@ export abstract class StoredShardedFilter<K extends Key = Key> {
         this.writeWindow(op, [key], 0, new Uint8Array(1), (_, r) => (reply = r), ctx),
       )
       .then(() => reply);
+  }
+
+  /** Reads one key; `answer(read, placed, 0)` turns its read (header first) into the result. */
+  protected readOne<T>(
+    what: string,
+    key: K,
+    answer: (read: ShardRead, placed: PlacedKeys, j: number) => T,
+  ): Promise<T> {
+    let out: T | undefined;
+    return this.ops
+      .op(what, () =>
+        this.readWindow([key], 0, new Uint8Array(1), (j, r, placed) => {
+          out = answer(r, placed, j);
+        }),
+      )
+      .then(() => out as T);
   }
 
   /** Writes `op` for every key, a window at a time; `result(i, reply)` for key i. */
