@@ -73,18 +73,38 @@ export function checkTypeHeader(header: NativeHeader, type: NativeType): Funnel 
   return headerFunnel(header);
 }
 
+/** What a format module states of its type; {@link nativeFormat} makes its {@link NativeFormat}. */
+export interface FormatSpec<F, C> {
+  readonly native: NativeType;
+  /** The hash scheme id `filter` is written with; by default the type's only one. */
+  readonly hashOf?: (filter: F) => number;
+  /** Writes `filter`'s fields into its (zeroed) parameters. */
+  writeParams(params: DataView, filter: F): void;
+  /** The payload in order: views of the filter's own memory where it can. */
+  payload(filter: F): readonly Uint8Array[];
+  decode: NativeFormat<F, C>['decode'];
+  readonly sink: NativeFormat<F, C>['sink'];
+}
+
 /**
- * The container of a filter of `type` as parts: the parameters (zeroed, then filled by `write`),
- * then `payload`. `hash` is the scheme id written, by default the type's only one.
+ * A type's native format: its parts are the header, the parameters (zeroed, then filled by
+ * `writeParams`) and the payload; decoding and the sink are the spec's.
  */
-export function typeParts(
-  type: NativeType,
-  funnel: Funnel,
-  write: (params: DataView) => void,
-  payload: readonly Uint8Array[],
-  hash: number = Object.values(type.schemes)[0]!,
-): ContainerParts {
-  const params = new Uint8Array(type.paramsBytes);
-  write(new DataView(params.buffer));
-  return containerParts(type.typeId, hash, FUNNEL_IDS[funnel], params, payload);
+export function nativeFormat<F extends { readonly funnel: Funnel }, C>(
+  spec: FormatSpec<F, C>,
+): NativeFormat<F, C> {
+  const { native, hashOf } = spec;
+  const scheme = Object.values(native.schemes)[0]!;
+  return {
+    native,
+    parts(filter) {
+      const params = new Uint8Array(native.paramsBytes);
+      spec.writeParams(new DataView(params.buffer), filter);
+      const hash = hashOf === undefined ? scheme : hashOf(filter);
+      const payload = spec.payload(filter);
+      return containerParts(native.typeId, hash, FUNNEL_IDS[filter.funnel], params, payload);
+    },
+    decode: spec.decode,
+    sink: spec.sink,
+  };
 }

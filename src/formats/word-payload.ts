@@ -10,7 +10,12 @@
 import { BitArray } from '../bits/bit-array.js';
 import type { Funnel } from '../hash/keys.js';
 import { decodeContainer, type NativeHeader } from './native.js';
-import { checkTypeHeader, type NativeFormat, type NativeType, typeParts } from './native-type.js';
+import {
+  checkTypeHeader,
+  type NativeFormat,
+  type NativeType,
+  nativeFormat,
+} from './native-type.js';
 import { bytesToWords, payloadWordsView, wordsSink, wordsToBytes } from './words.js';
 
 /** A filter whose payload is its words. */
@@ -48,16 +53,11 @@ export function wordFormat<S, F extends WordFilter>(
   const native = type.native;
   const check = (header: NativeHeader, params: DataView): S =>
     type.check(header, params, checkTypeHeader(header, native));
-  return {
+  return nativeFormat<F, WordFilterClass<S, F>>({
     native,
-    parts: (filter) =>
-      typeParts(
-        native,
-        filter.funnel,
-        (v) => type.writeParams(v, filter),
-        [wordsToBytes(filter.bits.data)],
-        type.hashOf?.(filter),
-      ),
+    hashOf: type.hashOf,
+    writeParams: type.writeParams,
+    payload: (filter) => [wordsToBytes(filter.bits.data)],
     decode(bytes, options, Filter) {
       const { header, params, payload } = decodeContainer(bytes, native.typeId, type.advise);
       const shape = check(header, params);
@@ -75,5 +75,5 @@ export function wordFormat<S, F extends WordFilter>(
         return filter;
       });
     },
-  };
+  });
 }

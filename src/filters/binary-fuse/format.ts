@@ -24,7 +24,7 @@ import {
   HASH_SCHEMES,
   setU64,
 } from '../../formats/native.js';
-import { checkTypeHeader, type NativeFormat, typeParts } from '../../formats/native-type.js';
+import { checkTypeHeader, nativeFormat } from '../../formats/native-type.js';
 import { LITTLE_ENDIAN } from '../../hash/murmur3.js';
 import type { BinaryFuseFilter, BinaryFuseInit } from './filter.js';
 
@@ -104,22 +104,17 @@ function decodeBinaryFuse(bytes: Uint8Array): BinaryFuseInit {
 }
 
 /** The binary fuse filter in the native format (read whole: no streaming sink). */
-export const binaryFuseFormat: NativeFormat<BinaryFuseFilter<never>, typeof BinaryFuseFilter> = {
+export const binaryFuseFormat = nativeFormat<BinaryFuseFilter<never>, typeof BinaryFuseFilter>({
   native: FUSE,
-  parts: (filter) =>
-    typeParts(
-      FUSE,
-      filter.funnel,
-      (v) => {
-        v.setUint32(0, filter.seedLo, true);
-        v.setUint32(4, filter.seedHi, true);
-        setU64(v, 8, filter.keyCount);
-        v.setUint32(16, filter.segmentLength, true);
-        v.setUint32(20, filter.segmentCount, true);
-        v.setUint8(24, filter.fingerprintBits);
-      },
-      [fingerprintBytes(filter)],
-    ),
+  writeParams(v, filter) {
+    v.setUint32(0, filter.seedLo, true);
+    v.setUint32(4, filter.seedHi, true);
+    setU64(v, 8, filter.keyCount);
+    v.setUint32(16, filter.segmentLength, true);
+    v.setUint32(20, filter.segmentCount, true);
+    v.setUint8(24, filter.fingerprintBits);
+  },
+  payload: (filter) => [fingerprintBytes(filter)],
   decode: (bytes, _options, Filter) => new Filter(decodeBinaryFuse(bytes)),
   sink: null,
-};
+});

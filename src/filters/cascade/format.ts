@@ -24,7 +24,7 @@ import {
   HASH_SCHEMES,
   setU64,
 } from '../../formats/native.js';
-import { checkTypeHeader, type NativeFormat, typeParts } from '../../formats/native-type.js';
+import { checkTypeHeader, nativeFormat } from '../../formats/native-type.js';
 import type { CascadeInit, FilterCascade } from './filter.js';
 import { decodeMlbf, encodeMlbf } from './mlbf.js';
 
@@ -66,23 +66,17 @@ function decodeCascadeInit(bytes: Uint8Array): CascadeInit {
  * The filter cascade in the native format: the payload is its MLBF v2 file, which describes
  * itself layer by layer; it is small, so it is read whole (no streaming sink).
  */
-export const cascadeFormat: NativeFormat<FilterCascade<never>, typeof FilterCascade> = {
+export const cascadeFormat = nativeFormat<FilterCascade<never>, typeof FilterCascade>({
   native: CASCADE,
-  parts(cascade) {
+  writeParams(v, cascade) {
     const { includeCount, excludeCount } = cascade;
-    return typeParts(
-      CASCADE,
-      cascade.funnel,
-      (v) => {
-        if (includeCount !== undefined && excludeCount !== undefined) {
-          setU64(v, 0, includeCount);
-          setU64(v, 8, excludeCount);
-          v.setUint8(16, 1);
-        }
-      },
-      [encodeMlbf(cascade)],
-    );
+    if (includeCount !== undefined && excludeCount !== undefined) {
+      setU64(v, 0, includeCount);
+      setU64(v, 8, excludeCount);
+      v.setUint8(16, 1);
+    }
   },
+  payload: (cascade) => [encodeMlbf(cascade)],
   decode: (bytes, _options, Filter) => new Filter(decodeCascadeInit(bytes)),
   sink: null,
-};
+});

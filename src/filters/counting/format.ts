@@ -32,7 +32,7 @@ import {
   type NativeHeader,
   setU64,
 } from '../../formats/native.js';
-import { checkTypeHeader, type NativeFormat, typeParts } from '../../formats/native-type.js';
+import { checkTypeHeader, nativeFormat } from '../../formats/native-type.js';
 import type { CountingBloomFilter, CountingBloomFilterShape } from './filter.js';
 
 const COUNTER_BITS = 4;
@@ -69,19 +69,14 @@ function checkCounting(header: NativeHeader, params: DataView): Required<Countin
 }
 
 /** The counting filter in the native format. */
-export const countingFormat: NativeFormat<CountingBloomFilter, typeof CountingBloomFilter> = {
+export const countingFormat = nativeFormat<CountingBloomFilter, typeof CountingBloomFilter>({
   native: COUNTING,
-  parts: (filter) =>
-    typeParts(
-      COUNTING,
-      filter.funnel,
-      (v) => {
-        setU64(v, 0, filter.counterSize);
-        v.setUint32(8, filter.hashes, true);
-        v.setUint8(12, COUNTER_BITS);
-      },
-      [filter.counters.data],
-    ),
+  writeParams(v, filter) {
+    setU64(v, 0, filter.counterSize);
+    v.setUint32(8, filter.hashes, true);
+    v.setUint8(12, COUNTER_BITS);
+  },
+  payload: (filter) => [filter.counters.data],
   /**
    * With `{ copy: false }` the counters view the payload inside `bytes` (any alignment: they are
    * single bytes), so `bytes` must then stay untouched for the filter's life and changes to the
@@ -98,4 +93,4 @@ export const countingFormat: NativeFormat<CountingBloomFilter, typeof CountingBl
     const filter = new Filter(checkCounting(header, params));
     return { targets: [filter.counters.data], finish: () => filter };
   },
-};
+});

@@ -36,7 +36,7 @@ import {
   type NativeHeader,
   setU64,
 } from '../../formats/native.js';
-import { checkTypeHeader, type NativeFormat, typeParts } from '../../formats/native-type.js';
+import { checkTypeHeader, nativeFormat } from '../../formats/native-type.js';
 import { bytesToWords, wordsSink, wordsToBytes } from '../../formats/words.js';
 import type { Funnel } from '../../hash/keys.js';
 import type { CuckooFilter, CuckooVictim } from './filter.js';
@@ -156,10 +156,10 @@ function finishCuckoo(filter: CuckooFilter, shape: CuckooShape): CuckooFilter {
 }
 
 /** The cuckoo filter in the native format. */
-export const cuckooFormat: NativeFormat<CuckooFilter, typeof CuckooFilter> = {
+export const cuckooFormat = nativeFormat<CuckooFilter, typeof CuckooFilter>({
   native: CUCKOO,
-  parts: (filter) =>
-    typeParts(CUCKOO, filter.funnel, (v) => writeParams(v, filter), [wordsToBytes(filter.table)]),
+  writeParams,
+  payload: (filter) => [wordsToBytes(filter.table)],
   decode(bytes, _options, Filter) {
     const { header, params, payload } = decodeContainer(bytes, CUCKOO.typeId);
     const shape = checkCuckoo(header, params);
@@ -173,4 +173,4 @@ export const cuckooFormat: NativeFormat<CuckooFilter, typeof CuckooFilter> = {
     const filter = new Filter(shape);
     return wordsSink(filter.table, () => finishCuckoo(filter, shape));
   },
-};
+});

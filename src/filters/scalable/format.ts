@@ -48,7 +48,7 @@ import {
   type PayloadSink,
   setU64,
 } from '../../formats/native.js';
-import { checkTypeHeader, type NativeFormat, typeParts } from '../../formats/native-type.js';
+import { checkTypeHeader, nativeFormat } from '../../formats/native-type.js';
 import { bytesToWords, wordsToBytes } from '../../formats/words.js';
 import type { Funnel } from '../../hash/keys.js';
 import { LITTLE_ENDIAN } from '../../hash/murmur3.js';
@@ -254,21 +254,16 @@ function scalableSink(
 }
 
 /** The scalable filter in the native format. */
-export const scalableFormat: NativeFormat<ScalableBloomFilter, typeof ScalableBloomFilter> = {
+export const scalableFormat = nativeFormat<ScalableBloomFilter, typeof ScalableBloomFilter>({
   native: SCALABLE,
-  parts: (filter) =>
-    typeParts(
-      SCALABLE,
-      filter.funnel,
-      (v) => {
-        setU64(v, 0, filter.initialCapacity);
-        v.setFloat64(8, filter.fpp, true);
-        v.setFloat64(16, filter.ratio, true);
-        v.setUint8(24, filter.growth);
-        v.setUint32(28, filter.layerCount, true);
-      },
-      scalablePayload(filter),
-    ),
+  writeParams(v, filter) {
+    setU64(v, 0, filter.initialCapacity);
+    v.setFloat64(8, filter.fpp, true);
+    v.setFloat64(16, filter.ratio, true);
+    v.setUint8(24, filter.growth);
+    v.setUint32(28, filter.layerCount, true);
+  },
+  payload: scalablePayload,
   decode: decodeScalable,
   sink: scalableSink,
-};
+});
