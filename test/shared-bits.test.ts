@@ -15,29 +15,17 @@
  *   - plain reads racing atomic writes never miss a key that was added before the race began;
  *   - `union` into the shared filter (atomic OR per word) from several workers at once loses nothing.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { BloomFilter, SharedBitArray, type StrategyName } from '../src/index.js';
 import type { AddJob, AddReport } from './support/worker-add.js';
+import { bundleWorker } from './support/worker-bundle.js';
 
-const WORKER = new URL('./support/worker-add.ts', import.meta.url).href;
-/** tsx's ESM API, located through its package.json exports (require.resolve would give the CJS build). */
-const TSX_API = (() => {
-  const pkgPath = createRequire(import.meta.url).resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as {
-    exports: Record<string, { import: { default: string } }>;
-  };
-  return pathToFileURL(join(dirname(pkgPath), pkg.exports['./esm/api']!.import.default)).href;
-})();
+/** The worker, bundled once with the sources it imports (no tsx compile in each thread). */
+const WORKER = await bundleWorker(new URL('./support/worker-add.ts', import.meta.url));
 
-/** Starts the TypeScript worker through tsx (a `--import tsx` execArgv does not reach worker entry points on Node 20). */
 function startWorker(job: AddJob): Worker {
-  const bootstrap = `import(${JSON.stringify(TSX_API)}).then(({ tsImport }) => tsImport(${JSON.stringify(WORKER)}, ${JSON.stringify(import.meta.url)}))`;
-  return new Worker(bootstrap, { eval: true, workerData: job });
+  return new Worker(WORKER, { workerData: job });
 }
 
 /** Runs the jobs in parallel workers, releasing them together; returns their reports. */
@@ -194,7 +182,7 @@ describe('BloomFilter over SharedArrayBuffer, written by worker threads at once'
     expect(filter.equals(reference)).toBe(true);
     for (const job of jobs)
       for (const k of job.keys) if (!filter.has(k)) expect.fail(`false negative ${k}`);
-    for (const k of preloaded) expect(filter.has(k)).toBe(true);
+    expect(preloaded.filter((k) => !filter.has(k))).toEqual([]);
     expect(filter.bitCount).toBe(popcountAll(filter.bits.data));
 
     // Each 0 → 1 transition was seen by exactly one Atomics.or, over all workers.
@@ -216,14 +204,18 @@ describe('BloomFilter over SharedArrayBuffer, written by worker threads at once'
       for (const i of new Set(reference.indexesOf(k))) owners.set(i, (owners.get(i) ?? 0) + 1);
     const positions = jobs.map((job) => new Map(job.keys.map((k, i) => [k, i] as const)));
     let withPrivateBit = 0;
+    const wrong: string[] = []; // the first few keys whose add() answers break the bounds
     for (const k of common) {
       const trues = reports.reduce((n, r, w) => n + r.adds[positions[w]!.get(k)!]!, 0);
-      expect(trues).toBeLessThanOrEqual(Math.min(s.workers, filter.hashes));
+      if (trues > Math.min(s.workers, filter.hashes) && wrong.length < 10)
+        wrong.push(`${k}: ${trues} adds returned true`);
       if (reference.indexesOf(k).some((i) => owners.get(i) === 1)) {
         withPrivateBit++;
-        if (trues < 1) expect.fail(`common key ${k} has a private bit but no add returned true`);
+        if (trues < 1 && wrong.length < 10)
+          wrong.push(`${k} has a private bit but no add returned true`);
       }
     }
+    expect(wrong).toEqual([]);
     if (s.capacity >= 50_000) expect(withPrivateBit).toBeGreaterThan(common.length / 2);
   });
 
