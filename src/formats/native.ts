@@ -28,7 +28,8 @@
  * this header and size, but its trailer covers the header, parameters and index only, and each
  * chunk carries its own CRC. The whole specification, every type's parameters and payload
  * included, is docs/FORMAT.md. Streaming writers and readers use {@link containerParts} and a
- * codec's {@link PayloadSink} (see `node/io.ts`).
+ * codec's {@link PayloadSink} (see `node/io.ts`). Each type declares its header fields and its
+ * ways in and out once, in native-type.ts terms (`NativeType`, `nativeFormat`).
  */
 
 import { checkBytes, FormatError } from '../errors.js';
