@@ -390,4 +390,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// The work folder goes also when main fails before its own cleanup (a failed build).
+await main().finally(() => rmSync(work, { recursive: true, force: true }));
