@@ -1,19 +1,11 @@
 /**
- * What the stored filters of one sharded layout (layout.ts) share, over any {@link ShardStore}:
- * `StoredBloomFilter` (cells are bits), `StoredCountingBloomFilter` (4-bit counters) and
- * `StoredCuckooFilter` (16-bit slots), and so their Redis entry points. The base holds the shape
- * read from the metadata (checked against what capacity, fpp and shardBits give), the filter's
- * epoch (`id` and generation), finds a key's shard and cells, sends batches a window at a time
- * (ops.ts), and turns the store's refusals (store.ts) into retries or typed errors:
- *
- * - a shard of a newer generation (another client cleared the filter): re-read the metadata and
- *   resend the key into the new generation;
- * - a missing shard: re-read the metadata; the store's not-found error if the filter is gone, its
- *   stale error if it was created again, else its lost error (`RedisFilterLostError`);
- * - another `id`: the stale error.
- *
- * Reads return the shard's header with the cells (one atomic read), so a lost or replaced shard
- * is seen in the same round trip as the cells.
+ * What the stored filters of one sharded layout (layout.ts) share over any {@link ShardStore}
+ * (bloom: bits, counting: 4-bit counters, cuckoo: 16-bit slots): the shape from the metadata,
+ * the epoch, a key's shard and cells, windows of keys (ops.ts), and the store's refusals turned
+ * into retries or typed errors. A shard of a newer generation (another client cleared): re-read
+ * the metadata, resend. A missing shard: the store's not-found error if the filter is gone, its
+ * stale error if it was created again, else its lost error. Another `id`: the stale error. Reads
+ * return the header with the cells, so a lost or replaced shard is seen in the same round trip.
  */
 
 import { FilterFullError, show } from '../errors.js';
@@ -48,10 +40,7 @@ export type WriteOp = 'add' | 'remove';
 
 export abstract class StoredShardedFilter<K extends Key = Key> {
   readonly name: string;
-  /**
-   * Parameters and shape (S shards of b cells, k cells per key); for a counting filter
-   * `shardBits` counts counters per shard, for a cuckoo filter buckets.
-   */
+  /** S shards of b cells, k per key (`shardBits`: counters for counting, buckets for cuckoo). */
   readonly shape: ShardedBloomShape;
   /** Time to live in ms as created, or `undefined`. */
   readonly ttlMs: number | undefined;
@@ -109,10 +98,7 @@ export abstract class StoredShardedFilter<K extends Key = Key> {
     return this.place([key]).shards[0]!;
   }
 
-  /**
-   * Every key's shard and numbers (its k cells for a Bloom layout), computed (and every key
-   * checked) before anything is sent.
-   */
+  /** Every key's shard and cells, computed (every key checked) before anything is sent. */
   protected place(window: readonly K[]): PlacedKeys {
     return placeAll(this.locator, window);
   }
@@ -137,10 +123,7 @@ export abstract class StoredShardedFilter<K extends Key = Key> {
   /** Whether a read of key j (header first) says the key is present. */
   protected abstract present(read: ShardRead, placed: PlacedKeys, j: number): boolean;
 
-  /**
-   * Adds `key`. True iff it was certainly new (some cell was empty), as Guava's `put`; a
-   * counting or cuckoo filter counts a present key again.
-   */
+  /** Adds `key`; true iff it was certainly new (as Guava's `put`). Counting, cuckoo: counts again. */
   async add(key: K): Promise<boolean> {
     return (await this.writeOne('add', 'add', key)) === 1;
   }
@@ -181,9 +164,8 @@ export abstract class StoredShardedFilter<K extends Key = Key> {
   }
 
   /**
-   * `remove` of every key, a window at a time; result i says whether key i was removed. Each
-   * remove is atomic on its own, the batch is not; each key is sent at most once, and on failure
-   * the error's `batch` says which were applied (resend only those `notApplied`).
+   * `remove` of every key, a window at a time, each sent at most once; on failure the error's
+   * `batch` says which were applied (resend only those `notApplied`).
    */
   protected async removeEach(
     keys: Iterable<K> | AsyncIterable<K>,
