@@ -123,7 +123,7 @@ export abstract class StoredShardedFilter<K extends Key = Key> {
   /** Whether a read of key j (header first) says the key is present. */
   protected abstract present(read: ShardRead, placed: PlacedKeys, j: number): boolean;
 
-  /** Adds `key`; true iff it was certainly new (as Guava's `put`). Counting, cuckoo: counts again. */
+  /** Adds `key`; true iff it was certainly new (Guava's `put`); counting, cuckoo: counted again. */
   async add(key: K): Promise<boolean> {
     return (await this.writeOne('add', 'add', key)) === 1;
   }
