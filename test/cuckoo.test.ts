@@ -11,6 +11,7 @@ import {
   FilterFullError,
   FormatError,
   fromBytes,
+  packKeys,
 } from '../src/index.js';
 import { forge, trailer } from './support/native-bytes.js';
 import { keys, upper } from './support/random.js';
@@ -18,7 +19,8 @@ import { keys, upper } from './support/random.js';
 /**
  * Adds int keys base, base+1, ... until the first FilterFullError; checks that every key added
  * so far answers true every `every` adds and after the failure, and that the failed add changed
- * nothing. Returns the number of keys added.
+ * nothing. Returns the number of keys added. (A fingerprint lost on the way stays lost: the
+ * check after the failure sees it; the checks on the way say at which load it went.)
  */
 function fillToFailure(f: CuckooFilter, base: number, every: number): number {
   let n = 0;
@@ -27,7 +29,7 @@ function fillToFailure(f: CuckooFilter, base: number, every: number): number {
     if (f.full) {
       const before = f.toBytes();
       expect(() => f.add(key)).toThrow(FilterFullError);
-      expect(f.toBytes()).toEqual(before);
+      expect(Buffer.compare(f.toBytes(), before)).toBe(0);
       break;
     }
     f.add(key);
@@ -76,11 +78,16 @@ describe('CuckooFilter', () => {
         const B = 2 ** lg;
         const capacity = cuckooSafeCapacity(B);
         if (lg > 0 && capacity <= cuckooSafeCapacity(B / 2)) continue; // never chosen (B = 4)
-        const trials = lg <= 6 ? 400 : lg <= 10 ? 40 : 4;
+        // From 2^11 buckets the load at first failure is concentrated well above the safe 0.94
+        // (the proof below fills 2^12 to 2^16 buckets to failure: >= 0.955), so one fill per
+        // fingerprint size there; the small tables, whose safe loads were tuned on measured
+        // failures, get many.
+        const trials = lg <= 6 ? 400 : lg <= 10 ? 40 : 1;
         for (const fpp of [0.3, 0.01, 1e-6]) {
           for (let t = 0; t < trials; t++) {
             const f = CuckooFilter.create({ capacity, fpp, funnel: 'int' });
-            expect(f.bucketCount).toBe(B);
+            if (f.bucketCount !== B)
+              expect.fail(`${capacity} keys: ${f.bucketCount} buckets, not ${B}`);
             const base = (t * 1_000_003 + lg * 7919) | 0;
             for (let i = 0; i < capacity; i++) f.add((base + i) | 0);
             for (let i = 0; i < capacity; i++)
@@ -89,7 +96,7 @@ describe('CuckooFilter', () => {
           }
         }
       }
-      expect(fills).toBe(3 * (6 * 400 + 4 * 40 + 4 * 4));
+      expect(fills).toBe(3 * (6 * 400 + 4 * 40 + 4 * 1));
       // And arbitrary capacities, with string keys.
       for (const capacity of [3, 7, 10, 33, 100, 129, 1000, 1885, 3851, 7777, 15_000, 31_000]) {
         const f = CuckooFilter.create({ capacity, fpp: 0.01 });
@@ -111,7 +118,8 @@ describe('CuckooFilter', () => {
       [16, 32],
     ] as const) {
       const filter = new CuckooFilter({ buckets: 2 ** lg, fingerprintBits: f, funnel: 'int' });
-      const n = fillToFailure(filter, lg * 1_000_000 + f, 2 ** lg / 2);
+      // Every key checked at each quarter of the slots, and after the failure.
+      const n = fillToFailure(filter, lg * 1_000_000 + f, 2 ** lg);
       expect(filter.full).toBe(true);
       expect(filter.victim).toBeDefined();
       expect(filter.size).toBe(n);
@@ -126,13 +134,17 @@ describe('CuckooFilter', () => {
   });
 
   it('measured FPR stays within 2b/2^f at the highest load', () => {
+    // The probes, packed once for hasBatch (which answers as has does: test/batch.test.ts).
+    const out = keys('out', 400_000);
+    const many = packKeys('string', out);
+    const few = packKeys('string', out.slice(0, 100_000));
     for (const f of [6, 8, 10, 12, 16]) {
       const filter = new CuckooFilter({ buckets: 2 ** 13, fingerprintBits: f });
       let n = 0;
       while (!filter.full) filter.add(`in:${n++}`);
       const probes = f >= 12 ? 400_000 : 100_000;
       let fp = 0;
-      for (const k of keys('out', probes)) if (filter.has(k)) fp++;
+      for (const hit of filter.hasBatch(f >= 12 ? many : few)) fp += hit;
       const rate = fp / probes;
       const bound = (2 * 4) / 2 ** f;
       expect(rate, `f = ${f}`).toBeLessThan(upper(bound, probes));
@@ -151,13 +163,13 @@ describe('CuckooFilter', () => {
       f.add(k);
       added.push(k);
     }
-    for (const k of added) expect(f.has(k)).toBe(true);
+    expect(added.filter((k) => !f.has(k))).toEqual([]);
     expect(() => f.add('one more')).toThrow(/cuckoo filter is full: \d+ fingerprints in 256 slots/);
     expect(f.has('one more')).toBe(false);
     // Removing any key frees a slot; the victim goes back into the table.
     expect(f.remove(added[0]!)).toBe(true);
     expect(f.size).toBe(added.length - 1);
-    for (const k of added.slice(1)) expect(f.has(k)).toBe(true);
+    expect(added.slice(1).filter((k) => !f.has(k))).toEqual([]);
     if (!f.full) {
       expect(f.occupiedSlots()).toBe(added.length - 1);
       expect(f.add('one more')).toBe(true);
@@ -186,8 +198,8 @@ describe('CuckooFilter', () => {
     const f = CuckooFilter.create({ capacity: 1000, fpp: 0.001 });
     const all = keys('d', 1000);
     for (const k of all) f.add(k);
-    for (const k of all.slice(0, 500)) expect(f.remove(k)).toBe(true);
-    for (const k of all.slice(500)) expect(f.has(k)).toBe(true);
+    expect(all.slice(0, 500).filter((k) => !f.remove(k))).toEqual([]);
+    expect(all.slice(500).filter((k) => !f.has(k))).toEqual([]);
     let still = 0;
     for (const k of all.slice(0, 500)) if (f.has(k)) still++;
     expect(still).toBeLessThan(5); // only fingerprint collisions may remain
@@ -225,11 +237,14 @@ describe('CuckooFilter', () => {
 
   it('add returns true iff has was false before (and stores a copy either way)', () => {
     const f = CuckooFilter.create({ capacity: 4000, fpp: 0.01 });
+    const wrong: string[] = [];
     for (const k of keys('r', 2000)) {
       const before = f.has(k);
-      expect(f.add(k)).toBe(!before);
-      expect(f.add(k)).toBe(false);
+      const first = f.add(k);
+      const second = f.add(k);
+      if (first === before || second) wrong.push(`${k}: has ${before}, add ${first}, ${second}`);
     }
+    expect(wrong).toEqual([]);
     expect(f.size).toBe(4000);
   });
 
@@ -289,7 +304,7 @@ describe('CuckooFilter', () => {
         expect([g.size, g.full, g.victim]).toEqual([f.size, f.full, f.victim]);
         const h = fromBytes(bytes);
         expect(h).toBeInstanceOf(CuckooFilter);
-        expect(h.toBytes()).toEqual(bytes);
+        expect(Buffer.compare(h.toBytes(), bytes)).toBe(0);
       }
       const f = full();
       const g = CuckooFilter.fromBytes(f.toBytes());
