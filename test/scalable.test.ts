@@ -71,23 +71,34 @@ describe('ScalableBloomFilter', () => {
       const f = ScalableBloomFilter.create({ capacity: c0, fpp: P, growth, funnel: 'int' });
       let layers = 1;
       let checks = 0;
+      let added = 0;
       for (let i = 0; i < n; i++) {
-        const before = f.has(i);
-        if (f.add(i) === before) expect.fail(`add(${i}) did not return the opposite of has`);
+        // add's answer against a prior has for every 16th key (62,500 keys, in every layer); the
+        // count of true answers is checked against the size below for all of them.
+        if ((i & 15) === 0) {
+          const before = f.has(i);
+          if (f.add(i) === before) expect.fail(`add(${i}) did not return the opposite of has`);
+          if (!before) added++;
+        } else if (f.add(i)) added++;
         if (f.layerCount !== layers) {
-          // A new layer: every key added so far must still answer true.
+          // A new layer: keys added so far still answer true (every 16th; all of them below: a
+          // Bloom layer never clears a bit, so a key lost on the way would still be missing).
           layers = f.layerCount;
           checks++;
-          for (let j = 0; j <= i; j++) if (!f.has(j)) expect.fail(`false negative ${j} at ${i}`);
+          for (let j = i & 15; j <= i; j += 16)
+            if (!f.has(j)) expect.fail(`false negative ${j} at ${i}`);
         }
       }
       for (let j = 0; j < n; j++) if (!f.has(j)) expect.fail(`false negative ${j} at the end`);
+      expect(added).toBe(f.size);
       expect(checks).toBe(growth === 2 ? 9 : 5);
       expect(f.layerCount).toBe(growth === 2 ? 10 : 6);
       // Keys that were false positives when added were not added again (has said true).
       expect(f.size).toBeLessThan(n);
       expect(f.size).toBeGreaterThan(0.99 * n);
-      const probes = 1_000_000;
+      // 400,000 probes: 4 sigma is 10% of the rate (s = 4) and 8% (s = 2), so the two-sided check
+      // against the layers' formula rates below still catches a 10% error.
+      const probes = 400_000;
       let fp = 0;
       for (let j = 1; j <= probes; j++) if (f.has(-j)) fp++;
       const rate = fp / probes;
@@ -97,8 +108,8 @@ describe('ScalableBloomFilter', () => {
       expect(rate).toBeLessThan(P);
       expect(upper(rate, probes)).toBeLessThan(P);
       expect(Math.abs(rate - predicted)).toBeLessThan(4 * Math.sqrt(predicted / probes));
-      // Measured (seeded, deterministic): 0.6364% at s = 2, 0.4057% at s = 4.
-      expect(rate).toBeCloseTo(growth === 2 ? 0.006364 : 0.004057, 6);
+      // Measured (seeded, deterministic): 0.649% at s = 2, 0.386% at s = 4.
+      expect(rate).toBeCloseTo(growth === 2 ? 0.00649 : 0.00386, 6);
       // Memory at this point: 2.06 (s = 2) and 2.63 (s = 4) bytes per key added.
       expect(f.byteLength / n).toBeCloseTo(growth === 2 ? 2.064 : 2.629, 3);
     }
@@ -108,7 +119,7 @@ describe('ScalableBloomFilter', () => {
     const f = ScalableBloomFilter.create({ capacity: 100, fpp: 0.05, growth: 2, ratio: 0.85 });
     const present = keys('in', 50_000);
     for (const k of present) f.add(k);
-    for (const k of present) expect(f.has(k)).toBe(true);
+    expect(present.filter((k) => !f.has(k))).toEqual([]);
     let fp = 0;
     for (const k of keys('out', 200_000)) if (f.has(k)) fp++;
     expect(fp / 200_000).toBeLessThan(0.05);
@@ -133,11 +144,13 @@ describe('ScalableBloomFilter', () => {
     const f = ScalableBloomFilter.create({ capacity: 300, fpp: 0.02 });
     for (const k of keys('k', 3000)) f.add(k);
     expect(f.layerCount).toBe(4);
+    const wrong: string[] = [];
     for (const k of keys('probe', 5000)) {
       let any = false;
       for (let i = 0; i < f.layerCount; i++) if (f.layer(i).has(k)) any = true;
-      expect(f.has(k)).toBe(any);
+      if (f.has(k) !== any) wrong.push(k);
     }
+    expect(wrong).toEqual([]);
     expect(() => f.layer(4)).toThrow(/layer must be an index below 4, got 4/);
     expect(f.expectedFpp()).toBeGreaterThan(0);
     expect(f.expectedFpp()).toBeLessThan(0.02);
@@ -207,11 +220,11 @@ describe('ScalableBloomFilter', () => {
       expect(g.toBytes()).toEqual(bytes);
       const h = fromBytes(bytes);
       expect(h).toBeInstanceOf(ScalableBloomFilter);
-      for (const k of keys('s', 1200)) expect(h.has(k)).toBe(true);
-      for (const k of keys('t', 5000)) expect(h.has(k)).toBe(f.has(k));
+      expect(keys('s', 1200).filter((k) => !h.has(k))).toEqual([]);
+      expect(keys('t', 5000).filter((k) => h.has(k) !== f.has(k))).toEqual([]);
       // The copy keeps growing with the same rules.
-      for (const k of keys('more', 3000)) expect(g.add(k)).toBe(f.add(k));
-      expect(g.toBytes()).toEqual(f.toBytes());
+      expect(keys('more', 3000).filter((k) => g.add(k) !== f.add(k))).toEqual([]);
+      expect(Buffer.compare(g.toBytes(), f.toBytes())).toBe(0);
     });
 
     it('writes its parameters byte by byte as documented', () => {
