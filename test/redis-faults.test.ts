@@ -191,8 +191,10 @@ describe.skipIf(!hasRedis)('Redis filters under faults', () => {
       );
       expect(both).toEqual([]);
       expect(newA.length + newB.length).toBeGreaterThan(count * 0.97);
-      // Both processes really raced (each in its own shuffled order): each won a good share.
-      expect(Math.min(newA.length, newB.length)).toBeGreaterThan(count * 0.1);
+      // Both processes really raced (each in its own shuffled order): a process that ran after
+      // the other had finished would win no key at all, so each winning 1% proves they overlapped
+      // (a scheduler may still let one run ahead for a while on a busy machine).
+      expect(Math.min(newA.length, newB.length)).toBeGreaterThan(count * 0.01);
       const client = await connect(s.url);
       const f =
         kind === 'bloom'
