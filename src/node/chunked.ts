@@ -36,16 +36,13 @@ import type { ProgressOptions, ReadonlyAsyncMembershipFilter } from '../filters/
 import { crc32c } from '../formats/crc32c.js';
 import { hashKey, mitz64Probes, views } from '../hash/hasher.js';
 import { type Funnel, type Key, keyBytes } from '../hash/keys.js';
-import { LITTLE_ENDIAN } from '../hash/murmur3.js';
 import { Modulus, mitz64Indexes } from '../hash/strategies.js';
 import { falsePositiveRate } from '../math.js';
 import { buildChunked, type ChunkedBuildOptions } from './chunked-build.js';
+import { ChunkCache } from './chunked-cache.js';
 import {
   CHUNKS_OFFSET,
   type ChunkedLayout,
-  chunkCrc,
-  chunkOffset,
-  chunkStride,
   decodeHead,
   decodeIndex,
   fileSize,
@@ -71,18 +68,14 @@ export type { ChunkedRouting } from './chunked-format.js';
 export type { ChunkedBloomInfo, ChunkedCacheStats, ChunkedOpenOptions } from './chunked-info.js';
 
 export class ChunkedBloomFilter implements ReadonlyAsyncMembershipFilter<Key> {
-  private fh: FileHandle | null;
   private readonly layout: ChunkedLayout;
   private readonly counts: Uint32Array;
   private readonly firstKeys: readonly Uint8Array[];
   private readonly mod: Modulus;
   private readonly idx: Float64Array;
-  private readonly cacheBytes: number;
-  private readonly cache = new Map<number, Uint32Array>();
-  private readonly pending = new Map<number, Promise<Uint32Array>>();
-  private readonly stats: ChunkedCacheStats = { hits: 0, reads: 0, bytes: 0, chunks: 0 };
+  /** The file's chunk reads and the LRU of chunks (chunked-cache.ts). */
+  private readonly chunkCache: ChunkCache;
   private readonly fileBytes: number;
-  private readonly path: string;
 
   private constructor(
     fh: FileHandle,
@@ -93,14 +86,12 @@ export class ChunkedBloomFilter implements ReadonlyAsyncMembershipFilter<Key> {
     fileBytes: number,
     path: string,
   ) {
-    this.path = path;
-    this.fh = fh;
     this.layout = layout;
     this.counts = counts;
     this.firstKeys = firstKeys;
     this.mod = new Modulus(layout.chunkBytes * 8);
     this.idx = new Float64Array(layout.hashes);
-    this.cacheBytes = cacheBytes;
+    this.chunkCache = new ChunkCache(fh, layout, counts, cacheBytes, path);
     this.fileBytes = fileBytes;
   }
 
@@ -172,7 +163,7 @@ export class ChunkedBloomFilter implements ReadonlyAsyncMembershipFilter<Key> {
 
   /** Cache counters. */
   cacheStats(): ChunkedCacheStats {
-    return { ...this.stats };
+    return this.chunkCache.counters();
   }
 
   /** The chunk that holds `key`'s bits, or −1 (range routing: the key sorts before chunk 0). */
@@ -198,9 +189,9 @@ export class ChunkedBloomFilter implements ReadonlyAsyncMembershipFilter<Key> {
       c = hashChunk(views.hash, chunks);
     }
     if (this.counts[c] === 0) return false;
-    const bits = this.cached(c);
+    const bits = this.chunkCache.cached(c);
     if (bits !== undefined) return this.testProbes(bits);
-    const loaded = await this.load(c);
+    const loaded = await this.chunkCache.load(c);
     // Other calls may have hashed in the meantime: probe again.
     mitz64Probes(funnel, key, k, this.mod);
     return this.testProbes(loaded);
@@ -253,7 +244,7 @@ export class ChunkedBloomFilter implements ReadonlyAsyncMembershipFilter<Key> {
       while (end < order.length && chunkIds[order[end]!] === chunk) end++;
       if (chunk >= 0 && this.counts[chunk] !== 0) {
         throwIfAborted(signal);
-        const bits = this.cached(chunk) ?? (await this.load(chunk));
+        const bits = this.chunkCache.cached(chunk) ?? (await this.chunkCache.load(chunk));
         for (let o = start; o < end; o++) {
           const i = order[o]!;
           h[0] = hashes[4 * i]!;
@@ -286,7 +277,7 @@ export class ChunkedBloomFilter implements ReadonlyAsyncMembershipFilter<Key> {
   async readChunk(c: number): Promise<BloomFilter> {
     this.checkOpen();
     this.checkChunk(c);
-    const bits = await this.readRecord(c);
+    const bits = await this.chunkCache.readRecord(c);
     const filter = new BloomFilter({
       bits: this.layout.chunkBytes * 8,
       hashes: this.layout.hashes,
@@ -324,21 +315,18 @@ export class ChunkedBloomFilter implements ReadonlyAsyncMembershipFilter<Key> {
    */
   async verify(): Promise<void> {
     this.checkOpen();
-    for (let c = 0; c < this.layout.chunks; c++) if (this.counts[c] !== 0) await this.readRecord(c);
+    for (let c = 0; c < this.layout.chunks; c++) {
+      if (this.counts[c] !== 0) await this.chunkCache.readRecord(c);
+    }
   }
 
   /** Closes the file; later calls throw. */
   async close(): Promise<void> {
-    const fh = this.fh;
-    this.fh = null;
-    this.cache.clear();
-    this.stats.bytes = 0;
-    this.stats.chunks = 0;
-    if (fh !== null) await fh.close();
+    await this.chunkCache.close();
   }
 
   private checkOpen(): void {
-    if (this.fh === null) throw new Error('this ChunkedBloomFilter is closed');
+    if (this.chunkCache.closed) throw new Error('this ChunkedBloomFilter is closed');
   }
 
   private checkChunk(c: number): void {
@@ -356,94 +344,5 @@ export class ChunkedBloomFilter implements ReadonlyAsyncMembershipFilter<Key> {
     const m = views.masks;
     for (let i = 0; i < k; i++) if ((bits[w[i]!]! & m[i]!) === 0) return false;
     return true;
-  }
-
-  /*
-   * The chunk cache is an LRU over a Map (insertion order = recency: a hit re-inserts, eviction
-   * takes the first entries), bounded in bytes. A library such as lru-cache would do the same in
-   * one more runtime dependency of bloomkit/node; what it adds (TTLs, fetch, disposal hooks) is not
-   * needed here, and the read de-duplication (`pending`) would still be ours.
-   */
-
-  /** The cached bits of chunk `c`, marked most recently used. */
-  private cached(c: number): Uint32Array | undefined {
-    const bits = this.cache.get(c);
-    if (bits !== undefined) {
-      this.cache.delete(c);
-      this.cache.set(c, bits);
-      this.stats.hits++;
-    }
-    return bits;
-  }
-
-  /** Reads chunk `c` (once, however many callers wait for it) and caches it. */
-  private load(c: number): Promise<Uint32Array> {
-    const waiting = this.pending.get(c);
-    if (waiting !== undefined) return waiting;
-    const promise = this.readRecord(c).then(
-      (bits) => {
-        this.pending.delete(c);
-        this.remember(c, bits);
-        return bits;
-      },
-      (error: unknown) => {
-        this.pending.delete(c);
-        throw error;
-      },
-    );
-    this.pending.set(c, promise);
-    return promise;
-  }
-
-  private remember(c: number, bits: Uint32Array): void {
-    // Accounted at the record's full size (bits + 8 bytes), what the cache really holds.
-    const size = bits.buffer.byteLength;
-    if (this.fh === null || size > this.cacheBytes || this.cache.has(c)) return;
-    this.cache.set(c, bits);
-    this.stats.bytes += size;
-    this.stats.chunks++;
-    for (const [old, oldBits] of this.cache) {
-      if (this.stats.bytes <= this.cacheBytes) break;
-      this.cache.delete(old);
-      this.stats.bytes -= oldBits.buffer.byteLength;
-      this.stats.chunks--;
-    }
-  }
-
-  /**
-   * One positional read of chunk `c`'s record; checks its key count and CRC. The record of an
-   * empty chunk may be a hole (all zeros), which is accepted as such.
-   */
-  private async readRecord(c: number): Promise<Uint32Array> {
-    const fh = this.fh;
-    if (fh === null) throw new Error('this ChunkedBloomFilter is closed');
-    const b = this.layout.chunkBytes;
-    const record = new Uint8Array(chunkStride(b));
-    await readAt(fh, record, chunkOffset(this.layout, c)).catch((error: unknown) => {
-      throw inFile(this.path, error);
-    });
-    this.stats.reads++;
-    if (this.counts[c] === 0 && record.every((byte) => byte === 0)) {
-      return new Uint32Array(record.buffer, 0, b / 4);
-    }
-    const v = new DataView(record.buffer);
-    const count = v.getUint32(b, true);
-    const stored = v.getUint32(b + 4, true);
-    const actual = chunkCrc(record.subarray(0, b + 4), c);
-    if (stored !== actual) {
-      throw new FormatError(
-        `${this.path}: checksum mismatch in chunk ${c}: stored CRC-32C 0x${stored.toString(16).padStart(8, '0')}, computed 0x${actual.toString(16).padStart(8, '0')}`,
-      );
-    }
-    if (count !== this.counts[c]) {
-      throw new FormatError(
-        `${this.path}: chunk ${c} holds ${count} keys, the index says ${this.counts[c]}`,
-      );
-    }
-    const bits = new Uint32Array(record.buffer, 0, b / 4);
-    if (!LITTLE_ENDIAN) {
-      for (let i = 0; i < bits.length; i++) bits[i] = v.getUint32(4 * i, true);
-    }
-    return bits;
   }
 }

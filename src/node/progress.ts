@@ -1,7 +1,9 @@
 /**
  * Checks shared by the long operations of bloomkit/node (chunked builds, sidecar builds) that take
  * {@link ProgressOptions}: the options are checked before any I/O, and `throwIfAborted` is called
- * between steps, throwing `signal.reason` as `AbortSignal.throwIfAborted` does.
+ * between steps, throwing `signal.reason` as `AbortSignal.throwIfAborted` does. `save` and `load`
+ * call `checkAborted`, which throws the same reason but a `DOMException` named `AbortError` when
+ * the signal has none.
  */
 
 import { show } from '../errors.js';
@@ -22,4 +24,12 @@ export function checkProgress(options: ProgressOptions): void {
     throw new TypeError(`onProgress must be a function, got ${show(onProgress)}`);
   }
   throwIfAborted(signal);
+}
+
+/** Throws the signal's reason (an `AbortError` by default) when it is aborted. */
+export function checkAborted(options: ProgressOptions | undefined): void {
+  const signal = options?.signal;
+  if (signal?.aborted) {
+    throw signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+  }
 }
