@@ -1,8 +1,9 @@
 /**
- * Worker code for tests, bundled once per test file with esbuild (tsup's engine) into a temporary
- * folder. A worker started from a bundle loads plain JavaScript (~0.05 s of CPU); one started
- * through tsx (test/support/ts-worker.ts) compiles bloomkit's sources again in every thread
- * (~0.8 s of CPU each), which made the worker tests cost more than everything they check.
+ * Worker code and programs for tests, bundled once per test file with esbuild (tsup's engine, and
+ * tsx's) into a temporary folder. A worker started from a bundle loads plain JavaScript (~0.05 s
+ * of CPU); one started through tsx (test/support/ts-worker.ts) compiles bloomkit's sources again
+ * in every thread (~0.8 s of CPU each), which made the worker tests cost more than everything
+ * they check. The same holds for a child process run with `node --import tsx`.
  *
  *   const path = await bundleWorker(new URL('./support/worker-race.ts', import.meta.url));
  *   const worker = new Worker(path, { workerData });
@@ -15,7 +16,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -36,8 +37,11 @@ function outDir(): string {
   return folder;
 }
 
-/** Bundles `entry` (a .ts file URL or path) with everything it imports into `<name>.js`. */
-function bundle(entry: URL | string, name: string): Promise<string> {
+/**
+ * Bundles `entry` (a .ts file URL or path) with everything it imports, npm packages included
+ * (but `external`), into `<name>`.
+ */
+function bundle(entry: URL | string, name: string, external: string[] = []): Promise<string> {
   const source = entry instanceof URL ? fileURLToPath(entry) : entry;
   const key = `${source} -> ${name}`;
   let out = built.get(key);
@@ -50,6 +54,7 @@ function bundle(entry: URL | string, name: string): Promise<string> {
       platform: 'node',
       target: 'node20',
       outfile,
+      external,
       logLevel: 'error',
       // ESM output that still lets bundled CommonJS call require().
       banner: {
@@ -65,6 +70,18 @@ function bundle(entry: URL | string, name: string): Promise<string> {
 export function bundleWorker(entry: URL | string): Promise<string> {
   const source = entry instanceof URL ? fileURLToPath(entry) : entry;
   return bundle(entry, `${basename(source).replace(/\.ts$/, '')}.mjs`);
+}
+
+/**
+ * The path of a one-file ESM bundle of the program `entry` (its npm packages inside, so it runs
+ * from the temporary folder), for `node <path>`: what `node --import tsx <entry>` runs, without
+ * compiling the sources at every start.
+ */
+export function bundleProgram(entry: URL | string): Promise<string> {
+  const source = entry instanceof URL ? fileURLToPath(entry) : entry;
+  const name = `${basename(dirname(source))}-${basename(source).replace(/\.ts$/, '')}.mjs`;
+  // pg's optional native binding is loaded only if installed (a require in a try).
+  return bundle(entry, name, ['pg-native']);
 }
 
 /**
