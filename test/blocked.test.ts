@@ -12,6 +12,7 @@ import {
   keyBytes,
   packKeys,
 } from '../src/index.js';
+import { countFound, packedSequence } from './support/packed-keys.js';
 
 /** A seeded xorshift generator for reproducible inputs. */
 function rng(seed: number): () => number {
@@ -113,11 +114,14 @@ describe('BlockedBloomFilter positions', () => {
 
   it('reduces to a block exactly for every block count up to 2^27 (multiply-shift)', () => {
     const next = rng(3);
+    const wrong: string[] = [];
     for (let i = 0; i < 20_000; i++) {
       const x = next();
       const n = 1 + (next() % 2 ** 27);
-      expect(fastRange32(x | 0, n)).toBe(Number((BigInt(x) * BigInt(n)) >> 32n));
+      const want = Number((BigInt(x) * BigInt(n)) >> 32n);
+      if (fastRange32(x | 0, n) !== want && wrong.length < 10) wrong.push(`${x} over ${n}`);
     }
+    expect(wrong).toEqual([]);
     for (const n of [2 ** 21, 2 ** 21 + 1, 2 ** 27]) {
       for (const x of [0, 1, 0xffffffff, 0x80000000, 0xfffffffe]) {
         expect(fastRange32(x | 0, n)).toBe(Number((BigInt(x) * BigInt(n)) >> 32n));
@@ -127,15 +131,16 @@ describe('BlockedBloomFilter positions', () => {
 });
 
 describe('BlockedBloomFilter false positive rate', () => {
+  // Both rate tests go through addBatch/hasBatch on keys packed without a string each (the same
+  // bytes as the strings; hasBatch answers as has does: test/batch.test.ts, and the per-key paths
+  // run in the conformance suite).
   it('meets the issue target at 1M keys: measured FPR <= 1.0%, <= 10.5 bits/key, no false negatives', () => {
     const n = 1_000_000;
     const f = BlockedBloomFilter.create({ capacity: n, fpp: 0.01 });
-    for (let i = 0; i < n; i++) f.add(`https://example.com/item/${i}`);
-    let misses = 0;
-    for (let i = 0; i < n; i++) if (!f.has(`https://example.com/item/${i}`)) misses++;
-    expect(misses).toBe(0);
-    let fp = 0;
-    for (let i = 0; i < n; i++) if (f.has(`https://example.com/other/${i}`)) fp++;
+    const present = packedSequence('https://example.com/item/', n);
+    f.addBatch(present);
+    expect(n - countFound(f.hasBatch(present))).toBe(0);
+    const fp = countFound(f.hasBatch(packedSequence('https://example.com/other/', n)));
     expect(fp / n).toBeLessThanOrEqual(0.01);
     expect(f.bitSize / n).toBeLessThanOrEqual(10.5);
   });
@@ -145,10 +150,10 @@ describe('BlockedBloomFilter false positive rate', () => {
       const n = 100_000;
       const f = BlockedBloomFilter.create({ capacity: n, fpp });
       const model = blockedFalsePositiveRate(n / f.blocks, f.hashes);
-      for (let i = 0; i < n; i++) f.add(`present:${fpp}:${i}`);
+      f.addBatch(packedSequence(`present:${fpp}:`, n));
+      // 4 sigma over 10^6 probes: 1.3% of the rate at 1e-1, 4% at 1e-2, 13% at 1e-3, 40% at 1e-4.
       const probes = 1_000_000;
-      let fp = 0;
-      for (let i = 0; i < probes; i++) if (f.has(`absent:${fpp}:${i}`)) fp++;
+      const fp = countFound(f.hasBatch(packedSequence(`absent:${fpp}:`, probes)));
       const sigma = Math.sqrt((model * (1 - model)) / probes);
       expect(Math.abs(fp / probes - model), `fpp ${fpp}`).toBeLessThan(4 * sigma);
       // The measured rate also stays under the requested one (there is 3% headroom).
@@ -182,7 +187,9 @@ describe('BlockedBloomFilter API', () => {
       b.add(`both${i}`);
     }
     const u = a.clone().union(b);
-    for (let i = 0; i < 500; i++) expect(u.has(`a${i}`) && u.has(`b${i}`)).toBe(true);
+    const lost: number[] = [];
+    for (let i = 0; i < 500; i++) if (!(u.has(`a${i}`) && u.has(`b${i}`))) lost.push(i);
+    expect(lost).toEqual([]);
     const x = a.clone().intersect(b);
     for (let i = 0; i < 100; i++) expect(x.has(`both${i}`)).toBe(true);
     expect(x.bitCount).toBeLessThan(a.bitCount);
@@ -225,11 +232,12 @@ describe('BlockedBloomFilter API', () => {
     expect(many.equals(one)).toBe(true);
     const answers = many.hasMany(keys);
     expect(Array.isArray(answers)).toBe(true);
-    for (let i = 0; i < keys.length; i++) expect(answers[i]).toBe(one.has(keys[i]!));
+    const reference = keys.map((k) => one.has(k));
+    expect(answers).toEqual(reference);
     const packed = packKeys('string', keys);
     const out = new Uint8Array(keys.length + 3).fill(7);
     expect(many.hasBatch(packed, out)).toBe(out);
-    for (let i = 0; i < keys.length; i++) expect(out[i]).toBe(one.has(keys[i]!) ? 1 : 0);
+    expect(Array.from(out.subarray(0, keys.length))).toEqual(reference.map((b) => (b ? 1 : 0)));
     expect(() => many.hasBatch(packed, new Uint8Array(2))).toThrow(RangeError);
     const ints = new BlockedBloomFilter({ blocks: 10, hashes: 4, funnel: 'int' });
     ints.addMany([1, 2, 3]);
