@@ -23,10 +23,31 @@ import { mixedKeys, mixedStrings } from './support/mixed-keys.js';
 
 afterEach(() => useWasm(true));
 
+const keySets = new Map<Funnel, Key[]>();
+/** 3,000 keys of the funnel, made once for the file (the tests only read them). */
 function keysFor(funnel: Funnel): Key[] {
-  return funnel === 'string' || funnel === 'utf16'
-    ? mixedStrings(3000, 7)
-    : mixedKeys(funnel, 3000, 7);
+  let keys = keySets.get(funnel);
+  if (keys === undefined) {
+    keys =
+      funnel === 'string' || funnel === 'utf16'
+        ? mixedStrings(3000, 7)
+        : mixedKeys(funnel, 3000, 7);
+    keySets.set(funnel, keys);
+  }
+  return keys;
+}
+
+/**
+ * The same bytes in two typed arrays (of the same type), compared with Buffer.compare: toEqual
+ * walks them element by element. A difference is reported at its first element.
+ */
+function expectSameArray(actual: ArrayBufferView, expected: ArrayBufferView, what: string): void {
+  const a = new Uint8Array(actual.buffer, actual.byteOffset, actual.byteLength);
+  const b = new Uint8Array(expected.buffer, expected.byteOffset, expected.byteLength);
+  if (a.length === b.length && Buffer.compare(a, b) === 0) return;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  expect.fail(`${what}: ${a.length} vs ${b.length} bytes, first difference at byte ${i}`);
 }
 
 const FUNNELS: Funnel[] = ['string', 'utf16', 'int', 'long', 'bytes'];
@@ -37,9 +58,13 @@ describe('packAll', () => {
       const keys = keysFor(funnel);
       const { bytes, offsets } = packAll(funnel, keys);
       expect(offsets.length).toBe(keys.length + 1);
-      const expected = keys.map((key) => Array.from(keyBytes(funnel, key)));
-      const got = keys.map((_, i) => Array.from(bytes.subarray(offsets[i]!, offsets[i + 1]!)));
-      expect(got).toEqual(expected);
+      // Key by key: the per-key bytes, and where packAll says key i starts and ends.
+      const perKey = keys.map((key) => keyBytes(funnel, key));
+      const expectedOffsets = new Uint32Array(keys.length + 1);
+      for (let i = 0; i < keys.length; i++)
+        expectedOffsets[i + 1] = expectedOffsets[i]! + perKey[i]!.length;
+      expectSameArray(offsets, expectedOffsets, 'offsets');
+      expectSameArray(bytes.subarray(0, offsets[keys.length]), Buffer.concat(perKey), 'bytes');
     });
   }
 
@@ -94,28 +119,28 @@ describe('batch hashes equal per-key hashes', () => {
           hashKey(funnel, keys[i]!);
           mmKey.set(views.hash, 4 * i);
         }
-        expect(xx).toEqual(xxKey);
-        expect(mm).toEqual(mmKey);
+        expectSameArray(xx, xxKey, 'XXH64');
+        expectSameArray(mm, mmKey, 'MurmurHash3');
         const k = 7;
         const mod = new Modulus(1_000_064);
-        const probes: number[][] = [];
+        // Key j's probes: its k words, then its k masks.
+        const probes = new Int32Array(2 * k * n);
         for (let s = 0; s < n; ) {
           const stop = mitz64Batch(batch, s, n, k, mod);
-          const i32 = batchScratch!.i32;
-          for (let j = 0; j < stop - s; j++) {
-            probes.push(
-              Array.from(i32.subarray(probeIndex + 2 * k * j, probeIndex + 2 * k * (j + 1))),
-            );
-          }
+          probes.set(
+            batchScratch!.i32.subarray(probeIndex, probeIndex + 2 * k * (stop - s)),
+            2 * k * s,
+          );
           s = stop;
         }
         releaseBatch();
-        const perKey: number[][] = [];
+        const perKey = new Int32Array(2 * k * n);
         for (let i = 0; i < n; i++) {
           mitz64Probes(funnel, keys[i]!, k, mod);
-          perKey.push([...views.words.subarray(0, k), ...views.masks.subarray(0, k)]);
+          perKey.set(views.words.subarray(0, k), 2 * k * i);
+          perKey.set(views.masks.subarray(0, k), 2 * k * i + k);
         }
-        expect(probes).toEqual(perKey);
+        expectSameArray(probes, perKey, 'MITZ_64 probes');
         expect(scratchBytes()).toBeLessThanOrEqual(1 << 20);
       });
     }
@@ -149,8 +174,8 @@ describe('BloomKernel.batch', () => {
     expect(skipped).toEqual([]);
     const addedPerKey = new Uint8Array(n);
     for (let i = 0; i < half; i++) addedPerKey[i] = b.add('string', keys[i]!, k, mod);
-    expect(added).toEqual(addedPerKey);
-    expect(a.data).toEqual(b.data);
+    expectSameArray(added, addedPerKey, 'added');
+    expectSameArray(a.data, b.data, 'bits');
     // Query everything.
     const found = new Uint8Array(n);
     s = 0;
@@ -166,7 +191,7 @@ describe('BloomKernel.batch', () => {
     const foundPerKey = new Uint8Array(n);
     for (let i = 0; i < n; i++)
       foundPerKey[i] = i === n - 2 ? 2 : b.has('string', keys[i]!, k, mod);
-    expect(found).toEqual(foundPerKey);
+    expectSameArray(found, foundPerKey, 'found');
     expect(found.subarray(half, n - 2).some((v) => v === 0)).toBe(true);
   });
 });
@@ -207,8 +232,8 @@ describe('packed keys with separators between them (ends)', () => {
         }
         return out;
       };
-      expect(collect(split, true)).toEqual(collect(plain, true));
-      expect(collect(split, false)).toEqual(collect(plain, false));
+      expectSameArray(collect(split, true), collect(plain, true), 'XXH64');
+      expectSameArray(collect(split, false), collect(plain, false), 'MurmurHash3');
       releaseBatch();
       if (!wasm) return;
       const mod = new Modulus(1 << 16);
@@ -218,8 +243,8 @@ describe('packed keys with separators between them (ends)', () => {
       const rb = new Uint8Array(n);
       for (let s = 0; s < n; ) s = a.batch(split, s, n, 3, mod, true, ra);
       for (let s = 0; s < n; ) s = b.batch(plain, s, n, 3, mod, true, rb);
-      expect(ra).toEqual(rb);
-      expect(a.data).toEqual(b.data);
+      expectSameArray(ra, rb, 'added');
+      expectSameArray(a.data, b.data, 'bits');
     });
   }
 });
