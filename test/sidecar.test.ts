@@ -70,11 +70,13 @@ describe('end to end over a folder of data files', () => {
     expect(set.unchecked).toEqual([]);
     // Every present key lists its own file.
     let extra = 0;
+    const unlisted: string[] = [];
     for (const [id, path] of owner) {
       const listed = set.filesFor(id);
-      expect(listed).toContain(path);
+      if (!listed.includes(path) && unlisted.length < 10) unlisted.push(`${id} in ${path}`);
       extra += listed.length - 1;
     }
+    expect(unlisted).toEqual([]);
     // Absent keys: each file answers "maybe" with its filter's rate.
     const fpps = await Promise.all(
       files.map(async (f) => ((await readSidecar(f)).filter as BloomFilter).expectedFpp()),
