@@ -56,18 +56,24 @@ function used(): number {
  * A sample is two full collections (~25 ms each), so samples are placed, not fired every few ms
  * (at a fixed 40 ms interval the sampler ran after nearly every 64 KiB chunk of a stream load:
  * minutes of CPU on a busy machine). With `timer` false, samples are taken only when `work` calls
- * `poke`: the large saves and loads call it from `onProgress` at fixed points of their bytes
- * (see {@link halves}), where a copy held across the work is always seen. With a timer (the
- * default), a sample follows the last one after three times its own cost, and at least 40 ms.
+ * `poke` (counted in `pokes`): the large saves and loads call it from `onProgress` once all their
+ * bytes are through (see {@link once}), where a copy held across the work, or one built up as the
+ * bytes go, is at its largest. With a timer (the default), a sample follows the last one after
+ * three times its own cost, and at least 40 ms.
  */
 async function peakGrowth<T>(
   work: (poke: () => void) => Promise<T>,
   { timer: timed = true }: { timer?: boolean } = {},
-): Promise<{ result: T; growth: number }> {
+): Promise<{ result: T; growth: number; pokes: number }> {
   const base = used();
   let peak = base;
+  let pokes = 0;
   const sample = () => {
     peak = Math.max(peak, used());
+  };
+  const poke = () => {
+    pokes++;
+    sample();
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const tick = () => {
@@ -77,21 +83,21 @@ async function peakGrowth<T>(
   };
   if (timed) timer = setTimeout(tick, 40);
   try {
-    const result = await work(sample);
+    const result = await work(poke);
     sample();
-    return { result, growth: peak - base };
+    return { result, growth: peak - base, pokes };
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** An `onProgress` that calls `poke` once half, then all, of the bytes are done. */
-function halves(poke: () => void): (done: number, total?: number) => void {
-  let next = 1;
+/** An `onProgress` that calls `poke` once, when all of the bytes are done. */
+function once(poke: () => void): (done: number, total?: number) => void {
+  let poked = false;
   return (done, total) => {
-    if (total === undefined || next > 2 || 2 * done < next * total) return;
+    if (poked || total === undefined || done < total) return;
+    poked = true;
     poke();
-    while (next <= 2 && 2 * done >= next * total) next++;
   };
 }
 
@@ -674,15 +680,15 @@ describe('memory: 32 MiB filters of the other types', () => {
   /**
    * Saves `f` (32 MiB of storage) to a file, loads it from the file and from a stream, and checks
    * the memory each step holds on to: saving ~0, loading one copy (the filter itself). Memory is
-   * sampled when half and when all of the bytes are through (`onProgress`), so a second copy
-   * held while the bytes go out or come in is seen.
+   * sampled when all of the bytes are through (`onProgress`), so a second copy held while the
+   * bytes go out or come in is seen.
    */
   async function measure(name: string, f: MembershipFilter, bytes: number) {
     const path = join(dir, `${name}-big.blmk`);
-    const saved = await peakGrowth((poke) => save(f, path, { onProgress: halves(poke) }), {
+    const saved = await peakGrowth((poke) => save(f, path, { onProgress: once(poke) }), {
       timer: false,
     });
-    const loaded = await peakGrowth((poke) => loadAny(path, { onProgress: halves(poke) }), {
+    const loaded = await peakGrowth((poke) => loadAny(path, { onProgress: once(poke) }), {
       timer: false,
     });
     const streamed = await peakGrowth(
@@ -690,11 +696,15 @@ describe('memory: 32 MiB filters of the other types', () => {
         const { createReadStream } = await import('node:fs');
         return loadAny(createReadStream(path), {
           maxBytes: 256 * mib,
-          onProgress: halves(poke),
+          onProgress: once(poke),
         });
       },
       { timer: false },
     );
+    expect(
+      [saved.pokes, loaded.pokes, streamed.pokes],
+      `${name}: sampled once all bytes were through`,
+    ).toEqual([1, 1, 1]);
     // The same state: the type's equals and the same storage bytes (the whole containers of every
     // type, header and CRC included, are compared above at small sizes; toBytes() would copy and
     // checksum the 32 MiB twice per check).
@@ -748,16 +758,18 @@ describe('memory: a 64 MiB filter', () => {
     for (let i = 0; i < 200_000; i++) f.add(`big-${i}`);
     const path = join(dir, 'big.blmk');
 
-    const saved = await peakGrowth((poke) => save(f, path, { onProgress: halves(poke) }), {
+    const saved = await peakGrowth((poke) => save(f, path, { onProgress: once(poke) }), {
       timer: false,
     });
     expect(saved.result).toBe(64 * mib + 44);
+    expect(saved.pokes).toBe(1); // sampled once all bytes were through
     expect(saved.growth).toBeLessThan(24 * mib); // toBytes() would add 64 MiB
 
-    const loaded = await peakGrowth((poke) => loadAny(path, { onProgress: halves(poke) }), {
+    const loaded = await peakGrowth((poke) => loadAny(path, { onProgress: once(poke) }), {
       timer: false,
     });
     const g = loaded.result as BloomFilter;
+    expect(loaded.pokes).toBe(1);
     expect(loaded.growth).toBeLessThan(64 * mib + 40 * mib); // a second copy would need 128 MiB
     expect(loaded.growth).toBeGreaterThan(60 * mib); // the filter itself
     expect(g.equals(f)).toBe(true);
@@ -767,11 +779,12 @@ describe('memory: a 64 MiB filter', () => {
         const { createReadStream } = await import('node:fs');
         return loadAny(createReadStream(path), {
           maxBytes: 256 * mib,
-          onProgress: halves(poke),
+          onProgress: once(poke),
         });
       },
       { timer: false },
     );
+    expect(streamed.pokes).toBe(1);
     expect(streamed.growth).toBeLessThan(64 * mib + 40 * mib);
     expect((streamed.result as BloomFilter).equals(f)).toBe(true);
     expect(existsSync(path)).toBe(true);
