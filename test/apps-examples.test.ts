@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PostgresHandle, requirePostgres, startPostgres } from './support/postgres.js';
 import { type RedisServerHandle, requireRedis, startRedis } from './support/redis-server.js';
 import { runJs } from './support/run-ts.js';
-import { bundleProgram } from './support/worker-bundle.js';
+import { bundleProgram, removeBundles } from './support/worker-bundle.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+afterAll(removeBundles);
 
 /** Runs an example; resolves to its output, failing with its stderr when it exits non-zero. */
 async function run<T>(name: string, env: Record<string, string>): Promise<T> {

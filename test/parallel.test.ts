@@ -26,8 +26,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BloomFilter } from '../src/node.js';
 import { isWellFormed, mixedStrings } from './support/mixed-keys.js';
-import { nextMessage } from './support/ts-worker.js';
-import { bundleWorker, importNodeBundle } from './support/worker-bundle.js';
+import { bundleWorker, importNodeBundle, removeBundles } from './support/worker-bundle.js';
 import type { RaceJob } from './support/worker-race.js';
 
 const {
@@ -45,20 +44,54 @@ const {
 const RACE = await bundleWorker(new URL('./support/worker-race.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'bloomkit-parallel-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(removeBundles);
 
-/** Starts one worker per job, releases them together, and waits until all are done. */
+/** The next message of `worker` (rejects on an error or an exit first); leaves no listener. */
+function reply(worker: Worker): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const off = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    const onMessage = (m: unknown) => {
+      off();
+      resolve(m);
+    };
+    const onError = (e: Error) => {
+      off();
+      reject(e);
+    };
+    const onExit = (code: number) => {
+      off();
+      reject(new Error(`worker exited with code ${code}`));
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
+}
+
+/** Four race workers, started once for the file: each race sends them one job each. */
+let racers: Worker[] | undefined;
+afterAll(async () => {
+  await Promise.all((racers ?? []).map((w) => w.terminate()));
+});
+
+/** Hands one job to each worker, releases them together, and waits until all are done. */
 async function race(jobs: Omit<RaceJob, 'gate'>[]): Promise<void> {
+  racers ??= Array.from({ length: 4 }, () => new Worker(RACE));
+  const workers = racers.slice(0, jobs.length);
   const gate = new SharedArrayBuffer(4);
-  const workers = jobs.map((job) => new Worker(RACE, { workerData: { ...job, gate } }));
-  try {
-    await Promise.all(workers.map((w) => nextMessage(w)));
-    const done = Promise.all(workers.map((w) => nextMessage(w)));
-    Atomics.store(new Int32Array(gate), 0, 1);
-    Atomics.notify(new Int32Array(gate), 0);
-    await done;
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
-  }
+  const ready = Promise.all(workers.map(reply));
+  workers.forEach((w, i) => {
+    w.postMessage({ ...jobs[i]!, gate });
+  });
+  await ready;
+  const done = Promise.all(workers.map(reply));
+  Atomics.store(new Int32Array(gate), 0, 1);
+  Atomics.notify(new Int32Array(gate), 0);
+  await done;
 }
 
 function popcount(words: Uint32Array): number {

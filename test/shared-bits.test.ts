@@ -16,13 +16,14 @@
  *   - `union` into the shared filter (atomic OR per word) from several workers at once loses nothing.
  */
 import { Worker } from 'node:worker_threads';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { BloomFilter, SharedBitArray, type StrategyName } from '../src/index.js';
 import type { AddJob, AddReport } from './support/worker-add.js';
-import { bundleWorker } from './support/worker-bundle.js';
+import { bundleWorker, removeBundles } from './support/worker-bundle.js';
 
 /** The worker, bundled once with the sources it imports (no tsx compile in each thread). */
 const WORKER = await bundleWorker(new URL('./support/worker-add.ts', import.meta.url));
+afterAll(removeBundles);
 
 function startWorker(job: AddJob): Worker {
   return new Worker(WORKER, { workerData: job });

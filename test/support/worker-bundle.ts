@@ -11,8 +11,8 @@
  *   const node = await importNodeBundle(); // bloomkit/node built from src, as dist/node.js is
  *   await node.buildParallel(keys, { workers: 4, ... }); // its workers load this same bundle
  *
- * The bundles are built from the current sources at every run (nothing is cached on disk), and
- * the folder is removed when the process exits.
+ * The bundles are built from the current sources at every run (nothing is cached on disk), into
+ * a temporary folder that `removeBundles()` (in `afterAll`) deletes.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,16 +25,28 @@ type NodeApi = typeof import('../../src/node.js');
 let folder: string | undefined;
 const built = new Map<string, Promise<string>>();
 
+let root: string | undefined;
+
 function outDir(): string {
   if (folder === undefined) {
-    const dir = mkdtempSync(join(tmpdir(), 'bloomkit-workers-'));
+    root = mkdtempSync(join(tmpdir(), 'bloomkit-workers-'));
     // Under a node_modules folder, vitest leaves the bundles to Node's own loader: it would
     // otherwise transform the 0.5 MB bundle as a source module (seconds) before running it.
-    folder = join(dir, 'node_modules', 'bloomkit-test-bundles');
+    folder = join(root, 'node_modules', 'bloomkit-test-bundles');
     mkdirSync(folder, { recursive: true });
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
   return folder;
+}
+
+/**
+ * Removes the bundles' folder: call it from `afterAll` in each test file that bundles (vitest
+ * ends its worker processes without an 'exit' event, so nothing else would).
+ */
+export function removeBundles(): void {
+  if (root !== undefined) rmSync(root, { recursive: true, force: true });
+  root = undefined;
+  folder = undefined;
+  built.clear();
 }
 
 /**
