@@ -118,8 +118,8 @@ describe('CuckooFilter', () => {
       [16, 32],
     ] as const) {
       const filter = new CuckooFilter({ buckets: 2 ** lg, fingerprintBits: f, funnel: 'int' });
-      // Every key checked at each quarter of the slots, and after the failure.
-      const n = fillToFailure(filter, lg * 1_000_000 + f, 2 ** lg);
+      // Every key checked when half the slots are taken, and after the failure.
+      const n = fillToFailure(filter, lg * 1_000_000 + f, 2 ** (lg + 1));
       expect(filter.full).toBe(true);
       expect(filter.victim).toBeDefined();
       expect(filter.size).toBe(n);
