@@ -38,9 +38,11 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Many files wait on servers, browsers, the JVM or child processes rather than compute, so
-    // more workers than cores keeps both cores busy (vitest's default is cores - 1: one here).
-    maxWorkers: 4,
+    // One worker per core (vitest's default is cores - 1: one here). Many files wait on servers,
+    // browsers, the JVM or child processes, so two keep both cores busy; more starve vitest's own
+    // messages between workers and the main process on a 2-core machine (a worker busy in a long
+    // synchronous section then times out calling "onTaskUpdate").
+    maxWorkers: 2,
     minWorkers: 1,
     sequence: { sequencer: SlowFirst },
   },
