@@ -12,15 +12,7 @@
  * own dependencies, from npm's cache when it has them.
  */
 import { execFile } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,15 +21,14 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN_CASES } from '../scripts/golden-cases.js';
 import type { Key } from '../src/index.js';
+import { CHROMIUM_ARGS, requireChromium } from './support/chromium.js';
 import { ensureDist } from './support/dist.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repoPkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-const inCI = !!process.env.CI && process.env.CI !== '0' && process.env.CI !== 'false';
-if (!CHROMIUM && inCI) throw new Error('Chromium is required in CI: apt-get install chromium');
+const CHROMIUM = requireChromium('the package in Chromium');
 
 /** A golden key, as JSON (bigints and bytes have no JSON form of their own). */
 type WireKey = { s: string } | { n: number } | { b: string } | { u: number[] };
@@ -360,16 +351,7 @@ globalThis.__result = check(lib, input.cases, fixtures);
       const { chromium } = await import('playwright-core');
       const browser = await chromium.launch({
         executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+        args: CHROMIUM_ARGS,
       });
       try {
         const page = await browser.newPage();

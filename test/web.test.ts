@@ -7,7 +7,7 @@
  * the README).
  * Chromium is required in CI (the file fails, not skips, when it is missing there).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,12 +27,10 @@ import {
   splitBlockFalsePositiveRate,
 } from '../src/index.js';
 import { type StaticServer, serveStatic } from '../src/node/serve.js';
+import { CHROMIUM_ARGS, requireChromium } from './support/chromium.js';
 import { guavaBuild, requireJava } from './support/guava.js';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-const inCI = !!process.env.CI && process.env.CI !== '0' && process.env.CI !== 'false';
-if (!CHROMIUM && inCI) throw new Error('Chromium is required in CI: apt-get install chromium');
-if (!CHROMIUM) console.warn('web page test skipped: install Chromium (apt-get install chromium)');
+const CHROMIUM = requireChromium('web page test');
 const hasJava = requireJava();
 /** The core's browser-safe Parquet reader, when this build exports it from the barrel. */
 const readParquet = (core as unknown as Record<string, unknown>).readParquetBloomFilters as
@@ -47,16 +45,6 @@ const readParquet = (core as unknown as Record<string, unknown>).readParquetBloo
  */
 const SHOTS =
   process.env.BLOOMKIT_SCREENSHOTS === '1' ? join(import.meta.dirname, '../docs/screenshots') : '';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 type Shape = Record<string, number | string>;
 
@@ -197,7 +185,7 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM!,
       headless: true,
-      args: ARGS,
+      args: CHROMIUM_ARGS,
       viewport: { width: 1200, height: 900 },
     });
     page = context.pages()[0] ?? (await context.newPage());
