@@ -21,7 +21,7 @@ export {
   save,
 } from './node/io.js';
 export { type BuildParallelOptions, buildParallel, type ParallelSource } from './node/parallel.js';
-export { FilterWorkerPool, POOL_CHUNK_KEYS } from './node/parallel-pool.js';
+export { FilterWorkerPool, POOL_CHUNK_BYTES, POOL_CHUNK_KEYS } from './node/parallel-pool.js';
 /** @internal The worker threads' entry point (started by FilterWorkerPool). */
 export { runParallelWorker } from './node/parallel-worker.js';
 export { type ParquetBloomFilterEntry, readParquetBloomFilters } from './node/parquet.js';

@@ -4,9 +4,10 @@
  * same bits (`filter.share()` / `fromShared`). Adds from many workers lose nothing: the shared
  * storages set bits with `Atomics.or` and change counters with a compare-and-swap loop.
  *
- * Chunk buffers are transferred, never shared: the main thread slices a chunk's bytes and offsets
- * (one copy, at memory speed) and hands them over; a worker answers `has` with its own result
- * buffer. Each worker has at most two chunks in flight, so memory stays bounded for any input.
+ * Each worker has two lanes of shared chunk buffers (node/parallel-lanes.ts), so at most two
+ * chunks in flight and memory bounded for any input: the main thread copies a chunk into a free
+ * lane (two `memcpy`s), the worker runs it and answers `has` in the lane. A chunk is at most
+ * {@link POOL_CHUNK_KEYS} keys and {@link POOL_CHUNK_BYTES} bytes (or one longer key).
  *
  * Workers run bloomkit's own code: the bootstrap imports the module this file was bundled into
  * (dist/node.js or node.cjs) and calls its `runParallelWorker`; from TypeScript sources (tests,
@@ -22,6 +23,7 @@ import { checkOut } from '../filters/base.js';
 import type { PackedKeys, ProgressOptions } from '../filters/filter.js';
 import { checkPacked, packKeys } from '../filters/packed.js';
 import type { Funnel, Key } from '../hash/keys.js';
+import { Lane } from './parallel-lanes.js';
 import type { BatchMessage, BatchReply, WorkerFilterSource } from './parallel-worker.js';
 import type { SharedFilterHandle } from './shared-handle.js';
 
@@ -29,6 +31,25 @@ declare const __filename: string | undefined;
 
 /** Keys per chunk sent to a worker: large enough to amortize a message, small enough to balance. */
 export const POOL_CHUNK_KEYS = 65536;
+
+/** Bytes of keys per chunk at most (a chunk holds at least one key, however long). */
+export const POOL_CHUNK_BYTES = 4 << 20;
+
+/** The end of the chunk that begins at key `start`: key and byte limits, at least one key. */
+function chunkEnd(batch: PackedKeys, start: number, n: number): number {
+  const offsets = batch.offsets;
+  let stop = Math.min(n, start + POOL_CHUNK_KEYS);
+  const limit = offsets[start]! + POOL_CHUNK_BYTES;
+  if (offsets[stop]! <= limit) return stop;
+  // The last key boundary within the byte limit (binary search; offsets never decrease).
+  let lo = start + 1;
+  while (lo < stop) {
+    const mid = (lo + stop + 1) >>> 1;
+    if (offsets[mid]! <= limit) lo = mid;
+    else stop = mid - 1;
+  }
+  return lo;
+}
 
 /** The URL of the module this code runs from (ESM, CJS bundle, or TypeScript source). */
 function selfUrl(): string {
@@ -77,6 +98,7 @@ interface Pending {
 interface Slot {
   worker: Worker;
   inFlight: number;
+  lanes: [Lane, Lane];
 }
 
 /** Worker threads that add to and test one shared filter. */
@@ -120,7 +142,11 @@ export class FilterWorkerPool {
     const ready: Promise<void>[] = [];
     for (let i = 0; i < n; i++) {
       const worker = new Worker(code, { eval: true, workerData });
-      slots.push({ worker, inFlight: 0 });
+      slots.push({
+        worker,
+        inFlight: 0,
+        lanes: [new Lane(2 * i, POOL_CHUNK_KEYS), new Lane(2 * i + 1, POOL_CHUNK_KEYS)],
+      });
       ready.push(
         new Promise<void>((resolve, reject) => {
           worker.once('message', (m) => (m === 'ready' ? resolve() : reject(new Error(String(m)))));
@@ -195,44 +221,41 @@ export class FilterWorkerPool {
         return new Promise<BatchReply>((resolve, reject) => {
           this.pending.set(message.id, { resolve, reject });
           slot.worker.postMessage(message);
-        }).then((reply) => reply.found!);
+        }).then((reply) => reply.bytes!);
       }),
     );
   }
 
-  /** Sends keys [start, stop) of `batch` (copied out) to `slot`; resolves to its reply. */
+  /**
+   * Copies keys [start, stop) of `batch` into a free lane of `slot` and sends them; resolves to
+   * the worker's count, once `out` (for 'has') holds their answers from index `start`.
+   */
   private dispatch(
     slot: Slot,
     op: 'add' | 'has',
     batch: PackedKeys,
     start: number,
     stop: number,
-  ): Promise<BatchReply> {
-    const { bytes, offsets, ends } = batch;
-    const first = offsets[start]!;
-    const chunkOffsets = new Uint32Array(stop - start + 1);
-    for (let i = start; i <= stop; i++) chunkOffsets[i - start] = offsets[i]! - first;
-    // A copy with a buffer of its own (a Node Buffer's slice() is a view: transferring its
-    // buffer would detach the caller's memory).
-    const chunkBytes = new Uint8Array(bytes.subarray(first, offsets[stop]));
-    const message: BatchMessage = {
-      id: this.nextId++,
-      op,
-      bytes: chunkBytes,
-      offsets: chunkOffsets,
-    };
-    const transfer: ArrayBuffer[] = [chunkBytes.buffer as ArrayBuffer, chunkOffsets.buffer];
-    if (ends !== undefined) {
-      const chunkEnds = new Uint32Array(stop - start);
-      for (let i = start; i < stop; i++) chunkEnds[i - start] = ends[i]! - first;
-      message.ends = chunkEnds;
-      transfer.push(chunkEnds.buffer);
-    }
+    out: Uint8Array | null,
+  ): Promise<number> {
+    const lane = slot.lanes[0].busy ? slot.lanes[1] : slot.lanes[0];
+    const message: BatchMessage = { id: this.nextId++, op, chunk: lane.load(batch, start, stop) };
+    lane.busy = true;
     slot.inFlight++;
     return new Promise<BatchReply>((resolve, reject) => {
       this.pending.set(message.id, { resolve, reject });
-      slot.worker.postMessage(message, transfer);
-    });
+      slot.worker.postMessage(message);
+    }).then(
+      (reply) => {
+        lane.busy = false;
+        if (out !== null) out.set(lane.found(stop - start), start);
+        return reply.count!;
+      },
+      (error: unknown) => {
+        lane.busy = false;
+        throw error;
+      },
+    );
   }
 
   /**
@@ -255,23 +278,18 @@ export class FilterWorkerPool {
     let total = 0;
     let failure: { error: unknown } | null = null;
     const inFlight = new Set<Promise<void>>();
-    for (let start = 0; start < n && failure === null; start += POOL_CHUNK_KEYS) {
+    for (let start = 0, stop = 0; start < n && failure === null; start = stop) {
       const slot = await this.freeSlot();
       if (signal?.aborted) {
         failure = { error: signal.reason };
         break;
       }
-      const stop = Math.min(n, start + POOL_CHUNK_KEYS);
-      const from = start;
-      const p: Promise<void> = this.dispatch(slot, op, batch, start, stop).then(
-        (reply) => {
-          if (op === 'add') total += reply.added!;
-          else {
-            const found = reply.found!;
-            out!.set(found, from);
-            for (let i = 0; i < found.length; i++) total += found[i]!;
-          }
-          done += stop - from;
+      stop = chunkEnd(batch, start, n);
+      const keys = stop - start;
+      const p: Promise<void> = this.dispatch(slot, op, batch, start, stop, out).then(
+        (count) => {
+          total += count;
+          done += keys;
           onProgress?.(done, n);
         },
         (error: unknown) => {

@@ -4,31 +4,30 @@
  * (`fromBytes`: then the classic filter keeps its bits in its WebAssembly kernel, which shared
  * memory cannot hold), and answers batch messages, one at a time, until terminated.
  *
- * Message in:  { id, op: 'add' | 'has', bytes, offsets, ends? } (buffers transferred), or
- *              { id, op: 'bytes' } (a private copy's native bytes, for merging adds)
- * Message out: { id, added } for 'add'; { id, found } for 'has' (a Uint8Array, transferred);
- *              { id, found: bytes } for 'bytes';
+ * Message in:  { id, op: 'add' | 'has', chunk } (the chunk is in a lane: node/parallel-lanes.ts),
+ *              or { id, op: 'bytes' } (a private copy's native bytes, for merging adds)
+ * Message out: { id, count }: the keys that were new ('add') or found ('has': the answers are
+ *              in the lane); { id, bytes } for 'bytes' (transferred);
  *              { id, error } if the batch threw (the error's name and message).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { MembershipFilter, PackedKeys } from '../filters/filter.js';
+import type { MembershipFilter } from '../filters/filter.js';
 import { fromBytes } from '../formats/registry.js';
+import { type LaneBuffers, type LaneChunk, openChunk } from './parallel-lanes.js';
 import { fromSharedHandle, type SharedFilterHandle } from './shared-handle.js';
 
 /** What the pool sends. */
 export interface BatchMessage {
   id: number;
   op: 'add' | 'has' | 'bytes';
-  bytes?: Uint8Array;
-  offsets?: Uint32Array;
-  ends?: Uint32Array;
+  chunk?: LaneChunk;
 }
 
 /** What a worker answers. */
 export interface BatchReply {
   id: number;
-  added?: number;
-  found?: Uint8Array;
+  count?: number;
+  bytes?: Uint8Array;
   error?: { name: string; message: string };
 }
 
@@ -43,25 +42,23 @@ export function runParallelWorker(): void {
   const filter = (
     'copy' in source ? fromBytes(source.copy) : fromSharedHandle(source.handle)
   ) as MembershipFilter;
+  const lanes = new Map<number, LaneBuffers>();
   port.on('message', (m: BatchMessage) => {
     try {
       if (m.op === 'bytes') {
-        const found = filter.toBytes();
-        port.postMessage({ id: m.id, found } satisfies BatchReply, [found.buffer as ArrayBuffer]);
+        const bytes = filter.toBytes();
+        port.postMessage({ id: m.id, bytes } satisfies BatchReply, [bytes.buffer as ArrayBuffer]);
         return;
       }
-      const batch: PackedKeys =
-        m.ends === undefined
-          ? { bytes: m.bytes!, offsets: m.offsets! }
-          : { bytes: m.bytes!, offsets: m.offsets!, ends: m.ends };
-      if (m.op === 'add') {
-        const reply: BatchReply = { id: m.id, added: filter.addBatch(batch) };
-        port.postMessage(reply);
-      } else {
-        const found = filter.hasBatch(batch);
-        const reply: BatchReply = { id: m.id, found };
-        port.postMessage(reply, [found.buffer as ArrayBuffer]);
+      const { batch, found } = openChunk(lanes, m.chunk!);
+      let count: number;
+      if (m.op === 'add') count = filter.addBatch(batch);
+      else {
+        filter.hasBatch(batch, found);
+        count = 0;
+        for (let i = 0; i < found.length; i++) count += found[i]!;
       }
+      port.postMessage({ id: m.id, count } satisfies BatchReply);
     } catch (e) {
       const error = e instanceof Error ? e : new Error(String(e));
       const reply: BatchReply = { id: m.id, error: { name: error.name, message: error.message } };
