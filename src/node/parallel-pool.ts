@@ -173,13 +173,18 @@ export class FilterWorkerPool {
     return this.slots.length;
   }
 
-  private onReply(slot: Slot, reply: BatchReply): void {
+  /** Gives back a slot's reservation, and wakes whoever waits for room. */
+  private release(slot: Slot): void {
     slot.inFlight--;
-    const p = this.pending.get(reply.id);
-    this.pending.delete(reply.id);
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w();
+  }
+
+  private onReply(slot: Slot, reply: BatchReply): void {
+    this.release(slot);
+    const p = this.pending.get(reply.id);
+    this.pending.delete(reply.id);
     if (p === undefined) return;
     if (reply.error !== undefined) {
       const Ctor =
@@ -197,14 +202,21 @@ export class FilterWorkerPool {
     this.pending.clear();
   }
 
-  /** The least busy worker with room, waiting for one when all have two chunks in flight. */
+  /**
+   * The least busy worker with room, waiting for one when all have two chunks in flight. The
+   * slot is reserved (its count of chunks in flight raised) before this resolves, so runs going
+   * on at once never put a third chunk on a worker, whose two lanes are then both taken.
+   */
   private async freeSlot(): Promise<Slot> {
     for (;;) {
       if (this.closed) throw new Error('the worker pool is closed');
       let best: Slot | null = null;
       for (const s of this.slots)
         if (s.inFlight < 2 && (best === null || s.inFlight < best.inFlight)) best = s;
-      if (best !== null) return best;
+      if (best !== null) {
+        best.inFlight++;
+        return best;
+      }
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }
@@ -227,7 +239,8 @@ export class FilterWorkerPool {
   }
 
   /**
-   * Copies keys [start, stop) of `batch` into a free lane of `slot` and sends them; resolves to
+   * Copies keys [start, stop) of `batch` into a free lane of `slot` (reserved by
+   * {@link freeSlot}) and sends them; resolves to
    * the worker's count, once `out` (for 'has') holds their answers from index `start`.
    */
   private dispatch(
@@ -239,9 +252,14 @@ export class FilterWorkerPool {
     out: Uint8Array | null,
   ): Promise<number> {
     const lane = slot.lanes[0].busy ? slot.lanes[1] : slot.lanes[0];
-    const message: BatchMessage = { id: this.nextId++, op, chunk: lane.load(batch, start, stop) };
+    let message: BatchMessage;
+    try {
+      message = { id: this.nextId++, op, chunk: lane.load(batch, start, stop) };
+    } catch (error) {
+      this.release(slot);
+      return Promise.reject(error);
+    }
     lane.busy = true;
-    slot.inFlight++;
     return new Promise<BatchReply>((resolve, reject) => {
       this.pending.set(message.id, { resolve, reject });
       slot.worker.postMessage(message);
@@ -259,8 +277,8 @@ export class FilterWorkerPool {
   }
 
   /**
-   * Runs `op` over every key of `batch`, {@link POOL_CHUNK_KEYS} keys per message, on whichever
-   * worker is free. For 'has', `out[i]` gets key i's answer (1/0). Resolves to the number of
+   * Runs `op` over every key of `batch`, a chunk per message (see {@link chunkEnd}), on
+   * whichever worker is free. For 'has', `out[i]` gets key i's answer (1/0). Resolves to the number of
    * keys that were new ('add') or found ('has'). `onProgress(done, total)` is called as chunks
    * complete. On abort no further chunk is sent and the promise rejects with `signal.reason`
    * once the chunks in flight are done; for 'add', keys of those chunks stay added (a Bloom
@@ -281,6 +299,7 @@ export class FilterWorkerPool {
     for (let start = 0, stop = 0; start < n && failure === null; start = stop) {
       const slot = await this.freeSlot();
       if (signal?.aborted) {
+        this.release(slot);
         failure = { error: signal.reason };
         break;
       }
