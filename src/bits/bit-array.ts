@@ -78,9 +78,9 @@ export function checkSameSize(a: BitStorage, b: BitStorage): void {
 
 /** Plain in-memory bits with a popcount maintained on every change. */
 export class BitArray implements BitStorage {
-  readonly bitSize: number;
-  readonly data: Uint32Array;
-  private count: number;
+  declare readonly bitSize: number;
+  declare readonly data: Uint32Array;
+  declare private count: number;
 
   /**
    * A zeroed array of `bitSize` bits, or a view over existing `data` (not copied; its popcount

@@ -26,9 +26,9 @@ export const COUNTER_MAX = 15;
 
 export class CounterArray {
   /** Number of counters. */
-  readonly size: number;
+  declare readonly size: number;
   /** The packed nibbles: counter i is `(data[i >>> 1] >>> 4 * (i & 1)) & 15`. */
-  readonly data: Uint8Array;
+  declare readonly data: Uint8Array;
 
   /** `size` zeroed counters, or a view over existing packed `data` (not copied). */
   constructor(size: number, data?: Uint8Array) {

@@ -16,8 +16,8 @@ import { type BitStorage, checkBitSize, checkSameSize, popcountAll } from './bit
 import { sharedMemory } from './shared-memory.js';
 
 export class SharedBitArray implements BitStorage {
-  readonly bitSize: number;
-  readonly data: Uint32Array;
+  declare readonly bitSize: number;
+  declare readonly data: Uint32Array;
 
   /**
    * A zeroed shared array, or a view over `data` whose buffer must be a `SharedArrayBuffer`; a

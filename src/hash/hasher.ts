@@ -247,11 +247,11 @@ const kernelRegistry =
  */
 export class BloomKernel {
   /** The filter's 64-bit words as little-endian u32 pairs, inside the kernel's memory. */
-  readonly data: Uint32Array;
-  private readonly ex: MurmurExports;
-  private readonly keyArea: Uint8Array;
-  private readonly keyView: Uint8Array;
-  private readonly words: Uint32Array;
+  declare readonly data: Uint32Array;
+  declare private readonly ex: MurmurExports;
+  declare private readonly keyArea: Uint8Array;
+  declare private readonly keyView: Uint8Array;
+  declare private readonly words: Uint32Array;
 
   private constructor(ex: MurmurExports, buffer: ArrayBuffer, bitSize: number) {
     this.ex = ex;

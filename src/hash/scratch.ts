@@ -50,17 +50,17 @@ export const CHUNK_BYTES = 65536;
 /** The scratch memory and its views; the views are replaced when the memory grows. */
 export class Scratch {
   /** The memory the hashing modules import, or null: a plain buffer for the JavaScript cores. */
-  readonly memory: WasmMemory | null;
-  buffer!: ArrayBuffer;
-  bytes!: Uint8Array;
+  declare readonly memory: WasmMemory | null;
+  declare buffer: ArrayBuffer;
+  declare bytes: Uint8Array;
   /** The memory as int32 (for 4-byte stores and hashes as [lo, hi] pairs). */
-  i32!: Int32Array;
+  declare i32: Int32Array;
   /** The memory as uint32 (offsets). */
-  u32!: Uint32Array;
+  declare u32: Uint32Array;
   /** The memory from KEY_AT on (where a single key is encoded). */
-  keyView!: Uint8Array;
+  declare keyView: Uint8Array;
   /** Byte length of the memory. */
-  capacity!: number;
+  declare capacity: number;
   /** Changes on every growth, so that callers holding views can tell them stale. */
   generation = 0;
   /** The modules instantiated over this memory so far (null: that module cannot run here). */

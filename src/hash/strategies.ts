@@ -53,11 +53,11 @@ const TWO_31 = 2147483648;
  * multiply by 1/m and a one-step correction, and 63-bit values given as (hi, lo) halves.
  */
 export class Modulus {
-  readonly m: number;
+  declare readonly m: number;
   /** 1/m, rounded. */
-  readonly inv: number;
+  declare readonly inv: number;
   /** 2^63 mod m. */
-  readonly p63: number;
+  declare readonly p63: number;
 
   constructor(m: number) {
     this.m = m;

@@ -1,8 +1,9 @@
 /**
  * XXH64 in JavaScript, for hosts without WebAssembly (see xxhash64.ts): 64-bit arithmetic on
- * (hi, lo) int32 halves, no BigInt, nothing allocated. The helpers return through the module's
- * `rh`/`rl` (two results without an allocation).
+ * (hi, lo) int32 halves (u64.ts, shared with MurmurHash3's core), no BigInt, nothing allocated.
  */
+
+import { add, mul, rh, rl, rotl } from './u64.js';
 
 // Primes as [hi, lo].
 const P1H = 0x9e3779b1 | 0;
@@ -16,38 +17,6 @@ const P4L = 0xc2b2ae63 | 0;
 const P5H = 0x27d4eb2f | 0;
 const P5L = 0x165667c5 | 0;
 const TWO_32 = 4294967296;
-
-let rh = 0;
-let rl = 0;
-
-/** (ah:al) · (bh:bl) mod 2^64 into rh:rl. */
-function mul(ah: number, al: number, bh: number, bl: number): void {
-  const a0 = al & 0xffff;
-  const a1 = al >>> 16;
-  const b0 = bl & 0xffff;
-  const b1 = bl >>> 16;
-  const p00 = a0 * b0;
-  const p01 = a0 * b1;
-  const p10 = a1 * b0;
-  const mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
-  rl = (mid << 16) | (p00 & 0xffff);
-  rh =
-    (a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(ah, bl) + Math.imul(al, bh)) |
-    0;
-}
-
-/** (ah:al) + (bh:bl) mod 2^64 into rh:rl. */
-function add(ah: number, al: number, bh: number, bl: number): void {
-  const lo = (al >>> 0) + (bl >>> 0);
-  rl = lo | 0;
-  rh = (ah + bh + (lo >= TWO_32 ? 1 : 0)) | 0;
-}
-
-/** rotl((h:l), r) for 0 < r < 32 into rh:rl. */
-function rotl(h: number, l: number, r: number): void {
-  rh = (h << r) | (l >>> (32 - r));
-  rl = (l << r) | (h >>> (32 - r));
-}
 
 /** round(acc, lane) = rotl(acc + lane·P2, 31)·P1 into rh:rl. */
 function round(ah: number, al: number, lh: number, ll: number): void {

@@ -76,18 +76,18 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
   static readonly typeName = 'BloomFilter';
   protected override readonly sharedType = 'bloom';
   /** The bit storage (plain or shared). */
-  override readonly bits: BitStorage;
+  declare readonly bits: BitStorage;
   /** Number of hash functions (bit positions per key), k. */
-  readonly hashes: number;
-  readonly funnel: Funnel;
-  readonly strategy: StrategyName;
-  private readonly mod: Modulus;
-  private readonly data: Uint32Array;
-  private readonly mitz64: boolean;
-  private readonly idx: Float64Array;
+  declare readonly hashes: number;
+  declare readonly funnel: Funnel;
+  declare readonly strategy: StrategyName;
+  declare private readonly mod: Modulus;
+  declare private readonly data: Uint32Array;
+  declare private readonly mitz64: boolean;
+  declare private readonly idx: Float64Array;
   /** Plain bits inside a wasm kernel (see hash/hasher.ts), or null for the general path. */
-  private readonly kernel: BloomKernel | null;
-  private readonly plain: BitArray | null;
+  declare private readonly kernel: BloomKernel | null;
+  declare private readonly plain: BitArray | null;
 
   /**
    * A filter of an explicit shape, or over existing storage (`storage` must have `bits` bits,

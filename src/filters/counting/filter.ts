@@ -87,13 +87,13 @@ export class CountingBloomFilter<K extends Key = Key>
   /** The class's name in messages, JSON and summaries (survives minification). */
   static readonly typeName = 'CountingBloomFilter';
   /** The 4-bit counters. */
-  readonly counters: CounterArray;
+  declare readonly counters: CounterArray;
   /** Counters per key (k). */
-  readonly hashes: number;
-  readonly funnel: Funnel;
-  private readonly mod: Modulus;
+  declare readonly hashes: number;
+  declare readonly funnel: Funnel;
+  declare private readonly mod: Modulus;
   /** The distinct positions of the last key hashed. */
-  private readonly idx: Float64Array;
+  declare private readonly idx: Float64Array;
 
   /**
    * A filter of an explicit shape, or over existing counters (`storage` must hold `counters`

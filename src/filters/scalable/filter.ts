@@ -97,14 +97,14 @@ export class ScalableBloomFilter<K extends Key = Key>
   /** The class's name in messages, JSON and summaries (survives minification). */
   static readonly typeName = 'ScalableBloomFilter';
   /** Keys the first layer holds (c0). */
-  readonly initialCapacity: number;
+  declare readonly initialCapacity: number;
   /** Target rate P. */
-  readonly fpp: number;
+  declare readonly fpp: number;
   /** Growth factor s. */
-  readonly growth: 2 | 4;
+  declare readonly growth: 2 | 4;
   /** Tightening ratio r. */
-  readonly ratio: number;
-  readonly funnel: Funnel;
+  declare readonly ratio: number;
+  declare readonly funnel: Funnel;
   private readonly chain: Layer[] = [];
   private readonly h = new Int32Array(4);
   private readonly walk = new Mitz64Walk();

@@ -100,15 +100,15 @@ export class SplitBlockBloomFilter<K extends Key = Key>
   static readonly typeName = 'SplitBlockBloomFilter';
   protected override readonly sharedType = 'split-block';
   /** The bit storage: block b is 32-bit words [8b, 8b + 8). */
-  override readonly bits: BitStorage;
+  declare readonly bits: BitStorage;
   /** Number of 256-bit blocks (z). */
-  readonly blocks: number;
+  declare readonly blocks: number;
   /** The column's physical type. */
-  readonly type: ParquetPhysicalType;
+  declare readonly type: ParquetPhysicalType;
   /** The funnel nearest to the type (keys are checked against the type, see above). */
-  readonly funnel: Funnel;
-  private readonly data: Uint32Array;
-  private readonly typeId: number;
+  declare readonly funnel: Funnel;
+  declare private readonly data: Uint32Array;
+  declare private readonly typeId: number;
 
   constructor(shape: SplitBlockShape, storage?: BitStorage) {
     super();
