@@ -108,3 +108,15 @@ export function nativeFormat<F extends { readonly funnel: Funnel }, C>(
     sink: spec.sink,
   };
 }
+
+/**
+ * `format` with the streaming `sink` (what the codec table needs). A filter class uses the format
+ * without it (`parts` and `decode`), so that importing the class does not carry the streaming
+ * reader: a format module exports both, the one with the sink made by this pure call.
+ */
+export function withSink<F, C>(
+  format: NativeFormat<F, C>,
+  sink: NonNullable<NativeFormat<F, C>['sink']>,
+): NativeFormat<F, C> {
+  return { ...format, sink };
+}

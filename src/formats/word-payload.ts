@@ -15,6 +15,7 @@ import {
   type NativeFormat,
   type NativeType,
   nativeFormat,
+  withSink,
 } from './native-type.js';
 import { bytesToWords, payloadWordsView, wordsSink, wordsToBytes } from './words.js';
 
@@ -46,13 +47,14 @@ export interface WordType<S, F extends WordFilter> {
   readonly advise?: (bytes: Uint8Array, totalLength: number) => string;
 }
 
-/** The native format of a word-payload type. */
-export function wordFormat<S, F extends WordFilter>(
+/**
+ * The native format of a word-payload type without its streaming sink (`parts` and `decode`: what
+ * the filter class uses); {@link wordFormat} adds the sink.
+ */
+export function wordFormatCore<S, F extends WordFilter>(
   type: WordType<S, F>,
 ): NativeFormat<F, WordFilterClass<S, F>> {
   const native = type.native;
-  const check = (header: NativeHeader, params: DataView): S =>
-    type.check(header, params, checkTypeHeader(header, native));
   return nativeFormat<F, WordFilterClass<S, F>>({
     native,
     hashOf: type.hashOf,
@@ -60,7 +62,7 @@ export function wordFormat<S, F extends WordFilter>(
     payload: (filter) => [wordsToBytes(filter.bits.data)],
     decode(bytes, options, Filter) {
       const { header, params, payload } = decodeContainer(bytes, native.typeId, type.advise);
-      const shape = check(header, params);
+      const shape = type.check(header, params, checkTypeHeader(header, native));
       const view = payloadWordsView(payload, options);
       if (view !== null) return new Filter(shape, new BitArray(type.bitsOf(shape), view));
       const filter = new Filter(shape);
@@ -68,12 +70,26 @@ export function wordFormat<S, F extends WordFilter>(
       filter.bits.recount();
       return filter;
     },
-    sink(header, params, Filter) {
-      const filter = new Filter(check(header, params));
-      return wordsSink(filter.bits.data, () => {
-        filter.bits.recount();
-        return filter;
-      });
-    },
+    sink: null,
   });
+}
+
+/** The streaming sink of a word-payload type: the new filter's own words are the bytes to fill. */
+export function wordSink<S, F extends WordFilter>(
+  type: WordType<S, F>,
+): NonNullable<NativeFormat<F, WordFilterClass<S, F>>['sink']> {
+  return (header, params, Filter) => {
+    const filter = new Filter(type.check(header, params, checkTypeHeader(header, type.native)));
+    return wordsSink(filter.bits.data, () => {
+      filter.bits.recount();
+      return filter;
+    });
+  };
+}
+
+/** The native format of a word-payload type, with its streaming sink. */
+export function wordFormat<S, F extends WordFilter>(
+  type: WordType<S, F>,
+): NativeFormat<F, WordFilterClass<S, F>> {
+  return withSink(wordFormatCore(type), wordSink(type));
 }

@@ -35,7 +35,7 @@ import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 import { checkPacked, keyEnd } from '../packed.js';
 import { kernelBatch, scratchFlags, storageAddBatch, storageHasBatch } from './batch.js';
-import { bloomFormat } from './format.js';
+import { bloomFormatCore } from './format.js';
 
 /** Key i of a packed batch, as a view. */
 function packedKey(batch: PackedKeys, i: number): Uint8Array {
@@ -309,7 +309,7 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
 
   /** bloomkit's native format: see `formats/native.ts` and docs/FORMAT.md. */
   override toBytes(): Uint8Array {
-    return joinContainer(bloomFormat.parts(this));
+    return joinContainer(bloomFormatCore.parts(this));
   }
 
   protected override summary(): string {
@@ -326,6 +326,6 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
     bytes: Uint8Array,
     options?: DecodeOptions,
   ): BloomFilter<K> {
-    return bloomFormat.decode(bytes, options, BloomFilter) as BloomFilter<K>;
+    return bloomFormatCore.decode(bytes, options, BloomFilter) as BloomFilter<K>;
   }
 }

@@ -29,7 +29,8 @@ import {
   type NativeHeader,
   setU64,
 } from '../../formats/native.js';
-import { wordFormat } from '../../formats/word-payload.js';
+import { withSink } from '../../formats/native-type.js';
+import { type WordType, wordFormatCore, wordSink } from '../../formats/word-payload.js';
 import type { Funnel } from '../../hash/keys.js';
 import {
   STRATEGY_ORDINALS,
@@ -66,8 +67,7 @@ function checkBloom(header: NativeHeader, params: DataView, funnel: Funnel): Blo
   return { bits, hashes, funnel, strategy: strategyFromOrdinal(header.hash)! };
 }
 
-/** The classic filter in the native format. */
-export const bloomFormat = wordFormat<BloomShape, BloomFilter>({
+const BLOOM: WordType<BloomShape, BloomFilter> = {
   native: {
     typeId: FILTER_TYPES.bloom,
     what: 'bloom filter',
@@ -83,4 +83,13 @@ export const bloomFormat = wordFormat<BloomShape, BloomFilter>({
   bitsOf: (shape) => shape.bits,
   // `BloomFilter.fromBytes` given Guava's bytes says to use `fromGuava`.
   advise: guavaAdvice,
-});
+};
+
+/** The classic filter in the native format, without the streaming sink (what the class uses). */
+export const bloomFormatCore = /* @__PURE__ */ wordFormatCore(BLOOM);
+
+/** The classic filter in the native format. */
+export const bloomFormat = /* @__PURE__ */ withSink(
+  bloomFormatCore,
+  /* @__PURE__ */ wordSink(BLOOM),
+);

@@ -53,7 +53,7 @@ import { BloomFilter } from '../bloom/filter.js';
 import type { DeletableFilter, KeyOf, PackedKeys } from '../filter.js';
 import { checkPacked } from '../packed.js';
 import { countingAddBatch, countingHasBatch, distinctPositions } from './batch.js';
-import { countingFormat } from './format.js';
+import { countingFormatCore } from './format.js';
 import { type MembershipSource, sourceHolds } from './source.js';
 
 export type { MembershipSource } from './source.js';
@@ -379,7 +379,7 @@ export class CountingBloomFilter<K extends Key = Key>
 
   /** bloomkit's native format (filter type 2, see format.ts). */
   override toBytes(): Uint8Array {
-    return joinContainer(countingFormat.parts(this));
+    return joinContainer(countingFormatCore.parts(this));
   }
 
   protected override summary(): string {
@@ -395,6 +395,6 @@ export class CountingBloomFilter<K extends Key = Key>
     bytes: Uint8Array,
     options?: DecodeOptions,
   ): CountingBloomFilter<K> {
-    return countingFormat.decode(bytes, options, CountingBloomFilter) as CountingBloomFilter<K>;
+    return countingFormatCore.decode(bytes, options, CountingBloomFilter) as CountingBloomFilter<K>;
   }
 }

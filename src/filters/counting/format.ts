@@ -32,7 +32,7 @@ import {
   type NativeHeader,
   setU64,
 } from '../../formats/native.js';
-import { checkTypeHeader, nativeFormat } from '../../formats/native-type.js';
+import { checkTypeHeader, nativeFormat, withSink } from '../../formats/native-type.js';
 import type { CountingBloomFilter, CountingBloomFilterShape } from './filter.js';
 
 const COUNTER_BITS = 4;
@@ -68,8 +68,11 @@ function checkCounting(header: NativeHeader, params: DataView): Required<Countin
   return { counters: m, hashes, funnel };
 }
 
-/** The counting filter in the native format. */
-export const countingFormat = nativeFormat<CountingBloomFilter, typeof CountingBloomFilter>({
+/** The counting filter in the native format, without the streaming sink (what the class uses). */
+export const countingFormatCore = /* @__PURE__ */ nativeFormat<
+  CountingBloomFilter,
+  typeof CountingBloomFilter
+>({
   native: COUNTING,
   writeParams(v, filter) {
     setU64(v, 0, filter.counterSize);
@@ -88,9 +91,15 @@ export const countingFormat = nativeFormat<CountingBloomFilter, typeof CountingB
     const data = options?.copy === false ? payload : payload.slice();
     return new Filter(shape, new CounterArray(shape.counters, data));
   },
-  /** Allocates the filter (after every check) and exposes its counter bytes as the bytes to fill. */
-  sink(header, params, Filter) {
+  sink: null,
+});
+
+/** The counting filter in the native format. */
+export const countingFormat = /* @__PURE__ */ withSink(
+  countingFormatCore,
+  // Allocates the filter (after every check) and exposes its counter bytes as the bytes to fill.
+  (header, params, Filter) => {
     const filter = new Filter(checkCounting(header, params));
     return { targets: [filter.counters.data], finish: () => filter };
   },
-});
+);

@@ -47,7 +47,7 @@ import { expectedFpp, scalableLayerTarget } from '../../math.js';
 import { FilterBase } from '../base.js';
 import { BloomFilter } from '../bloom/filter.js';
 import type { KeyOf, MembershipFilter } from '../filter.js';
-import { scalableFormat } from './format.js';
+import { scalableFormatCore } from './format.js';
 import { SCALABLE_DEFAULT_GROWTH, SCALABLE_DEFAULT_RATIO, scalableLayerSize } from './sizing.js';
 
 export { SCALABLE_DEFAULT_GROWTH, SCALABLE_DEFAULT_RATIO, scalableLayerSize } from './sizing.js';
@@ -370,7 +370,7 @@ export class ScalableBloomFilter<K extends Key = Key>
 
   /** bloomkit's native format (filter type 3, see format.ts). */
   override toBytes(): Uint8Array {
-    return joinContainer(scalableFormat.parts(this));
+    return joinContainer(scalableFormatCore.parts(this));
   }
 
   protected override summary(): string {
@@ -386,6 +386,6 @@ export class ScalableBloomFilter<K extends Key = Key>
     bytes: Uint8Array,
     options?: DecodeOptions,
   ): ScalableBloomFilter<K> {
-    return scalableFormat.decode(bytes, options, ScalableBloomFilter) as ScalableBloomFilter<K>;
+    return scalableFormatCore.decode(bytes, options, ScalableBloomFilter) as ScalableBloomFilter<K>;
   }
 }

@@ -48,7 +48,7 @@ import {
   type PayloadSink,
   setU64,
 } from '../../formats/native.js';
-import { checkTypeHeader, nativeFormat } from '../../formats/native-type.js';
+import { checkTypeHeader, nativeFormat, withSink } from '../../formats/native-type.js';
 import { bytesToWords, wordsToBytes } from '../../formats/words.js';
 import type { Funnel } from '../../hash/keys.js';
 import { LITTLE_ENDIAN } from '../../hash/murmur3.js';
@@ -253,8 +253,11 @@ function scalableSink(
   };
 }
 
-/** The scalable filter in the native format. */
-export const scalableFormat = nativeFormat<ScalableBloomFilter, typeof ScalableBloomFilter>({
+/** The scalable filter in the native format, without the streaming sink (what the class uses). */
+export const scalableFormatCore = /* @__PURE__ */ nativeFormat<
+  ScalableBloomFilter,
+  typeof ScalableBloomFilter
+>({
   native: SCALABLE,
   writeParams(v, filter) {
     setU64(v, 0, filter.initialCapacity);
@@ -265,5 +268,8 @@ export const scalableFormat = nativeFormat<ScalableBloomFilter, typeof ScalableB
   },
   payload: scalablePayload,
   decode: decodeScalable,
-  sink: scalableSink,
+  sink: null,
 });
+
+/** The scalable filter in the native format. */
+export const scalableFormat = /* @__PURE__ */ withSink(scalableFormatCore, scalableSink);

@@ -32,7 +32,7 @@ import { checkOut, percent } from '../base.js';
 import { xxh64Chunks } from '../batch-chunks.js';
 import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import { checkPacked } from '../packed.js';
-import { decodeParquetBloomFilter, encodeParquetHeader, splitBlockFormat } from './format.js';
+import { decodeParquetBloomFilter, encodeParquetHeader, splitBlockFormatCore } from './format.js';
 import {
   checkParquetType,
   MAX_SPLIT_BLOCKS,
@@ -355,7 +355,7 @@ export class SplitBlockBloomFilter<K extends Key = Key>
 
   /** bloomkit's native format (filter type 6; see format.ts). */
   override toBytes(): Uint8Array {
-    return joinContainer(splitBlockFormat.parts(this));
+    return joinContainer(splitBlockFormatCore.parts(this));
   }
 
   protected override summary(): string {
@@ -370,7 +370,7 @@ export class SplitBlockBloomFilter<K extends Key = Key>
     bytes: Uint8Array,
     options?: DecodeOptions,
   ): SplitBlockBloomFilter<K> {
-    return splitBlockFormat.decode(
+    return splitBlockFormatCore.decode(
       bytes,
       options,
       SplitBlockBloomFilter,

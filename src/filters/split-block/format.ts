@@ -40,8 +40,9 @@ import {
   type NativeHeader,
   setU64,
 } from '../../formats/native.js';
+import { withSink } from '../../formats/native-type.js';
 import { CompactReader } from '../../formats/parquet-thrift.js';
-import { wordFormat } from '../../formats/word-payload.js';
+import { type WordType, wordFormatCore, wordSink } from '../../formats/word-payload.js';
 import { FUNNEL_IDS, type Funnel } from '../../hash/keys.js';
 import type { SplitBlockBloomFilter } from './filter.js';
 import {
@@ -172,21 +173,27 @@ function checkSplitBlock(
   return { blocks, type };
 }
 
+const SPLIT_BLOCK: WordType<{ blocks: number; type: ParquetPhysicalType }, SplitBlockBloomFilter> =
+  {
+    native: {
+      typeId: FILTER_TYPES.splitBlock,
+      what: 'split-block filter',
+      paramsBytes: 16,
+      schemes: { xxh64SplitBlock: HASH_SCHEMES.xxh64SplitBlock },
+    },
+    writeParams(v, filter) {
+      setU64(v, 0, filter.blocks);
+      v.setUint32(8, PARQUET_TYPE_IDS[filter.type], true);
+    },
+    check: checkSplitBlock,
+    bitsOf: (shape) => shape.blocks * SPLIT_BLOCK_BITS,
+  };
+
+/** The split-block filter in the native format, without the streaming sink (what the class uses). */
+export const splitBlockFormatCore = /* @__PURE__ */ wordFormatCore(SPLIT_BLOCK);
+
 /** The split-block filter in the native format. */
-export const splitBlockFormat = wordFormat<
-  { blocks: number; type: ParquetPhysicalType },
-  SplitBlockBloomFilter
->({
-  native: {
-    typeId: FILTER_TYPES.splitBlock,
-    what: 'split-block filter',
-    paramsBytes: 16,
-    schemes: { xxh64SplitBlock: HASH_SCHEMES.xxh64SplitBlock },
-  },
-  writeParams(v, filter) {
-    setU64(v, 0, filter.blocks);
-    v.setUint32(8, PARQUET_TYPE_IDS[filter.type], true);
-  },
-  check: checkSplitBlock,
-  bitsOf: (shape) => shape.blocks * SPLIT_BLOCK_BITS,
-});
+export const splitBlockFormat = /* @__PURE__ */ withSink(
+  splitBlockFormatCore,
+  /* @__PURE__ */ wordSink(SPLIT_BLOCK),
+);
