@@ -29,6 +29,11 @@ export function crc32c(bytes: Uint8Array, crc = 0): number {
   if (!Number.isInteger(crc) || crc < 0 || crc > 0xffffffff) {
     throw new RangeError(`crc must be an integer in [0, 2^32), got ${show(crc)}`);
   }
+  return crc32cOf(bytes, crc);
+}
+
+/** {@link crc32c} without checking its arguments, for the format's own readers and writers. */
+export function crc32cOf(bytes: Uint8Array, crc = 0): number {
   const t = TABLES;
   let c = ~crc;
   let i = 0;

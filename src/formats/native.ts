@@ -34,7 +34,7 @@
 
 import { checkBytes, FormatError } from '../errors.js';
 import { type Funnel, funnelFromId } from '../hash/keys.js';
-import { crc32c } from './crc32c.js';
+import { crc32cOf } from './crc32c.js';
 import { adviceFor } from './detect.js';
 
 /** Word payloads (words.ts), also reachable from here. */
@@ -238,7 +238,7 @@ export function decodeContainer(
   checkAnnouncedSize(size, bytes.length);
   const body = size - TRAILER_BYTES;
   const stored = new DataView(bytes.buffer, bytes.byteOffset + body, 4).getUint32(0, true);
-  const actual = crc32c(bytes.subarray(0, body));
+  const actual = crc32cOf(bytes.subarray(0, body));
   if (stored !== actual) {
     throw new FormatError(
       `checksum mismatch: stored CRC-32C 0x${stored.toString(16).padStart(8, '0')}, computed 0x${actual.toString(16).padStart(8, '0')}`,
@@ -309,7 +309,7 @@ export function joinContainer(parts: ContainerParts): Uint8Array {
     out.set(part, p);
     p += part.length;
   }
-  new DataView(out.buffer).setUint32(p, crc32c(out.subarray(0, p)), true);
+  new DataView(out.buffer).setUint32(p, crc32cOf(out.subarray(0, p)), true);
   return out;
 }
 

@@ -27,7 +27,7 @@ import {
   scratch,
   shrinkScratch,
 } from './scratch.js';
-import { Mitz64Walk, type Modulus } from './strategies.js';
+import { type Modulus, mitz64Into } from './strategies.js';
 import { xxh64Offsets } from './xxhash64.js';
 
 /** Int32 index of the first hash of a chunk in `Scratch.i32`. */
@@ -101,9 +101,6 @@ function murmurLoaded(sc: Scratch, keys: number, count: number): void {
   }
 }
 
-const WALK = /* @__PURE__ */ new Mitz64Walk();
-const hashOne = /* @__PURE__ */ new Int32Array(4);
-
 /**
  * MurmurHash3 and Guava's MITZ_64 probes (k of them, for `mod.m` bits) of one chunk of keys from
  * `start`; returns the index after the chunk's last key. Key j's k word indexes are at
@@ -135,15 +132,8 @@ export function mitz64Batch(
     return stop;
   }
   const i32 = sc.i32;
-  for (let j = 0; j < count; j++) {
-    hashOne.set(i32.subarray(hashIndex + 4 * j, hashIndex + 4 * j + 4));
-    WALK.start(hashOne, mod);
-    const w = probeIndex + 2 * k * j;
-    for (let i = 0; i < k; i++) {
-      const idx = WALK.next();
-      i32[w + i] = (idx / 32) | 0;
-      i32[w + k + i] = 1 << (idx & 31);
-    }
+  for (let j = 0, w = probeIndex; j < count; j++, w += 2 * k) {
+    mitz64Into(i32, hashIndex + 4 * j, k, mod, i32, w, i32, w + k);
   }
   return stop;
 }

@@ -38,7 +38,7 @@ import {
   setScratchWasm,
   shrinkScratch,
 } from './scratch.js';
-import { Mitz64Walk, type Modulus } from './strategies.js';
+import { type Modulus, mitz64Into } from './strategies.js';
 import { lazyWasm, newMemory } from './wasm-loader.js';
 
 export type { KeyBatch };
@@ -178,27 +178,9 @@ export function mitz64Probes(funnel: Funnel, key: Key, k: number, mod: Modulus):
   if (murmur !== null) murmur.mitz64(len, k, mod.m, mod.p63, mod.inv);
   else {
     murmur3Core(s.bytes, words32, KEY_AT, len, views.hash, 0);
-    mitz64Fallback(views.hash, k, mod, views.words, views.masks);
+    mitz64Into(views.hash, 0, k, mod, views.words, 0, views.masks, 0);
   }
   if (s.capacity > SCRATCH_KEEP_BYTES) afterOversized();
-}
-
-const WALK = /* @__PURE__ */ new Mitz64Walk();
-
-/** The JavaScript form of the wasm `mitz64` probe walk. */
-function mitz64Fallback(
-  h: Int32Array,
-  k: number,
-  mod: Modulus,
-  words: Int32Array,
-  masks: Int32Array,
-): void {
-  WALK.start(h, mod);
-  for (let i = 0; i < k; i++) {
-    const idx = WALK.next();
-    words[i] = (idx / 32) | 0;
-    masks[i] = 1 << (idx & 31);
-  }
 }
 
 export { scratchBytes };

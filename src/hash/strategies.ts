@@ -98,14 +98,14 @@ export class Mitz64Walk {
   private idx = 0;
   private step = 0;
 
-  /** Starts the walk of hash `h` (`[h1 lo, h1 hi, h2 lo, h2 hi]`) over `mod.m` bits. */
-  start(h: Int32Array, mod: Modulus): this {
+  /** Starts the walk of hash `h` (`[h1 lo, h1 hi, h2 lo, h2 hi]` from `h[at]`) over `mod.m` bits. */
+  start(h: Int32Array, mod: Modulus, at = 0): this {
     this.m = mod.m;
     this.p63 = mod.p63;
-    this.xhi = h[1]! & 0x7fffffff;
-    this.xlo = h[0]! >>> 0;
-    this.dhi = h[3]! & 0x7fffffff;
-    this.dlo = h[2]! >>> 0;
+    this.xhi = h[at + 1]! & 0x7fffffff;
+    this.xlo = h[at]! >>> 0;
+    this.dhi = h[at + 3]! & 0x7fffffff;
+    this.dlo = h[at + 2]! >>> 0;
     this.idx = mod.mod63(this.xhi, this.xlo);
     this.step = mod.mod63(this.dhi, this.dlo);
     return this;
@@ -145,6 +145,29 @@ const WALK = /* @__PURE__ */ new Mitz64Walk();
 export function mitz64Indexes(h: Int32Array, k: number, mod: Modulus, out: Float64Array): void {
   WALK.start(h, mod);
   for (let i = 0; i < k; i++) out[i] = WALK.next();
+}
+
+/**
+ * The k MITZ_64 probes of the hash at `h[at]` as word indexes `words[w + i]` and masks
+ * `masks[m + i]` (probe i is bit `masks[m + i]` of 32-bit word `words[w + i]`): the JavaScript form
+ * of the wasm `mitz64` walks, per key and over a batch's hashes.
+ */
+export function mitz64Into(
+  h: Int32Array,
+  at: number,
+  k: number,
+  mod: Modulus,
+  words: Int32Array,
+  w: number,
+  masks: Int32Array,
+  m: number,
+): void {
+  WALK.start(h, mod, at);
+  for (let i = 0; i < k; i++) {
+    const idx = WALK.next();
+    words[w + i] = (idx / 32) | 0;
+    masks[m + i] = 1 << (idx & 31);
+  }
 }
 
 /** Writes the k MITZ_32 indexes of hash `h` into `out`. */
