@@ -1,6 +1,6 @@
 /**
- * The Redis filters on a real 3-master Redis Cluster (redis-server --cluster-enabled yes ×3 joined
- * by redis-cli --cluster create): the shared conformance suite through node-redis and ioredis,
+ * The Redis filters on a real 3-master Redis Cluster (test/support/redis-cluster-server.ts): the
+ * shared conformance suite through node-redis and ioredis,
  * shards spread over every node,
  * batches pipelined per node (server counters), and the Lua scripts (TTL, remove, growth) running
  * where their keys live.
@@ -11,13 +11,8 @@ import { RedisBloomFilter, RedisCountingBloomFilter, RedisCuckooFilter } from '.
 import { keys } from './support/random.js';
 import { runRedisConformance } from './support/redis-adapters.js';
 import { type NodeCluster, nodeCluster } from './support/redis-clients.js';
-import {
-  type RedisClusterHandle,
-  rawCommand,
-  requireRedis,
-  serverStats,
-  startRedisCluster,
-} from './support/redis-server.js';
+import { type RedisClusterHandle, startRedisCluster } from './support/redis-cluster-server.js';
+import { rawCommand, requireRedis, serverStats } from './support/redis-server.js';
 
 const hasRedis = requireRedis();
 type Cluster = NodeCluster;

@@ -17,11 +17,17 @@ export function nodeClient(url: string) {
   return client;
 }
 
-/** A node-redis cluster client for `rootNodes`, not connected yet. */
-export function nodeCluster(rootNodes: readonly { url: string }[]) {
+/**
+ * A node-redis cluster client for `rootNodes`, not connected yet. `reconnectMs`: a fixed delay
+ * between a node connection's reconnect attempts (default: node-redis' backoff, up to 2 s).
+ */
+export function nodeCluster(rootNodes: readonly { url: string }[], reconnectMs?: number) {
   const client = createCluster({
     rootNodes: [...rootNodes],
-    defaults: { disableOfflineQueue: true },
+    defaults: {
+      disableOfflineQueue: true,
+      ...(reconnectMs === undefined ? {} : { socket: { reconnectStrategy: () => reconnectMs } }),
+    },
   });
   client.on('error', () => undefined);
   return client;

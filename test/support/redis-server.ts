@@ -1,6 +1,7 @@
 /**
- * Real Redis servers for tests: standalone servers and small clusters, started on free loopback
- * ports in temporary directories and stopped afterwards.
+ * Real Redis servers for tests: standalone servers (and the nodes of the small clusters of
+ * redis-cluster-server.ts), started on free loopback ports in temporary directories and stopped
+ * afterwards.
  *
  * Usage in a vitest file:
  *
@@ -17,8 +18,8 @@
  * vitest when it tears a worker down) are SIGKILLed and their temporary directories removed; a
  * small `sh` watchdog per server also kills it if the test process dies by SIGKILL.
  *
- * Needs `redis-server` and `redis-cli` on PATH (Debian: `apt-get install redis-server
- * redis-tools`), or REDIS_SERVER_BIN / REDIS_CLI_BIN pointing at them.
+ * Needs `redis-server` on PATH (Debian: `apt-get install redis-server`), or REDIS_SERVER_BIN
+ * pointing at it.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -30,13 +31,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { getFreePort, isPortFree, LOOPBACK } from './ports.js';
 
 export const REDIS_SERVER_BIN = process.env.REDIS_SERVER_BIN || 'redis-server';
-export const REDIS_CLI_BIN = process.env.REDIS_CLI_BIN || 'redis-cli';
-export const REDIS_INSTALL_HINT = 'apt-get install redis-server redis-tools';
+export const REDIS_INSTALL_HINT = 'apt-get install redis-server';
 
 const DEFAULT_START_TIMEOUT_MS = 10_000;
 const STOP_GRACE_MS = 5_000;
-const CLUSTER_READY_TIMEOUT_MS = 30_000;
-const CLUSTER_CREATE_TIMEOUT_MS = 60_000;
 const OUTPUT_TAIL_CHARS = 16 * 1024;
 
 // ---------------------------------------------------------------------------------------------
@@ -80,36 +78,6 @@ export interface RedisServerHandle {
   restart(): Promise<void>;
 }
 
-export interface StartRedisClusterOptions {
-  /** Number of masters (no replicas). Default 3; redis-cli needs at least 3. */
-  masters?: number;
-  /**
-   * cluster-node-timeout in ms. Default 5000. Fault tests that kill a master may want ~1000: the
-   * others mark it FAIL after about this long, and after a restart they clear FAIL only once
-   * 2 x this has passed since it was set (~10 s with 5000, ~2 s with 1000).
-   */
-  nodeTimeoutMs?: number;
-  /** More redis-server arguments for every node. */
-  extraArgs?: readonly string[];
-}
-
-export interface RedisClusterHandle {
-  readonly nodes: { host: string; port: number }[];
-  /** For node-redis: `createCluster({ rootNodes })`. */
-  readonly rootNodes: { url: string }[];
-  /** The node servers, e.g. to kill() and restart() one in a fault test. */
-  readonly servers: readonly RedisServerHandle[];
-  /**
-   * Resolves once every node reports cluster_state:ok with all slots and nodes known (default
-   * timeout 30 s). Use after restart() of a node: a restarted master answers PING at once but
-   * refuses commands with CLUSTERDOWN until it and the others agree it is back (>= 2 s, and
-   * 2 x nodeTimeoutMs after the others had marked it FAIL).
-   */
-  waitUntilOk(timeoutMs?: number): Promise<void>;
-  /** Stops every node and removes their temp dirs. Idempotent. */
-  stop(): Promise<void>;
-}
-
 export type RedisAvailability = { ok: true; version: string } | { ok: false; reason: string };
 
 /** A RESP2 reply as parsed by rawCommands(). Error replies come back as RespError values. */
@@ -146,13 +114,11 @@ function probeVersion(bin: string): { ok: true; text: string } | { ok: false; re
   return { ok: true, text: r.stdout.trim() };
 }
 
-/** Whether redis-server and redis-cli can be run here (cached). */
+/** Whether redis-server can be run here (cached). */
 export function redisAvailable(): RedisAvailability {
   if (availability) return availability;
   const server = probeVersion(REDIS_SERVER_BIN);
-  const cli = probeVersion(REDIS_CLI_BIN);
   if (!server.ok) availability = { ok: false, reason: server.reason };
-  else if (!cli.ok) availability = { ok: false, reason: cli.reason };
   else {
     // "Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=..."
     const version = /v=(\d+\.\d+\.\d+)/.exec(server.text)?.[1] ?? server.text;
@@ -183,7 +149,8 @@ export function requireRedis(): boolean {
   return false;
 }
 
-function redisMajorVersion(): number {
+/** The major version of the redis-server on PATH (throws when there is none). */
+export function redisMajorVersion(): number {
   const a = redisAvailable();
   if (!a.ok)
     throw new Error(`Redis is not available: ${a.reason}; install with: ${REDIS_INSTALL_HINT}`);
@@ -563,6 +530,9 @@ class RedisServer implements RedisServerHandle {
   /** Serialises stop/kill/restart so that overlapping calls cannot interleave. */
   #queue: Promise<unknown> = Promise.resolve();
 
+  /** The cluster bus port of a cluster node (`--cluster-port`, or port + 10000 before Redis 7). */
+  readonly busPort: number;
+
   constructor(
     readonly port: number,
     readonly dir: string,
@@ -572,6 +542,7 @@ class RedisServer implements RedisServerHandle {
     startTimeoutMs: number,
     proc: Proc,
   ) {
+    this.busPort = ports[1] ?? port + 10_000;
     this.#ownsDir = ownsDir;
     this.#args = args;
     this.#ports = ports;
@@ -727,6 +698,31 @@ async function startServer(spec: ServerSpec): Promise<RedisServer> {
   }
 }
 
+/** A cluster node, not joined to anything yet (see redis-cluster-server.ts). */
+export interface ClusterNodeHandle extends RedisServerHandle {
+  readonly busPort: number;
+}
+
+/**
+ * Starts a cluster-enabled redis-server (no RDB snapshots, no AOF) that knows only itself, for
+ * redis-cluster-server.ts to join into a cluster.
+ */
+export function startClusterNode(
+  nodeTimeoutMs: number,
+  extraArgs: readonly string[],
+): Promise<ClusterNodeHandle> {
+  return startServer({
+    appendonly: false,
+    appendfsync: 'everysec',
+    dir: undefined,
+    port: undefined,
+    cluster: { nodeTimeoutMs },
+    // A replica's first sync starts at once, not after the default 5 s wait for more replicas.
+    extraArgs: ['--repl-diskless-sync-delay', '0', ...extraArgs],
+    startTimeoutMs: DEFAULT_START_TIMEOUT_MS,
+  });
+}
+
 /**
  * Starts a standalone redis-server on 127.0.0.1 (no RDB snapshots; AOF only if asked) and
  * resolves once it answers PING.
@@ -741,136 +737,4 @@ export function startRedis(opts: StartRedisOptions = {}): Promise<RedisServerHan
     extraArgs: opts.extraArgs ?? [],
     startTimeoutMs: opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Cluster
-
-function runCli(
-  args: readonly string[],
-  timeoutMs: number,
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(REDIS_CLI_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => {
-      output += s;
-    });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => {
-      output += s;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      output += `\n[killed after ${timeoutMs} ms]`;
-    }, timeoutMs);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(new Error(`${REDIS_CLI_BIN} could not be run: ${err.message}`));
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, output });
-    });
-  });
-}
-
-function infoField(info: string, field: string): string | undefined {
-  return new RegExp(`^${field}:(.*)$`, 'm').exec(info)?.[1]?.trim();
-}
-
-async function waitClusterOk(servers: readonly RedisServer[], deadline: number): Promise<void> {
-  let last = '';
-  for (;;) {
-    const states = await Promise.all(
-      servers.map(async (s) => {
-        try {
-          const info = await rawCommand(s.port, ['CLUSTER', 'INFO'], { timeoutMs: 1_000 });
-          if (typeof info !== 'string') return `${s.port}: ${String(info)}`;
-          const ok =
-            infoField(info, 'cluster_state') === 'ok' &&
-            infoField(info, 'cluster_slots_assigned') === '16384' &&
-            infoField(info, 'cluster_known_nodes') === String(servers.length);
-          return ok
-            ? undefined
-            : `${s.port}: state=${infoField(info, 'cluster_state')} slots=${infoField(info, 'cluster_slots_assigned')} known=${infoField(info, 'cluster_known_nodes')}`;
-        } catch (err) {
-          return `${s.port}: ${(err as Error).message}`;
-        }
-      }),
-    );
-    const pending = states.filter((s): s is string => s !== undefined);
-    if (pending.length === 0) return;
-    last = pending.join('; ');
-    if (Date.now() >= deadline) {
-      throw new Error(`cluster did not reach cluster_state:ok in time: ${last}`);
-    }
-    await sleep(50);
-  }
-}
-
-/**
- * Starts `masters` cluster-enabled servers (each in its own temp dir), joins them with
- * `redis-cli --cluster create ... --cluster-replicas 0`, and resolves once every node reports
- * cluster_state:ok, all 16384 slots assigned and every node known.
- */
-export async function startRedisCluster(
-  opts: StartRedisClusterOptions = {},
-): Promise<RedisClusterHandle> {
-  const masters = opts.masters ?? 3;
-  if (!Number.isInteger(masters) || masters < 3) {
-    throw new Error(`a cluster needs at least 3 masters (redis-cli refuses fewer), got ${masters}`);
-  }
-  const nodeTimeoutMs = opts.nodeTimeoutMs ?? 5_000;
-  const started = await Promise.allSettled(
-    Array.from({ length: masters }, () =>
-      startServer({
-        appendonly: false,
-        appendfsync: 'everysec',
-        dir: undefined,
-        port: undefined,
-        cluster: { nodeTimeoutMs },
-        extraArgs: opts.extraArgs ?? [],
-        startTimeoutMs: DEFAULT_START_TIMEOUT_MS,
-      }),
-    ),
-  );
-  const servers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-  const stopAll = async (): Promise<void> => {
-    await Promise.all(servers.map((s) => s.stop()));
-  };
-  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) {
-    await stopAll();
-    throw failed.reason;
-  }
-  try {
-    const create = await runCli(
-      [
-        '--cluster',
-        'create',
-        ...servers.map((s) => `${s.host}:${s.port}`),
-        '--cluster-replicas',
-        '0',
-        '--cluster-yes',
-      ],
-      CLUSTER_CREATE_TIMEOUT_MS,
-    );
-    if (create.code !== 0) {
-      throw new Error(
-        `redis-cli --cluster create exited with ${create.code}:\n${create.output.trimEnd()}`,
-      );
-    }
-    await waitClusterOk(servers, Date.now() + CLUSTER_READY_TIMEOUT_MS);
-  } catch (err) {
-    await stopAll();
-    throw err;
-  }
-  return {
-    nodes: servers.map((s) => ({ host: s.host, port: s.port })),
-    rootNodes: servers.map((s) => ({ url: s.url })),
-    servers,
-    waitUntilOk: (timeoutMs = CLUSTER_READY_TIMEOUT_MS) =>
-      waitClusterOk(servers, Date.now() + timeoutMs),
-    stop: stopAll,
-  };
 }
