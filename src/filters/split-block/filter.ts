@@ -55,8 +55,8 @@ export {
   splitBlockSize,
 } from './sizing.js';
 
-import { encodeKeyInto, type Funnel, type Key } from '../../hash/keys.js';
-import { xxh64Key, xxhash64, xxViews } from '../../hash/xxhash64.js';
+import type { Funnel, Key } from '../../hash/keys.js';
+import { xxh64Key, xxViews } from '../../hash/xxhash64.js';
 import { fastRange32 } from '../blocked/sizing.js';
 import type { MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 
@@ -206,10 +206,6 @@ export class SplitBlockBloomFilter<K extends Key = Key>
 
   /** The PLAIN bytes' XXH64 of `value` for this column type, as Parquet defines it. */
   hashOf(value: K): bigint {
-    if (this.typeId === 6 && typeof value === 'string') {
-      const buf = new Uint8Array(value.length * 3 + 16);
-      return xxhash64(buf.subarray(0, encodeKeyInto('string', value, buf, 0)));
-    }
     this.hash(value);
     const h = xxViews.hash;
     return (BigInt(h[1]! >>> 0) << 32n) | BigInt(h[0]! >>> 0);
