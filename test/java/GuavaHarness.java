@@ -16,8 +16,12 @@
  *           long   = Funnels.longFunnel()            key line: decimal int64
  *           bytes  = Funnels.byteArrayFunnel()       key line: 2 hex digits per byte
  *   (String and byte keys may be empty, i.e. an empty line: that is the empty string / array.
- *    Hex digits are accepted in either case.)
- * A "key block" is a line holding a decimal count C followed by exactly C key lines.
+ *    Hex digits are accepted in either case. A string key line may instead start with '"': the
+ *    rest of the line is the key itself, printable ASCII 0x20-0x7e, one char per byte.)
+ * A "key block" is a line holding a decimal count C followed by exactly C key lines. The count
+ * line may also be "C P" (0 <= P <= C): the block's first P keys are the first P keys of the
+ * same request's insert block (build probes only), and only C - P key lines follow. A read's
+ * probe block may be the single line "same": the probe keys of the previous build request.
  *
  * Requests (header tokens are separated by single spaces):
  *   build <funnel> <n> <fpp> [<strategy>]   then: key block (inserts), key block (probes)
@@ -71,6 +75,8 @@ public final class GuavaHarness {
 
   private final BufferedReader in;
   private final BufferedWriter out;
+  /** The probe keys of the last build request (a read's "same" probe block). */
+  private Object[] lastProbes;
 
   private GuavaHarness(BufferedReader in, BufferedWriter out) {
     this.in = in;
@@ -126,8 +132,9 @@ public final class GuavaHarness {
 
   private void build(String funnelName, long n, double fpp, String strategy) throws IOException {
     Funnel<Object> funnel = funnel(funnelName);
-    Object[] inserts = readKeys(funnelName);
-    Object[] probes = readKeys(funnelName);
+    Object[] inserts = readKeys(funnelName, null);
+    Object[] probes = readKeys(funnelName, inserts);
+    lastProbes = probes;
     BloomFilter<Object> bf;
     try {
       bf = create(funnel, n, fpp, strategy);
@@ -150,7 +157,7 @@ public final class GuavaHarness {
   private void read(String funnelName) throws IOException {
     Funnel<Object> funnel = funnel(funnelName);
     byte[] data = parseHexBytes(nextLine());
-    Object[] probes = readKeys(funnelName);
+    Object[] probes = readKeys(funnelName, null);
     BloomFilter<Object> bf;
     try {
       bf = BloomFilter.readFrom(new ByteArrayInputStream(data), funnel);
@@ -179,7 +186,7 @@ public final class GuavaHarness {
 
   private void hash(String funnelName) throws IOException {
     Funnel<Object> funnel = funnel(funnelName);
-    Object[] keys = readKeys(funnelName);
+    Object[] keys = readKeys(funnelName, null);
     HashFunction murmur = Hashing.murmur3_128();
     char[] line = new char[34];
     line[16] = ' ';
@@ -357,27 +364,55 @@ public final class GuavaHarness {
     return stripCr(line);
   }
 
-  private Object[] readKeys(String funnelName) throws IOException {
-    int count = parseCount(nextLine());
+  /**
+   * Reads a key block. {@code prefix}: the keys a "C P" count line may take its first P from
+   * (null where that form is not allowed). A "same" count line gives the last build's probes.
+   */
+  private Object[] readKeys(String funnelName, Object[] prefix) throws IOException {
+    String head = nextLine();
+    if (head.equals("same")) {
+      if (lastProbes == null) throw new ProtocolException("'same' probes before any build");
+      return lastProbes;
+    }
+    String[] t = head.split(" ");
+    if (t.length > 2 || (t.length == 2 && prefix == null)) {
+      throw new ProtocolException("bad key block count line: '" + head + "'");
+    }
+    int count = parseCount(t[0]);
+    int reused = t.length == 2 ? parseCount(t[1]) : 0;
+    if (reused > count || (prefix != null && reused > prefix.length)) {
+      throw new ProtocolException("key block reuses more keys than it may: '" + head + "'");
+    }
     Object[] keys = new Object[count];
+    if (reused > 0) System.arraycopy(prefix, 0, keys, 0, reused);
     switch (funnelName) {
       case "string":
       case "utf16":
-        for (int i = 0; i < count; i++) keys[i] = parseHexChars(nextLine());
+        for (int i = reused; i < count; i++) keys[i] = parseStringKey(nextLine());
         break;
       case "int":
-        for (int i = 0; i < count; i++) keys[i] = parseInt(nextLine());
+        for (int i = reused; i < count; i++) keys[i] = parseInt(nextLine());
         break;
       case "long":
-        for (int i = 0; i < count; i++) keys[i] = parseLong(nextLine());
+        for (int i = reused; i < count; i++) keys[i] = parseLong(nextLine());
         break;
       case "bytes":
-        for (int i = 0; i < count; i++) keys[i] = parseHexBytes(nextLine());
+        for (int i = reused; i < count; i++) keys[i] = parseHexBytes(nextLine());
         break;
       default:
         throw new ProtocolException("unknown funnel: " + funnelName);
     }
     return keys;
+  }
+
+  /** A string key line: '"' and the literal printable-ASCII key, or UTF-16 code units in hex. */
+  private static String parseStringKey(String line) {
+    if (line.isEmpty() || line.charAt(0) != '"') return parseHexChars(line);
+    for (int i = 1; i < line.length(); i++) {
+      char c = line.charAt(i);
+      if (c < 0x20 || c > 0x7e) throw new ProtocolException("non-printable char in a literal key");
+    }
+    return line.substring(1);
   }
 
   private static String stripCr(String s) {

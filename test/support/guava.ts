@@ -4,7 +4,8 @@
  * The harness is compiled once per process into test/.java-build/<hash>/ (falling back to
  * os.tmpdir() if the repo is read-only). The cache key hashes the Java source, the classpath and
  * the javac version, so editing the source recompiles it. Every wrapper runs one short-lived JVM
- * (about 0.1 s of start-up). The `...Many` variants answer a whole batch from one JVM.
+ * (about 0.1-0.3 s of CPU to start). The `...Many` variants answer a whole batch from one JVM, and
+ * {@link GuavaBatch} answers any mix of requests (builds, reads, sizing, hashes) from one JVM.
  * The wire protocol is documented at the top of GuavaHarness.java.
  *
  * Typical use in a test file:
@@ -67,11 +68,15 @@ export interface GuavaBuildResult {
   expectedFpp: number;
 }
 
-/** Input for {@link guavaRead}: `BloomFilter.readFrom(bytes, funnel)`, then probe. */
+/**
+ * Input for {@link guavaRead}: `BloomFilter.readFrom(bytes, funnel)`, then probe. In a
+ * {@link GuavaBatch}, `probes: 'previous-build'` probes with the keys of the batch's previous build
+ * request (sent to the JVM once).
+ */
 export interface GuavaReadRequest<F extends GuavaFunnel = GuavaFunnel> {
   bytes: Uint8Array;
   funnel: F;
-  probes?: readonly GuavaKeyFor<F>[];
+  probes?: readonly GuavaKeyFor<F>[] | 'previous-build';
 }
 
 /** Result of {@link guavaRead}. `error` is "<class>: <message> | cause: <class>: <message>". */
@@ -81,6 +86,14 @@ export type GuavaReadResult =
 
 /** One (expectedInsertions, fpp) pair for {@link guavaSizing}. Tuples are accepted too. */
 export type GuavaSizingPair = { n: number; fpp: number } | readonly [n: number, fpp: number];
+
+/** One pair Guava refused to size, in a {@link GuavaBatch} sizing answer. */
+export interface GuavaSizingError {
+  n: number;
+  fpp: number;
+  /** Guava's exception, "<class>: <message> | cause: ...". */
+  error: string;
+}
 
 /** Result of {@link guavaSizing}. */
 export interface GuavaSizing {
@@ -113,8 +126,13 @@ const DEFAULT_GUAVA_JAR = '/usr/share/java/guava.jar';
 const INSTALL_HINT =
   'Install a JDK and Guava, e.g. `sudo apt-get install default-jdk-headless libguava-java` ' +
   '(or point GUAVA_JAR at a guava-31.1-jre.jar).';
-/** JVM flags tuned for short runs: fast start-up, no parallel GC threads. */
-const JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xss4m'];
+/** JVM flags: no parallel GC threads. */
+const JVM_FLAGS = ['-XX:+UseSerialGC', '-Xss4m'];
+/**
+ * Requests shorter than this run on the client compiler alone (faster start-up); longer ones get
+ * the optimizing compiler too, which halves the JVM's CPU time on a 100 MB request.
+ */
+const SHORT_REQUEST = 1 << 20;
 const MAX_BUFFER = 1 << 30;
 
 let availabilityCache: JavaAvailability | undefined;
@@ -260,7 +278,9 @@ export function ensureHarnessCompiled(): string {
 function runHarness(input: Uint8Array): string[][] {
   const classDir = ensureHarnessCompiled();
   const cp = [classDir, guavaClasspath()].join(path.delimiter);
-  const r = spawnSync('java', [...JVM_FLAGS, '-cp', cp, 'GuavaHarness'], {
+  const flags =
+    input.length < SHORT_REQUEST ? [...JVM_FLAGS, '-XX:TieredStopAtLevel=1'] : JVM_FLAGS;
+  const r = spawnSync('java', [...flags, '-cp', cp, 'GuavaHarness'], {
     input,
     encoding: 'utf8',
     maxBuffer: MAX_BUFFER,
@@ -337,11 +357,26 @@ class RequestWriter {
     this.pos = pos;
   }
 
-  /** Appends each UTF-16 code unit of `s` as 4 hex digits (lossless for lone surrogates) and a newline. */
+  /**
+   * Appends a string key and a newline: '"' and the key itself when it is non-empty printable ASCII,
+   * else each UTF-16 code unit as 4 hex digits (lossless for lone surrogates).
+   */
   utf16Line(s: string): void {
     this.reserve(4 * s.length + 1);
     const buf = this.buf;
     let pos = this.pos;
+    let ascii = s.length > 0;
+    for (let i = 0; ascii && i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      ascii = c >= 0x20 && c <= 0x7e;
+    }
+    if (ascii) {
+      buf[pos++] = 0x22;
+      for (let i = 0; i < s.length; i++) buf[pos++] = s.charCodeAt(i);
+      buf[pos++] = 10;
+      this.pos = pos;
+      return;
+    }
     for (let i = 0; i < s.length; i++) {
       const c = s.charCodeAt(i);
       buf[pos++] = HEX_CODES[c >>> 12]!;
@@ -353,10 +388,19 @@ class RequestWriter {
     this.pos = pos;
   }
 
-  /** Appends a key block: the count line, then one line per key. Throws a TypeError on a key that doesn't match `funnel`. */
-  keys(funnel: GuavaFunnel, keys: readonly GuavaKey[]): void {
-    this.line(String(keys.length));
-    for (const key of keys) this.key(funnel, key);
+  /**
+   * Appends a key block: the count line, then one line per key. When `prefix` is given, the
+   * leading keys equal to `prefix`'s are not sent again (count line "C P"). Throws a TypeError on
+   * a key that doesn't match `funnel`.
+   */
+  keys(funnel: GuavaFunnel, keys: readonly GuavaKey[], prefix?: readonly GuavaKey[]): void {
+    let reused = 0;
+    if (prefix) {
+      const max = Math.min(keys.length, prefix.length);
+      while (reused < max && keys[reused] === prefix[reused]) reused++;
+    }
+    this.line(reused > 0 ? `${keys.length} ${reused}` : String(keys.length));
+    for (let i = reused; i < keys.length; i++) this.key(funnel, keys[i]!);
   }
 
   /** Appends one key line. */
@@ -473,15 +517,7 @@ function expectGroups(groups: string[][], count: number): string[][] {
   return groups;
 }
 
-// ------------------------------------------------------------------ public wrappers
-
-/** Serialises one build request. */
-function writeBuildRequest(w: RequestWriter, req: GuavaBuildRequest): void {
-  const strategy = req.strategy ?? 'MURMUR128_MITZ_64';
-  w.line(`build ${req.funnel} ${formatLong(req.n, 'n')} ${formatDouble(req.fpp)} ${strategy}`);
-  w.keys(req.funnel, req.inserts);
-  w.keys(req.funnel, req.probes ?? []);
-}
+// ------------------------------------------------------------------ batches
 
 /** Decodes one build response; throws if Guava's create() threw. */
 function decodeBuild(group: readonly string[]): GuavaBuildResult {
@@ -495,6 +531,122 @@ function decodeBuild(group: readonly string[]): GuavaBuildResult {
   };
 }
 
+/** Decodes one read response. */
+function decodeRead(group: readonly string[]): GuavaReadResult {
+  const m = fields(group);
+  const err = m.get('error');
+  if (err !== undefined) return { ok: false, error: err };
+  return { ok: true, ...stats(m) };
+}
+
+/**
+ * Any mix of requests answered by one JVM: queue them (each call returns a function that gives
+ * its answer once the batch has run), then {@link GuavaBatch.run}. A JVM start costs far more than
+ * most requests, so a test file that asks Guava many questions asks them all at once.
+ *
+ *   const batch = new GuavaBatch();
+ *   const built = batch.build({ funnel: 'int', n: 100, fpp: 0.01, inserts: [1, 2] });
+ *   const read = batch.read({ bytes, funnel: 'int', probes: 'previous-build' });
+ *   batch.run();
+ *   built().bytes; read().ok;
+ */
+export class GuavaBatch {
+  private readonly writer = new RequestWriter();
+  private count = 0;
+  private built = false;
+  private groups: string[][] | undefined;
+
+  /** Queues a request; the getter decodes (once) from the run's response groups. */
+  private queue<T>(decode: (group: readonly string[]) => T): () => T {
+    const index = this.count++;
+    let done = false;
+    let value: T | undefined;
+    return () => {
+      if (this.groups === undefined) throw new Error('GuavaBatch: run() the batch first');
+      if (!done) {
+        value = decode(this.groups[index]!);
+        done = true;
+      }
+      return value as T;
+    };
+  }
+
+  /** `create` + put + mightContain (see {@link guavaBuild}); the getter throws if create() threw. */
+  build<F extends GuavaFunnel>(req: GuavaBuildRequest<F>): () => GuavaBuildResult {
+    const strategy = req.strategy ?? 'MURMUR128_MITZ_64';
+    const w = this.writer;
+    w.line(`build ${req.funnel} ${formatLong(req.n, 'n')} ${formatDouble(req.fpp)} ${strategy}`);
+    w.keys(req.funnel, req.inserts);
+    w.keys(req.funnel, req.probes ?? [], req.inserts);
+    this.built = true;
+    return this.queue(decodeBuild);
+  }
+
+  /** `readFrom` + mightContain (see {@link guavaRead}). */
+  read<F extends GuavaFunnel>(req: GuavaReadRequest<F>): () => GuavaReadResult {
+    const w = this.writer;
+    w.line(`read ${req.funnel}`);
+    w.hexLine(req.bytes);
+    if (req.probes === 'previous-build') {
+      if (!this.built) throw new Error("GuavaBatch: 'previous-build' probes need a build before");
+      w.line('same');
+    } else {
+      w.keys(req.funnel, req.probes ?? []);
+    }
+    return this.queue(decodeRead);
+  }
+
+  /** Sizes each pair (see {@link guavaSizing}); a pair Guava refuses answers with its error. */
+  sizing(pairs: readonly GuavaSizingPair[]): () => (GuavaSizing | GuavaSizingError)[] {
+    const norm = pairs.map((p) => ('n' in p ? { n: p.n, fpp: p.fpp } : { n: p[0], fpp: p[1] }));
+    const w = this.writer;
+    w.line('sizing');
+    w.line(String(norm.length));
+    for (const { n, fpp } of norm) w.line(`${formatLong(n, 'n')} ${formatDouble(fpp)}`);
+    return this.queue((group) => {
+      if (group.length !== norm.length) {
+        throw new Error('Guava harness sizing answer has the wrong length');
+      }
+      return norm.map(({ n, fpp }, i): GuavaSizing | GuavaSizingError => {
+        const line = group[i]!;
+        if (line.startsWith('error ')) return { n, fpp, error: line.slice(6) };
+        const [bitSize, k, source] = line.split(' ');
+        return {
+          n,
+          fpp,
+          bitSize: Number(bitSize),
+          k: Number(k),
+          source: source === 'formula' ? 'formula' : 'create',
+        };
+      });
+    });
+  }
+
+  /** `Hashing.murmur3_128().hashObject(key, funnel)` for each key (see {@link guavaHash}). */
+  hash<F extends GuavaFunnel>(funnel: F, keys: readonly GuavaKeyFor<F>[]): () => GuavaHash[] {
+    const w = this.writer;
+    w.line(`hash ${funnel}`);
+    w.keys(funnel, keys);
+    return this.queue((group) => {
+      if (group.length !== keys.length) {
+        throw new Error('Guava harness hash answer has the wrong length');
+      }
+      return group.map((line) => {
+        const [h1, h2] = line.split(' ');
+        return { h1: BigInt(`0x${h1}`), h2: BigInt(`0x${h2}`) };
+      });
+    });
+  }
+
+  /** Runs every queued request in one JVM. A batch runs once. */
+  run(): void {
+    if (this.groups !== undefined) throw new Error('GuavaBatch: a batch runs once');
+    this.groups = expectGroups(runHarness(this.writer.finish()), this.count);
+  }
+}
+
+// ------------------------------------------------------------------ one-call wrappers
+
 /**
  * Builds a real Guava filter: `BloomFilter.create(funnel, n, fpp[, strategy])`, then `put` for
  * each insert and `mightContain` for each probe. Returns writeTo bytes, put results, probe
@@ -507,9 +659,10 @@ export function guavaBuild<F extends GuavaFunnel>(req: GuavaBuildRequest<F>): Gu
 
 /** Like {@link guavaBuild} for many filters, all answered by a single JVM. */
 export function guavaBuildMany(reqs: readonly GuavaBuildRequest[]): GuavaBuildResult[] {
-  const w = new RequestWriter();
-  for (const req of reqs) writeBuildRequest(w, req);
-  return expectGroups(runHarness(w.finish()), reqs.length).map(decodeBuild);
+  const batch = new GuavaBatch();
+  const answers = reqs.map((req) => batch.build(req));
+  batch.run();
+  return answers.map((answer) => answer());
 }
 
 /**
@@ -523,18 +676,18 @@ export function guavaRead<F extends GuavaFunnel>(req: GuavaReadRequest<F>): Guav
 
 /** Like {@link guavaRead} for many inputs, all answered by a single JVM. */
 export function guavaReadMany(reqs: readonly GuavaReadRequest[]): GuavaReadResult[] {
-  const w = new RequestWriter();
-  for (const req of reqs) {
-    w.line(`read ${req.funnel}`);
-    w.hexLine(req.bytes);
-    w.keys(req.funnel, req.probes ?? []);
+  const batch = new GuavaBatch();
+  const answers = reqs.map((req) => batch.read(req));
+  batch.run();
+  return answers.map((answer) => answer());
+}
+
+/** Throws on a sizing answer Guava refused. */
+export function sizedOrThrow(answer: GuavaSizing | GuavaSizingError): GuavaSizing {
+  if ('error' in answer) {
+    throw new Error(`Guava rejected sizing (n=${answer.n}, fpp=${answer.fpp}): ${answer.error}`);
   }
-  return expectGroups(runHarness(w.finish()), reqs.length).map((group): GuavaReadResult => {
-    const m = fields(group);
-    const err = m.get('error');
-    if (err !== undefined) return { ok: false, error: err };
-    return { ok: true, ...stats(m) };
-  });
+  return answer;
 }
 
 /**
@@ -543,28 +696,10 @@ export function guavaReadMany(reqs: readonly GuavaReadRequest[]): GuavaReadResul
  * ∉ (0, 1), or k > 255.
  */
 export function guavaSizing(pairs: readonly GuavaSizingPair[]): GuavaSizing[] {
-  const norm = pairs.map((p) => ('n' in p ? { n: p.n, fpp: p.fpp } : { n: p[0], fpp: p[1] }));
-  const w = new RequestWriter();
-  w.line('sizing');
-  w.line(String(norm.length));
-  for (const { n, fpp } of norm) w.line(`${formatLong(n, 'n')} ${formatDouble(fpp)}`);
-  const group = expectGroups(runHarness(w.finish()), 1)[0]!;
-  if (group.length !== norm.length)
-    throw new Error('Guava harness sizing answer has the wrong length');
-  return norm.map(({ n, fpp }, i) => {
-    const line = group[i]!;
-    if (line.startsWith('error ')) {
-      throw new Error(`Guava rejected sizing (n=${n}, fpp=${fpp}): ${line.slice(6)}`);
-    }
-    const [bitSize, k, source] = line.split(' ');
-    return {
-      n,
-      fpp,
-      bitSize: Number(bitSize),
-      k: Number(k),
-      source: source === 'formula' ? 'formula' : 'create',
-    };
-  });
+  const batch = new GuavaBatch();
+  const answer = batch.sizing(pairs);
+  batch.run();
+  return answer().map(sizedOrThrow);
 }
 
 /**
@@ -575,14 +710,8 @@ export function guavaHash<F extends GuavaFunnel>(
   funnel: F,
   keys: readonly GuavaKeyFor<F>[],
 ): GuavaHash[] {
-  const w = new RequestWriter();
-  w.line(`hash ${funnel}`);
-  w.keys(funnel, keys);
-  const group = expectGroups(runHarness(w.finish()), 1)[0]!;
-  if (group.length !== keys.length)
-    throw new Error('Guava harness hash answer has the wrong length');
-  return group.map((line) => {
-    const [h1, h2] = line.split(' ');
-    return { h1: BigInt(`0x${h1}`), h2: BigInt(`0x${h2}`) };
-  });
+  const batch = new GuavaBatch();
+  const answer = batch.hash(funnel, keys);
+  batch.run();
+  return answer();
 }
