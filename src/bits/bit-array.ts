@@ -67,6 +67,14 @@ export function checkBitSize(bitSize: number): number {
   return bitSize;
 }
 
+/** `data` when it holds the words of `bitSize` bits, else a `RangeError`. */
+export function checkWords(bitSize: number, data: Uint32Array): Uint32Array {
+  if (data.length !== bitSize / 32) {
+    throw new RangeError(`data must hold ${bitSize / 32} 32-bit words, got ${data.length}`);
+  }
+  return data;
+}
+
 /** Throws unless two storages have the same size. */
 export function checkSameSize(a: BitStorage, b: BitStorage): void {
   if (a.bitSize !== b.bitSize) {
@@ -92,10 +100,7 @@ export class BitArray implements BitStorage {
       this.data = new Uint32Array(bitSize / 32);
       this.count = 0;
     } else {
-      if (data.length !== bitSize / 32) {
-        throw new RangeError(`data must hold ${bitSize / 32} 32-bit words, got ${data.length}`);
-      }
-      this.data = data;
+      this.data = checkWords(bitSize, data);
       this.count = count ?? popcountAll(data);
     }
   }

@@ -12,7 +12,13 @@
  * there with `new SharedBitArray(bitSize, new Uint32Array(buffer))`.
  */
 
-import { type BitStorage, checkBitSize, checkSameSize, popcountAll } from './bit-array.js';
+import {
+  type BitStorage,
+  checkBitSize,
+  checkSameSize,
+  checkWords,
+  popcountAll,
+} from './bit-array.js';
 import { sharedMemory } from './shared-memory.js';
 
 export class SharedBitArray implements BitStorage {
@@ -31,10 +37,7 @@ export class SharedBitArray implements BitStorage {
       if (!(data.buffer instanceof sharedMemory())) {
         throw new TypeError('data must be a view over a SharedArrayBuffer');
       }
-      if (data.length !== bitSize / 32) {
-        throw new RangeError(`data must hold ${bitSize / 32} 32-bit words, got ${data.length}`);
-      }
-      this.data = data;
+      this.data = checkWords(bitSize, data);
     }
   }
 

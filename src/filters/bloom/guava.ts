@@ -36,6 +36,13 @@ export function writeGuava(filter: BloomFilter): Uint8Array {
   return out;
 }
 
+/** `Guava BloomFilter<what> (<facts>)<after>`: the form of every message of {@link readGuava}. */
+function guavaError(what: string, facts?: string, after = ''): FormatError {
+  return new FormatError(
+    `Guava BloomFilter${what}${facts === undefined ? '' : ` (${facts})`}${after}`,
+  );
+}
+
 /** Reads Guava's `writeTo` bytes, rejecting what Guava's `readFrom` rejects, with the same facts. */
 export function readGuava(
   bytes: Uint8Array,
@@ -46,9 +53,7 @@ export function readGuava(
   checkOptions('options', options);
   const funnel = checkFunnel(options.funnel ?? 'string');
   if (bytes.length < 6) {
-    throw new FormatError(
-      `Guava BloomFilter bytes truncated: the header needs 6 bytes, got ${bytes.length}`,
-    );
+    throw guavaError(` bytes truncated: the header needs 6 bytes, got ${bytes.length}`);
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const ordinal = view.getInt8(0);
@@ -59,27 +64,29 @@ export function readGuava(
   if (strategy === undefined) {
     // bloomkit's own bytes are the confusion worth explaining here (detect.ts holds the rest).
     const advice = bloomkitAdvice(bytes);
-    throw new FormatError(
-      `Guava BloomFilter: unknown strategy ordinal ${ordinal} (0 = MURMUR128_MITZ_32, 1 = MURMUR128_MITZ_64) (${facts})${advice && `; ${advice}`}`,
+    throw guavaError(
+      `: unknown strategy ordinal ${ordinal} (0 = MURMUR128_MITZ_32, 1 = MURMUR128_MITZ_64)`,
+      facts,
+      advice && `; ${advice}`,
     );
   }
   if (hashes === 0) {
-    throw new FormatError(`Guava BloomFilter: numHashFunctions (0) must be > 0 (${facts})`);
+    throw guavaError(': numHashFunctions (0) must be > 0', facts);
   }
   if (words <= 0) {
-    throw new FormatError(
-      `Guava BloomFilter: data length must be positive, got ${words} (${facts})`,
-    );
+    throw guavaError(`: data length must be positive, got ${words}`, facts);
   }
   if (words * 64 > MAX_BITS) {
-    throw new FormatError(
-      `Guava BloomFilter: data length ${words} means ${words * 64} bits, more than the maximum ${MAX_BITS} (${facts})`,
+    throw guavaError(
+      `: data length ${words} means ${words * 64} bits, more than the maximum ${MAX_BITS}`,
+      facts,
     );
   }
   const need = 6 + 8 * words;
   if (bytes.length < need) {
-    throw new FormatError(
-      `Guava BloomFilter bytes truncated: the header announces ${need} bytes, got ${bytes.length} (${facts})`,
+    throw guavaError(
+      ` bytes truncated: the header announces ${need} bytes, got ${bytes.length}`,
+      facts,
     );
   }
   const filter = new Filter({
