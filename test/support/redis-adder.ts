@@ -3,10 +3,12 @@
  * for "go" on stdin, adds keys `key:0` … `key:<count-1>` in pipelined chunks of 250, in an order
  * shuffled with `seed`, and prints the indexes whose add reported "new" as one JSON line.
  *
- *   node --import tsx test/support/redis-adder.ts <url> <kind> <name> <count> <seed>
+ *   node <bundle of this file> <url> <kind> <name> <count> <seed>
+ *   (or node --import tsx test/support/redis-adder.ts ...)
  *
  * kind: `bloom` or `scalable` (both created with the parameters below, so whichever process comes
- * first creates the filter and the other opens it).
+ * first creates the filter and the other opens it; a scalable filter's first layer holds count / 10
+ * keys).
  */
 import { createInterface } from 'node:readline';
 import { createClient } from 'redis';
@@ -20,7 +22,7 @@ await client.connect();
 const filter =
   kind === 'scalable'
     ? await RedisScalableBloomFilter.create(client, name!, {
-        capacity: 500,
+        capacity: Math.ceil(count / 10),
         fpp: 0.01,
         shardBits: 4096,
       })
