@@ -29,7 +29,11 @@ declare class AbortSignal {
   readonly aborted: boolean;
   readonly reason: unknown;
   throwIfAborted(): void;
-  addEventListener(type: 'abort', listener: (event: Event) => void, options?: { once?: boolean }): void;
+  addEventListener(
+    type: 'abort',
+    listener: (event: Event) => void,
+    options?: { once?: boolean },
+  ): void;
   removeEventListener(type: 'abort', listener: (event: Event) => void): void;
 }
 
