@@ -4,7 +4,6 @@
  * run from a server-side cursor while requests and inserts go on, and a Redis filter is shared
  * with a second process.
  */
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BloomFilter, CacheGuard } from '../src/index.js';
@@ -14,7 +13,8 @@ import { createItems, cursorIds, statementCalls } from './support/postgres-items
 import { mulberry32 } from './support/random.js';
 import { type NodeClient, nodeClient } from './support/redis-clients.js';
 import { type RedisServerHandle, requireRedis, startRedis } from './support/redis-server.js';
-import { runTs } from './support/run-ts.js';
+import { runJs } from './support/run-ts.js';
+import { bundleProgram, removeBundles } from './support/worker-bundle.js';
 
 const ROWS = 1_000_000;
 const FPP = 0.01;
@@ -35,6 +35,7 @@ function absentId(random: () => number): number {
 const presentId = (random: () => number): number => 3 * (1 + Math.floor(random() * ROWS));
 
 const hasPostgres = requirePostgres();
+afterAll(removeBundles);
 
 describe.skipIf(!hasPostgres)('CacheGuard in front of PostgreSQL (1,000,000 rows)', () => {
   let server: PostgresHandle;
@@ -214,20 +215,21 @@ describe.skipIf(!hasPostgres)('CacheGuard in front of PostgreSQL (1,000,000 rows
           null,
       });
 
-      const { code, stdout, stderr } = await runTs(
-        fileURLToPath(new URL('./support/cache-guard-process.ts', import.meta.url)),
-        [
-          redis.url,
-          server.host,
-          String(server.port),
-          'accounts',
-          'accounts',
-          String(3 * 30_000),
-          '50',
-          '5000',
-          '99',
-        ],
+      // Bundled (plain JavaScript for node): no compile of bloomkit's sources in the child.
+      const program = await bundleProgram(
+        new URL('./support/cache-guard-process.ts', import.meta.url),
       );
+      const { code, stdout, stderr } = await runJs(program, [
+        redis.url,
+        server.host,
+        String(server.port),
+        'accounts',
+        'accounts',
+        String(3 * 30_000),
+        '50',
+        '5000',
+        '99',
+      ]);
       expect(code, stderr).toBe(0);
       const other = JSON.parse(stdout) as {
         inserted: number[];

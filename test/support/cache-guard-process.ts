@@ -7,6 +7,8 @@
  *
  *   node --import tsx test/support/cache-guard-process.ts <redis-url> <pg-socket-dir> <pg-port>
  *     <filter-name> <table> <first-new-id> <count> <absent> <seed>
+ *
+ * (The test runs it bundled, test/support/worker-bundle.ts `bundleProgram`, with plain node.)
  */
 import pg from 'pg';
 import { createClient } from 'redis';
