@@ -3,11 +3,15 @@
  * `bloomkit/redis` mapped to the sources. The examples assert their own claims (node:assert), so
  * a README that drifts from the code fails this test. Blocks tagged `ts redis` get a real Redis
  * server in `process.env.REDIS_URL`; blocks tagged `ts no-run` are only shown, never run.
+ * A block that starts worker threads and imports only `bloomkit/node` gets `bloomkit/node` bundled
+ * from the sources (as an application gets dist/node.js): its threads then load plain JavaScript
+ * instead of compiling the sources each (test/support/worker-bundle.ts).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bundleNode, removeBundles } from './support/worker-bundle.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -29,7 +33,18 @@ function blocks(markdown: string): Block[] {
   return out;
 }
 
-function rewrite(code: string): string {
+/** Whether the block starts worker threads and takes everything from `bloomkit/node`. */
+function workersOnNodeOnly(code: string): boolean {
+  const from = [...code.matchAll(/from '(bloomkit[^']*)'/g)].map((m) => m[1]);
+  return (
+    /\b(buildParallel|FilterWorkerPool)\b/.test(code) && from.every((f) => f === 'bloomkit/node')
+  );
+}
+
+function rewrite(code: string, nodeBundle?: string): string {
+  if (nodeBundle !== undefined) {
+    code = code.replace(/from 'bloomkit\/node'/g, `from '${pathToFileURL(nodeBundle).href}'`);
+  }
   return code
     .replace(/from 'bloomkit'/g, "from '../../src/index.js'")
     .replace(/from 'bloomkit\/node'/g, "from '../../src/node.js'")
@@ -40,7 +55,10 @@ const all = blocks(readme);
 
 describe('README examples', () => {
   mkdirSync(outDir, { recursive: true });
-  afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+  afterAll(() => {
+    rmSync(outDir, { recursive: true, force: true });
+    removeBundles();
+  });
 
   it('has examples to run', () => {
     expect(all.filter((b) => !b.tags.includes('no-run')).length).toBeGreaterThan(5);
@@ -58,7 +76,8 @@ describe('README examples', () => {
         stop = () => server.stop();
       }
       const file = join(outDir, `example-${i}.ts`);
-      writeFileSync(file, `${rewrite(block.code)}\nexport {};\n`);
+      const nodeBundle = workersOnNodeOnly(block.code) ? await bundleNode() : undefined;
+      writeFileSync(file, `${rewrite(block.code, nodeBundle)}\nexport {};\n`);
       const log = console.log;
       console.log = () => {};
       try {

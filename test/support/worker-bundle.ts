@@ -104,6 +104,10 @@ export function bundleProgram(entry: URL | string): Promise<string> {
  * objects made by the same bundle, or through bytes.
  */
 export async function importNodeBundle(): Promise<NodeApi> {
-  const path = await bundle(new URL('../../src/node.ts', import.meta.url), 'node.js');
-  return (await import(/* @vite-ignore */ pathToFileURL(path).href)) as NodeApi;
+  return (await import(/* @vite-ignore */ pathToFileURL(await bundleNode()).href)) as NodeApi;
+}
+
+/** The path of that `bloomkit/node` bundle (see {@link importNodeBundle}). */
+export function bundleNode(): Promise<string> {
+  return bundle(new URL('../../src/node.ts', import.meta.url), 'node.js');
 }
