@@ -30,8 +30,10 @@ export interface RedisBackend {
   client(): RedisConnection;
   /** A filter name not used before. */
   fresh(): string;
-  /** Keys in the heavier checks of the counting and scalable suites (bloom: always 10,000). */
+  /** Keys in the suite's heavier checks (see `ConformanceTarget.scale`). */
   scale: number;
+  /** Most bits per shard (counting filters: 4 x this many bits); default {@link SHARD_BITS}. */
+  shardBits?: number;
 }
 
 /** What every Redis filter offers the suite. */
@@ -73,13 +75,14 @@ function bloomAdapter(backend: RedisBackend, f: RedisBloomFilter<string>): Filte
 /** The Redis targets of `backend`, by the class name REDIS_TARGETS gives each codec. */
 function targets(backend: RedisBackend): Record<string, ConformanceTarget> {
   const { client, fresh } = backend;
+  const shardBits = backend.shardBits ?? SHARD_BITS;
   return {
     RedisBloomFilter: {
       name: `RedisBloomFilter (${backend.name})`,
       create: async (o) =>
         bloomAdapter(
           backend,
-          await RedisBloomFilter.create(client(), fresh(), { ...o, shardBits: SHARD_BITS }),
+          await RedisBloomFilter.create(client(), fresh(), { ...o, shardBits }),
         ),
       createRaw: (o) => RedisBloomFilter.create(client(), fresh(), o as never),
       lacks: { remove: 'a Bloom filter cannot delete (RedisCountingBloomFilter can)' },
@@ -89,7 +92,7 @@ function targets(backend: RedisBackend): Record<string, ConformanceTarget> {
       create: async (o) => {
         const f = await RedisCountingBloomFilter.create(client(), fresh(), {
           ...o,
-          shardBits: 4 * SHARD_BITS,
+          shardBits: 4 * shardBits,
         });
         return { ...adapter(f as RedisFilterLike), remove: (k) => f.remove(k) };
       },
@@ -101,7 +104,7 @@ function targets(backend: RedisBackend): Record<string, ConformanceTarget> {
       create: async (o) => {
         const f = await RedisCuckooFilter.create(client(), fresh(), {
           ...o,
-          shardBits: SHARD_BITS,
+          shardBits,
         });
         return {
           ...adapter(f as RedisFilterLike),
@@ -123,7 +126,7 @@ function targets(backend: RedisBackend): Record<string, ConformanceTarget> {
           (await RedisScalableBloomFilter.create(client(), fresh(), {
             ...o,
             capacity: Math.max(1, Math.floor(o.capacity / 8)),
-            shardBits: SHARD_BITS,
+            shardBits,
           })) as RedisFilterLike,
         ),
       createRaw: (o) => RedisScalableBloomFilter.create(client(), fresh(), o as never),
