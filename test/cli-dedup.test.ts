@@ -2,7 +2,8 @@
  * `bloomkit dedup` against `awk '!seen[$0]++'`, its `--state` across runs and Ctrl-C, and the
  * `Deduper` behind it: exact answers inside a batch, checkpoints, and a Deduper process killed
  * with SIGKILL mid-run (then restarted), which must still know every key it acknowledged before
- * its last completed checkpoint.
+ * its last completed checkpoint. The command runs in this process (`main()`), except on Ctrl-C,
+ * which takes a process (the built command, which is then also dedup's end-to-end run).
  */
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -14,7 +15,7 @@ import { packKeys } from '../src/filters/packed.js';
 import { BlockedBloomFilter, BloomFilter, SplitBlockBloomFilter } from '../src/index.js';
 import { Deduper, type DeduperType } from '../src/node/deduper.js';
 import { save } from '../src/node/io.js';
-import { type BuiltCli, buildCli } from './support/cli.js';
+import { type BuiltCli, buildCli, type InProcessCli, inProcessCli } from './support/cli.js';
 import { mulberry32 } from './support/random.js';
 
 const TYPES: DeduperType[] = ['classic', 'blocked', 'split-block'];
@@ -24,7 +25,8 @@ const STATE_CLASS = {
   'split-block': SplitBlockBloomFilter,
 };
 
-let cli: BuiltCli;
+let cli: InProcessCli;
+let bin: BuiltCli;
 let dir: string;
 let text: string;
 
@@ -43,16 +45,20 @@ function awk(input: string, extra: string[] = []): string {
 }
 
 beforeAll(async () => {
-  cli = await buildCli();
+  cli = inProcessCli();
+  bin = await buildCli();
   dir = cli.tempDir();
   text = `${lines(1, 20_000, 8_000).join('\n')}\n`;
   writeFileSync(join(dir, 'urls.txt'), text);
 });
 
-afterAll(() => cli?.dispose());
+afterAll(() => {
+  cli?.dispose();
+  bin?.dispose();
+});
 
 describe('bloomkit dedup', () => {
-  it('prints what awk prints, in order, with a fixed and with a growing filter', () => {
+  it('prints what awk prints, in order, with a fixed and with a growing filter', async () => {
     const expected = awk(text);
     for (const args of [
       [],
@@ -61,23 +67,23 @@ describe('bloomkit dedup', () => {
       ['-n', '10000', '--type', 'classic'],
       ['-n', '10000', '--type', 'split-block'],
     ]) {
-      const r = cli.run(['dedup', ...args, join(dir, 'urls.txt')]);
+      const r = await cli.run(['dedup', ...args, join(dir, 'urls.txt')]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout.toString(), args.join(' ')).toBe(expected);
       expect(r.stderr).toMatch(/dedup: 20000 records, \d+ printed, \d+ dropped as repeats/);
     }
-    const gz = cli.run(['dedup', '--json'], { input: gzipSync(text) });
+    const gz = await cli.run(['dedup', '--json'], { input: gzipSync(text) });
     expect(gz.stdout.toString()).toBe(expected);
     const summary = JSON.parse(gz.stderr);
     expect(summary.records).toBe(20_000);
     expect(summary.printed).toBe(expected.split('\n').length - 1);
   });
 
-  it('with -d/-f dedups by the fields and prints whole records, as awk -F', () => {
+  it('with -d/-f dedups by the fields and prints whole records, as awk -F', async () => {
     const csv = `${lines(2, 3000, 500)
       .map((u, i) => `${i},${u},x`)
       .join('\n')}\n`;
-    const r = cli.run(['dedup', '-d', ',', '-f', '2'], { input: csv });
+    const r = await cli.run(['dedup', '-d', ',', '-f', '2'], { input: csv });
     expect(r.stdout.toString()).toBe(
       spawnSync('awk', ['-F', ',', '!seen[$2]++'], { input: csv }).stdout.toString(),
     );
@@ -87,12 +93,15 @@ describe('bloomkit dedup', () => {
     const state = join(dir, 'frontier.bloom');
     const all = text.split('\n').slice(0, -1);
     const first = `${all.slice(0, 10_000).join('\n')}\n`;
-    const r1 = cli.run(['dedup', '--state', state, '-n', '20000', '--checkpoint-every', '1000'], {
-      input: first,
-    });
+    const r1 = await cli.run(
+      ['dedup', '--state', state, '-n', '20000', '--checkpoint-every', '1000'],
+      {
+        input: first,
+      },
+    );
     expect(r1.code, r1.stderr).toBe(0);
     expect(r1.stdout.toString()).toBe(awk(first));
-    const r2 = cli.run(['dedup', '--state', state], { input: text });
+    const r2 = await cli.run(['dedup', '--state', state], { input: text });
     const seen = new Set(first.split('\n'));
     const expected = awk(text)
       .split('\n')
@@ -101,32 +110,36 @@ describe('bloomkit dedup', () => {
     expect(r2.stdout.toString()).toBe(expected.length ? `${expected.join('\n')}\n` : '');
     // The default state is a blocked filter; a classic state file (as earlier versions wrote,
     // and as --type classic writes) resumes and stays classic.
-    expect(cli.run(['info', state, '--json']).stdout.toString()).toMatch(/"type":\s*"blocked"/);
+    expect((await cli.run(['info', state, '--json'])).stdout.toString()).toMatch(
+      /"type":\s*"blocked"/,
+    );
     const classic = BloomFilter.create({ capacity: 20_000, fpp: 1e-6 });
     for (const line of first.split('\n').slice(0, -1)) classic.add(line);
     const old = join(dir, 'classic.bloom');
     await save(classic, old);
-    const r3 = cli.run(['dedup', '--state', old, '-n', '5', '--type', 'split-block'], {
+    const r3 = await cli.run(['dedup', '--state', old, '-n', '5', '--type', 'split-block'], {
       input: text,
     });
     expect(r3.stdout.toString()).toBe(r2.stdout.toString());
-    expect(cli.run(['info', old, '--json']).stdout.toString()).toMatch(/"type":\s*"classic"/);
+    expect((await cli.run(['info', old, '--json'])).stdout.toString()).toMatch(
+      /"type":\s*"classic"/,
+    );
     // --type needs -n, and names the types it takes.
-    const noN = cli.run(['dedup', '--type', 'classic'], { input: 'a\n' });
+    const noN = await cli.run(['dedup', '--type', 'classic'], { input: 'a\n' });
     expect(noN.code).toBe(2);
     expect(noN.stderr).toContain('--type needs -n CAPACITY');
-    const badType = cli.run(['dedup', '-n', '9', '--type', 'cuckoo'], { input: 'a\n' });
+    const badType = await cli.run(['dedup', '-n', '9', '--type', 'cuckoo'], { input: 'a\n' });
     expect(badType.stderr).toContain('--type must be one of blocked, classic, split-block');
     // A state file of another kind is refused, naming it.
     writeFileSync(join(dir, 'junk.bloom'), 'not a filter');
-    const bad = cli.run(['dedup', '--state', join(dir, 'junk.bloom')], { input: 'a\n' });
+    const bad = await cli.run(['dedup', '--state', join(dir, 'junk.bloom')], { input: 'a\n' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('junk.bloom');
   });
 
   it('on Ctrl-C saves the state whole, then exits 130', async () => {
     const state = join(dir, 'interrupted.bloom');
-    const child = cli.start(['dedup', '--state', state]);
+    const child = bin.start(['dedup', '--state', state]);
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
@@ -140,7 +153,7 @@ describe('bloomkit dedup', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(130);
     expect(out).toBe('one\ntwo\n');
-    const again = cli.run(['dedup', '--state', state], { input: 'two\nthree\n' });
+    const again = await cli.run(['dedup', '--state', state], { input: 'two\nthree\n' });
     expect(again.stdout.toString()).toBe('three\n');
   });
 });
@@ -216,7 +229,7 @@ describe('Deduper', () => {
     const script = join(dir, 'frontier.mjs');
     writeFileSync(
       script,
-      `import { Deduper } from ${JSON.stringify(cli.nodeEntry)};
+      `import { Deduper } from ${JSON.stringify(bin.nodeEntry)};
 const [path, from] = process.argv.slice(2);
 const d = await Deduper.open(path, { capacity: 2_000_000, fpp: 1e-7 });
 for (let i = Number(from); ; i++) {

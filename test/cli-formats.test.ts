@@ -1,7 +1,10 @@
 /**
  * The command against other programs and file kinds: a filter made by `bloomkit create/add` and
  * `convert --to guava` read by real Guava in Java; `info` on a Parquet file written by DuckDB, a
- * sidecar and a chunked filter file; `which` over sidecars; `serve` answering HTTP.
+ * sidecar and a chunked filter file; `which` over sidecars; `serve` answering HTTP. The command
+ * runs in this process (`main()`), except `serve` (stopped by a signal) and one run each of
+ * `info` on Parquet and `which` as the built command, whose Parquet and sidecar code the build
+ * loads on demand.
  */
 
 import { once } from 'node:events';
@@ -11,29 +14,36 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FilterCascade } from '../src/index.js';
 import { buildSidecar, ChunkedBloomFilter, readParquetBloomFilters } from '../src/node.js';
-import { type BuiltCli, buildCli } from './support/cli.js';
+import { type BuiltCli, buildCli, type InProcessCli, inProcessCli } from './support/cli.js';
 import { guavaBuild, guavaRead, requireJava } from './support/guava.js';
 import { keys } from './support/random.js';
 
-let cli: BuiltCli;
+let cli: InProcessCli;
+let bin: BuiltCli;
 let dir: string;
 const path = (name: string) => join(dir, name);
 
 beforeAll(async () => {
-  cli = await buildCli();
+  cli = inProcessCli();
+  bin = await buildCli();
   dir = cli.tempDir();
 });
 
-afterAll(() => cli?.dispose());
+afterAll(() => {
+  cli?.dispose();
+  bin?.dispose();
+});
 
 describe.skipIf(!requireJava())('Guava', () => {
-  it('reads the filter the command wrote, bit for bit what Guava builds from the same keys', () => {
+  it('reads the filter the command wrote, bit for bit what Guava builds from the same keys', async () => {
     const inserts = keys('https://example.com/a/', 2000).concat(['ünïcödé', '']);
     const probes = keys('https://example.com/b/', 2000);
     writeFileSync(path('g.txt'), `${inserts.join('\n')}\n`);
-    expect(cli.run(['create', path('g.bloom'), '-n', '2000', '-p', '0.02']).code).toBe(0);
-    expect(cli.run(['add', path('g.bloom'), path('g.txt')]).code).toBe(0);
-    expect(cli.run(['convert', path('g.bloom'), path('g.guava'), '--to', 'guava']).code).toBe(0);
+    expect((await cli.run(['create', path('g.bloom'), '-n', '2000', '-p', '0.02'])).code).toBe(0);
+    expect((await cli.run(['add', path('g.bloom'), path('g.txt')])).code).toBe(0);
+    expect(
+      (await cli.run(['convert', path('g.bloom'), path('g.guava'), '--to', 'guava'])).code,
+    ).toBe(0);
     const bytes = new Uint8Array(readFileSync(path('g.guava')));
     const java = guavaBuild({ funnel: 'string', n: 2000, fpp: 0.02, inserts });
     expect(Buffer.from(bytes).equals(Buffer.from(java.bytes))).toBe(true);
@@ -42,7 +52,9 @@ describe.skipIf(!requireJava())('Guava', () => {
     if (!read.ok) return;
     expect(read.probeResults.slice(0, inserts.length).every(Boolean)).toBe(true);
     // The command's check answers the probes as Guava's mightContain does.
-    const mine = cli.run(['check', '-c', path('g.guava')], { input: `${probes.join('\n')}\n` });
+    const mine = await cli.run(['check', '-c', path('g.guava')], {
+      input: `${probes.join('\n')}\n`,
+    });
     const javaCount = read.probeResults.slice(inserts.length).filter(Boolean).length;
     expect(mine.stdout.toString()).toBe(`${javaCount}\n`);
   });
@@ -60,8 +72,12 @@ describe('info on other file kinds, which, serve', () => {
     con.closeSync();
     const expected = await readParquetBloomFilters(file);
     expect(expected.length).toBeGreaterThan(0);
-    const r = cli.run(['info', '--json', file]);
+    const r = await cli.run(['info', '--json', file]);
     expect(r.code, r.stderr).toBe(0);
+    // The built command (its Parquet reader is a chunk loaded on demand) prints the same.
+    const built = bin.run(['info', '--json', file]);
+    expect(built.code, built.stderr).toBe(0);
+    expect(built.stdout.equals(r.stdout)).toBe(true);
     const entries = JSON.parse(r.stdout.toString());
     const list = Array.isArray(entries) ? entries : [entries];
     expect(list.map((e: { column: string; rowGroup: number }) => [e.column, e.rowGroup])).toEqual(
@@ -75,14 +91,16 @@ describe('info on other file kinds, which, serve', () => {
       });
     }
     // A Parquet file is not a filter to add to.
-    const add = cli.run(['add', file], { input: 'x\n' });
+    const add = await cli.run(['add', file], { input: 'x\n' });
     expect(add.code).toBe(2);
     expect(add.stderr).toContain('a Parquet file');
   });
 
   it('describes a chunked filter file and a sidecar; which lists the files that may hold a key', async () => {
     await ChunkedBloomFilter.build(path('c.bkc'), keys('k', 5000), { capacity: 5000, fpp: 0.01 });
-    const chunked = JSON.parse(cli.run(['info', '--json', path('c.bkc')]).stdout.toString());
+    const chunked = JSON.parse(
+      (await cli.run(['info', '--json', path('c.bkc')])).stdout.toString(),
+    );
     expect(chunked).toMatchObject({ format: 'bloomkit chunked', type: 'chunked' });
 
     const logs = join(dir, 'logs');
@@ -93,44 +111,50 @@ describe('info on other file kinds, which, serve', () => {
     for (const f of ['a.log', 'b.log'])
       await buildSidecar(join(logs, f), { format: 'lines', fpp: 1e-6 });
     const info = JSON.parse(
-      cli.run(['info', '--json', join(logs, 'a.log.bloom')]).stdout.toString(),
+      (await cli.run(['info', '--json', join(logs, 'a.log.bloom')])).stdout.toString(),
     );
     expect(info).toMatchObject({ format: 'bloomkit sidecar', estimatedCount: 2 });
-    const one = cli.run(['which', logs, 'bob']);
+    const one = await cli.run(['which', logs, 'bob']);
     expect(one.stdout.toString()).toBe(`${join(logs, 'a.log')}\n${join(logs, 'b.log')}\n`);
-    const many = cli.run(['which', '--json', logs, 'alice', 'carol', 'zed']);
+    // The built command (sidecar code loaded on demand) answers the same.
+    const built = bin.run(['which', logs, 'bob']);
+    expect(built.code, built.stderr).toBe(0);
+    expect(built.stdout.equals(one.stdout)).toBe(true);
+    const many = await cli.run(['which', '--json', logs, 'alice', 'carol', 'zed']);
     expect(JSON.parse(many.stdout.toString()).keys).toEqual({
       alice: [join(logs, 'a.log')],
       carol: [join(logs, 'b.log')],
       zed: [],
     });
-    expect(cli.run(['which', logs, 'zed']).code).toBe(1);
-    expect(cli.run(['which', join(dir, 'nowhere'), 'x']).stderr).toContain('no such file');
+    expect((await cli.run(['which', logs, 'zed'])).code).toBe(1);
+    expect((await cli.run(['which', join(dir, 'nowhere'), 'x'])).stderr).toContain('no such file');
   });
 
-  it('reads a Mozilla MLBF filter cascade: info describes it, check answers as the cascade', () => {
+  it('reads a Mozilla MLBF filter cascade: info describes it, check answers as the cascade', async () => {
     const include = keys('in-', 300);
     const exclude = keys('out-', 3000);
     const cascade = FilterCascade.build({ include, exclude });
     writeFileSync(path('c.mlbf'), cascade.toMlbf());
-    const info = JSON.parse(cli.run(['info', '--json', path('c.mlbf')]).stdout.toString());
+    const info = JSON.parse((await cli.run(['info', '--json', path('c.mlbf')])).stdout.toString());
     expect(info).toMatchObject({
       format: 'Mozilla MLBF',
       type: 'cascade',
       layers: cascade.layers.length,
     });
-    const r = cli.run(['check', path('c.mlbf')], {
+    const r = await cli.run(['check', path('c.mlbf')], {
       input: `${[...include, ...exclude].join('\n')}\n`,
     });
     expect(r.stdout.toString()).toBe(`${include.join('\n')}\n`);
-    expect(cli.run(['add', path('c.mlbf')], { input: 'x\n' }).stderr).toContain('not added to');
+    expect((await cli.run(['add', path('c.mlbf')], { input: 'x\n' })).stderr).toContain(
+      'not added to',
+    );
   });
 
   it('serve answers HTTP on the port it prints and stops on SIGTERM', async () => {
     const site = join(dir, 'site');
     mkdirSync(site);
     writeFileSync(join(site, 'index.html'), '<h1>bloomkit</h1>');
-    const child = cli.start(['serve', site]);
+    const child = bin.start(['serve', site]);
     const [line] = (await once(child.stdout!, 'data')) as [Buffer];
     const url = /at (http:\/\/\S+)/.exec(line.toString())?.[1];
     expect(url).toBeDefined();

@@ -1,6 +1,8 @@
 /**
  * `bloomkit redis create|add|check|info` against a real redis-server started for this file, and
- * the library's RedisBloomFilter reading what the command wrote.
+ * the library's RedisBloomFilter reading what the command wrote. The command runs in this process
+ * (`main()`); `redis check` runs once more as the built command (its Redis code is a chunk loaded
+ * on demand), and must print the same.
  */
 
 import { writeFileSync } from 'node:fs';
@@ -8,22 +10,25 @@ import { join } from 'node:path';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisBloomFilter } from '../src/redis.js';
-import { type BuiltCli, buildCli } from './support/cli.js';
+import { type BuiltCli, buildCli, type InProcessCli, inProcessCli } from './support/cli.js';
 import { keys } from './support/random.js';
 import { type RedisServerHandle, requireRedis, startRedis } from './support/redis-server.js';
 
 const hasRedis = requireRedis();
-let cli: BuiltCli;
+let cli: InProcessCli;
+let bin: BuiltCli;
 let server: RedisServerHandle;
 
 beforeAll(async () => {
   if (!hasRedis) return;
-  cli = await buildCli();
+  cli = inProcessCli();
+  bin = await buildCli();
   server = await startRedis();
 });
 
 afterAll(async () => {
   cli?.dispose();
+  bin?.dispose();
   await server?.stop();
 });
 
@@ -34,14 +39,21 @@ describe.skipIf(!hasRedis)('bloomkit redis', () => {
     const absent = keys('https://other.example/r/', 500);
     writeFileSync(join(dir, 'in.txt'), `${present.join('\n')}\n`);
     const url = ['--url', server.url];
-    expect(cli.run(['redis', 'create', 'seen', '-n', '1000', '-p', '0.01', ...url]).code).toBe(0);
-    const add = cli.run(['redis', 'add', 'seen', join(dir, 'in.txt'), '--json', ...url]);
+    expect(
+      (await cli.run(['redis', 'create', 'seen', '-n', '1000', '-p', '0.01', ...url])).code,
+    ).toBe(0);
+    const add = await cli.run(['redis', 'add', 'seen', join(dir, 'in.txt'), '--json', ...url]);
     expect(add.code, add.stderr).toBe(0);
     expect(JSON.parse(add.stdout.toString()).records).toBe(500);
-    const check = cli.run(['redis', 'check', 'seen', ...url], {
+    const check = await cli.run(['redis', 'check', 'seen', ...url], {
       input: `${[...present, ...absent].join('\n')}\n`,
     });
     expect(check.code).toBe(0);
+    const built = bin.run(['redis', 'check', 'seen', ...url], {
+      input: `${[...present, ...absent].join('\n')}\n`,
+    });
+    expect(built.code, built.stderr).toBe(0);
+    expect(built.stdout.equals(check.stdout)).toBe(true);
     const client = createClient({ url: server.url });
     await client.connect();
     try {
@@ -53,14 +65,18 @@ describe.skipIf(!hasRedis)('bloomkit redis', () => {
     } finally {
       await client.quit();
     }
-    const info = JSON.parse(cli.run(['redis', 'info', 'seen', '--json', ...url]).stdout.toString());
+    const info = JSON.parse(
+      (await cli.run(['redis', 'info', 'seen', '--json', ...url])).stdout.toString(),
+    );
     expect(info).toMatchObject({ name: 'seen', funnel: 'string', capacity: 1000, designFpp: 0.01 });
     expect(Math.abs(info.estimatedCount - 500)).toBeLessThan(50);
-    const none = cli.run(['redis', 'check', 'seen', '-q', ...url], { input: 'nope-never-added\n' });
+    const none = await cli.run(['redis', 'check', 'seen', '-q', ...url], {
+      input: 'nope-never-added\n',
+    });
     expect(none.code).toBe(1);
-    const missing = cli.run(['redis', 'info', 'no-such-filter', ...url]);
+    const missing = await cli.run(['redis', 'info', 'no-such-filter', ...url]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no-such-filter');
-    expect(cli.run(['redis', 'frob', 'x', ...url]).code).toBe(2);
+    expect((await cli.run(['redis', 'frob', 'x', ...url])).code).toBe(2);
   });
 });

@@ -1,38 +1,68 @@
 /**
  * `--threads N` of the built command: `add` and `check` on 2 worker threads give byte for byte
  * what one thread gives (the filter file; the selected records, in order, with -v and -c too),
- * over an input of several read batches, each cut into several worker chunks, with repeats and
- * CRLF lines; `dedup` and types whose copies cannot be merged refuse it, saying why.
+ * over inputs of three read batches, the first two each cut into two worker chunks (the layout is
+ * checked below), with repeats and CRLF lines; `dedup` and types whose copies cannot be merged
+ * refuse it, saying why.
+ *
+ * The 2-thread runs are the built command as a subprocess (its workers load the built files);
+ * the 1-thread references and the refusals run main() in this process.
  */
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BuiltCli, buildCli } from './support/cli.js';
+import { POOL_CHUNK_KEYS } from '../src/node/parallel-pool.js';
+import { type BuiltCli, buildCli, type InProcessCli, inProcessCli } from './support/cli.js';
 import { mulberry32 } from './support/random.js';
 
-let cli: BuiltCli;
+/** What the command reads from a file at a time (src/cli/records.ts): one batch of records. */
+const READ_SLICE = 4 << 20;
+const LINES = 155_000;
+
+let bin: BuiltCli;
+let cli: InProcessCli;
 let dir: string;
 const path = (name: string) => join(dir, name);
 
+/** Records per read batch of `text`: whole lines of each 4 MiB read, the rest carried over. */
+function batchSizes(text: Buffer): number[] {
+  const sizes: number[] = [];
+  for (let start = 0; start < text.length; ) {
+    const end = Math.min(text.length, start + READ_SLICE);
+    const cut = end === text.length ? end : text.lastIndexOf(0x0a, end - 1) + 1;
+    let count = 0;
+    for (let i = start; i < cut; i++) if (text[i] === 0x0a) count++;
+    sizes.push(count);
+    start = cut;
+  }
+  return sizes;
+}
+
 beforeAll(async () => {
-  cli = await buildCli();
+  bin = await buildCli();
+  cli = inProcessCli();
   dir = cli.tempDir();
-  // 200,000 lines (about 9 MB: three 4 MiB read batches of about 80,000 records, each sent to
-  // the workers as two chunks of at most 65,536 keys), a third of them repeats.
+  // 155,000 lines of about 56 bytes (queries: 60), a third of them repeats: three 4 MiB read
+  // batches, the first two of 70,000 to 75,000 records (two chunks of at most 65,536 keys each),
+  // so a batch waits while two are in the workers, and answers come back in order.
   const rnd = mulberry32(11);
-  const lines = Array.from({ length: 200_000 }, (_, i) => {
+  const lines = Array.from({ length: LINES }, (_, i) => {
     const k = i % 3 === 2 ? Math.floor(rnd() * i) : i;
-    return `https://threads.example/${k % 7}/${k}${k % 11 === 0 ? '\r' : ''}`;
+    return `https://threads.example/section-${k % 7}/item/${k}/index.html${k % 11 === 0 ? '\r' : ''}`;
   });
   writeFileSync(path('keys.txt'), `${lines.join('\n')}\n`);
+  // Every other line absent, so that check finds present and absent records.
   writeFileSync(
     path('queries.txt'),
     `${lines.map((l, i) => (i % 2 === 0 ? l : `${l}-absent`)).join('\n')}\n`,
   );
 });
 
-afterAll(() => cli?.dispose());
+afterAll(() => {
+  bin?.dispose();
+  cli?.dispose();
+});
 
 function ok(r: { code: number | null; stderr: string }, code = 0): void {
   expect(r.stderr.includes('    at '), r.stderr).toBe(false);
@@ -40,24 +70,31 @@ function ok(r: { code: number | null; stderr: string }, code = 0): void {
 }
 
 describe('--threads', () => {
+  it('gets inputs of three read batches, the first two of two worker chunks each', () => {
+    for (const name of ['keys.txt', 'queries.txt']) {
+      const sizes = batchSizes(readFileSync(path(name)));
+      expect(sizes.length, name).toBe(3);
+      for (const n of sizes.slice(0, 2)) {
+        expect(n, name).toBeGreaterThan(POOL_CHUNK_KEYS);
+        expect(n, name).toBeLessThanOrEqual(2 * POOL_CHUNK_KEYS);
+      }
+    }
+  });
+
   it.each(['classic', 'blocked'])(
     'add and check on 2 threads equal 1 thread byte for byte (%s)',
-    (type) => {
+    async (type) => {
       const one = path(`one-${type}.bloom`);
       const two = path(`two-${type}.bloom`);
       for (const file of [one, two]) {
-        ok(cli.run(['create', file, '-n', '150000', '-p', '0.01', '--type', type]));
+        ok(await cli.run(['create', file, '-n', '150000', '-p', '0.01', '--type', type]));
       }
-      // Half the keys, so that check finds present and absent records.
-      const half = path('half.txt');
-      const all = readFileSync(path('keys.txt'), 'utf8').split('\n');
-      writeFileSync(half, `${all.slice(0, 100_000).join('\n')}\n`);
-      ok(cli.run(['add', one, half]));
-      ok(cli.run(['add', two, half, '--threads', '2']));
+      ok(await cli.run(['add', one, path('keys.txt')]));
+      ok(bin.run(['add', two, path('keys.txt'), '--threads', '2']));
       expect(readFileSync(two)).toEqual(readFileSync(one));
       for (const extra of [[], ['-v'], ['-c']]) {
-        const a = cli.run(['check', one, path('queries.txt'), ...extra]);
-        const b = cli.run(['check', one, path('queries.txt'), ...extra, '-T', '2']);
+        const a = await cli.run(['check', one, path('queries.txt'), ...extra]);
+        const b = bin.run(['check', one, path('queries.txt'), ...extra, '-T', '2']);
         ok(a);
         ok(b);
         expect(b.stdout.equals(a.stdout), extra.join(' ')).toBe(true);
@@ -66,21 +103,21 @@ describe('--threads', () => {
     },
   );
 
-  it('is refused where it cannot give the same answers, saying why', () => {
-    const dedup = cli.run(['dedup', '--threads', '2'], { input: 'a\nb\n' });
+  it('is refused where it cannot give the same answers, saying why', async () => {
+    const dedup = await cli.run(['dedup', '--threads', '2'], { input: 'a\nb\n' });
     ok(dedup, 2);
     expect(dedup.stderr).toContain('--threads: dedup runs on one thread');
-    ok(cli.run(['dedup', '--threads', '1'], { input: 'a\n' }));
+    ok(await cli.run(['dedup', '--threads', '1'], { input: 'a\n' }));
     const scalable = path('scalable.bloom');
-    ok(cli.run(['create', scalable, '-n', '1000', '-p', '0.01', '--type', 'scalable']));
-    const add = cli.run(['add', scalable, '-T', '2'], { input: 'a\n' });
+    ok(await cli.run(['create', scalable, '-n', '1000', '-p', '0.01', '--type', 'scalable']));
+    const add = await cli.run(['add', scalable, '-T', '2'], { input: 'a\n' });
     ok(add, 2);
     expect(add.stderr).toContain('--threads adds to a classic, blocked or split-block filter');
-    const bad = cli.run(['check', scalable, '--threads', 'two'], { input: 'a\n' });
+    const bad = await cli.run(['check', scalable, '--threads', 'two'], { input: 'a\n' });
     ok(bad, 2);
     expect(bad.stderr).toContain('--threads must be a whole number from 1 to 64, got "two"');
     for (const name of ['add', 'check', 'dedup']) {
-      expect(cli.run(['help', name]).stdout.toString()).toContain('-T, --threads N');
+      expect((await cli.run(['help', name])).stdout.toString()).toContain('-T, --threads N');
     }
   });
 });

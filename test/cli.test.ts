@@ -1,14 +1,19 @@
 /**
- * The `bloomkit` command, run as a subprocess from its build: every command, exit statuses,
- * gzip, NUL records, fields, number funnels, JSON output, and bad files. Filters it writes are
- * compared bit for bit with the library's filters built from the same keys.
+ * The `bloomkit` command: every command, exit statuses, gzip, NUL records, fields, number
+ * funnels, JSON output, and bad files. Filters it writes are compared bit for bit with the
+ * library's filters built from the same keys. The command runs in this process (the build's
+ * `main()` with in-memory streams), except in 'the built command, as a process', which runs it
+ * as a subprocess for what only a process shows: its `#!` line and exit status, standard input
+ * as fd 0 (a pipe, a regular file), a reader that goes away (`| head`), and each filter-file
+ * command once end to end.
  */
 
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMANDS } from '../src/cli/commands/index.js';
 import {
   BlockedBloomFilter,
   BloomFilter,
@@ -16,16 +21,22 @@ import {
   fromBytes,
   SplitBlockBloomFilter,
 } from '../src/index.js';
-import { type BuiltCli, buildCli } from './support/cli.js';
+import {
+  type BuiltCli,
+  buildCli,
+  builtModule,
+  type InProcessCli,
+  inProcessCli,
+} from './support/cli.js';
 import { keys } from './support/random.js';
 
-let cli: BuiltCli;
+let cli: InProcessCli;
 let dir: string;
 const words = keys('https://example.com/page/', 3000);
 const absent = keys('https://absent.example.org/', 3000);
 
-beforeAll(async () => {
-  cli = await buildCli();
+beforeAll(() => {
+  cli = inProcessCli();
   dir = cli.tempDir();
   writeFileSync(join(dir, 'words.txt'), `${words.join('\n')}\n`);
   writeFileSync(
@@ -51,49 +62,50 @@ function ok(r: { code: number | null; stderr: string }, code = 0): void {
 }
 
 describe('help', () => {
-  it('lists every command of the table, and documents each', () => {
-    const r = cli.run(['help']);
+  it('lists every command of the table, and documents each', async () => {
+    const { COMMANDS } = await builtModule('commands');
+    const r = await cli.run(['help']);
     ok(r);
     for (const c of COMMANDS) {
       expect(r.stdout.toString()).toContain(`  ${c.name} `);
-      const one = cli.run(['help', c.name]);
+      const one = await cli.run(['help', c.name]);
       ok(one);
       expect(one.stdout.toString()).toContain(`Usage: bloomkit ${c.usage}`);
     }
-    const dedupHelp = cli.run(['help', 'dedup']).stdout.toString();
-    expect(cli.run(['dedup', '--help']).stdout.toString()).toBe(dedupHelp);
+    const dedupHelp = (await cli.run(['help', 'dedup'])).stdout.toString();
+    expect((await cli.run(['dedup', '--help'])).stdout.toString()).toBe(dedupHelp);
   });
 
-  it('refuses an unknown command, an unknown option and missing arguments with status 2', () => {
-    const unknown = cli.run(['frobnicate']);
+  it('refuses an unknown command, an unknown option and missing arguments with status 2', async () => {
+    const unknown = await cli.run(['frobnicate']);
     ok(unknown, 2);
     expect(unknown.stderr).toContain('no command "frobnicate"');
-    const option = cli.run(['info', '--bogus', 'x']);
+    const option = await cli.run(['info', '--bogus', 'x']);
     ok(option, 2);
     expect(option.stderr).toContain("Unknown option '--bogus'");
-    ok(cli.run(['create']), 2);
-    expect(cli.run(['create', path('x.bloom'), '-n', '10']).stderr).toContain('-p FPP');
-    expect(cli.run(['create', path('x.bloom'), '-n', 'ten', '-p', '0.01']).stderr).toContain(
-      '-n must be a positive whole number',
-    );
-    expect(cli.run(['create', path('x.bloom'), '-n', '10', '-p', '1.5']).stderr).toContain(
+    ok(await cli.run(['create']), 2);
+    expect((await cli.run(['create', path('x.bloom'), '-n', '10'])).stderr).toContain('-p FPP');
+    expect(
+      (await cli.run(['create', path('x.bloom'), '-n', 'ten', '-p', '0.01'])).stderr,
+    ).toContain('-n must be a positive whole number');
+    expect((await cli.run(['create', path('x.bloom'), '-n', '10', '-p', '1.5'])).stderr).toContain(
       '-p must be a probability in (0, 1)',
     );
   });
 });
 
 describe('create, add, check', () => {
-  beforeAll(() => {
-    ok(cli.run(['create', path('w.bloom'), '-n', '3000', '-p', '0.01']));
-    ok(cli.run(['add', path('w.bloom'), path('words.txt')]));
+  beforeAll(async () => {
+    ok(await cli.run(['create', path('w.bloom'), '-n', '3000', '-p', '0.01']));
+    ok(await cli.run(['add', path('w.bloom'), path('words.txt')]));
   });
 
-  it('writes the bits the library writes for the same keys (Guava sizing and hashing)', () => {
+  it('writes the bits the library writes for the same keys (Guava sizing and hashing)', async () => {
     const ref = BloomFilter.create({ capacity: 3000, fpp: 0.01 });
     for (const w of words) ref.add(w);
     expect(readFileSync(path('w.bloom'))).toEqual(Buffer.from(ref.toBytes()));
     const size = bloomSize(3000, 0.01);
-    const info = JSON.parse(cli.run(['info', '--json', path('w.bloom')]).stdout.toString());
+    const info = JSON.parse((await cli.run(['info', '--json', path('w.bloom')])).stdout.toString());
     expect(info).toMatchObject({
       type: 'classic',
       funnel: 'string',
@@ -103,31 +115,33 @@ describe('create, add, check', () => {
     expect(info.bitsSet).toBe(ref.bitCount);
   });
 
-  it('check prints the records that may be present, in order, and exits like grep', () => {
-    const r = cli.run(['check', path('w.bloom'), path('mixed.txt')]);
+  it('check prints the records that may be present, in order, and exits like grep', async () => {
+    const r = await cli.run(['check', path('w.bloom'), path('mixed.txt')]);
     ok(r);
     const ref = BloomFilter.create({ capacity: 3000, fpp: 0.01 });
     for (const w of words) ref.add(w);
     const all = [...words.slice(0, 100), ...absent.slice(0, 100)];
     expect(lines(r.stdout)).toEqual(all.filter((k) => ref.has(k)));
-    const inverted = cli.run(['check', '-v', path('w.bloom'), path('mixed.txt')]);
+    const inverted = await cli.run(['check', '-v', path('w.bloom'), path('mixed.txt')]);
     expect(lines(inverted.stdout)).toEqual(all.filter((k) => !ref.has(k)));
-    const count = cli.run(['check', '-c', path('w.bloom'), path('mixed.txt')]);
+    const count = await cli.run(['check', '-c', path('w.bloom'), path('mixed.txt')]);
     expect(count.stdout.toString()).toBe(`${all.filter((k) => ref.has(k)).length}\n`);
-    const json = cli.run(['check', '-c', '--json', path('w.bloom'), path('mixed.txt')]);
+    const json = await cli.run(['check', '-c', '--json', path('w.bloom'), path('mixed.txt')]);
     expect(JSON.parse(json.stdout.toString())).toEqual({
       records: 200,
       selected: all.filter((k) => ref.has(k)).length,
     });
-    const quiet = cli.run(['check', '-q', path('w.bloom')], { input: `${words[5]}\n` });
+    const quiet = await cli.run(['check', '-q', path('w.bloom')], { input: `${words[5]}\n` });
     ok(quiet, 0);
     expect(quiet.stdout.length).toBe(0);
-    const none = cli.run(['check', path('w.bloom')], { input: 'certainly-not-added-\u00e9\n' });
+    const none = await cli.run(['check', path('w.bloom')], {
+      input: 'certainly-not-added-\u00e9\n',
+    });
     ok(none, 1);
     expect(none.stdout.length).toBe(0);
   });
 
-  it('reads standard input as a pipe, as a regular file, and gzip in both (magic, not name)', () => {
+  it('reads standard input as a pipe, as a regular file, and gzip in both (magic, not name)', async () => {
     const text = readFileSync(path('words.txt'));
     writeFileSync(path('words.data'), gzipSync(text));
     const ref = bitsOf(path('w.bloom'));
@@ -140,27 +154,27 @@ describe('create, add, check', () => {
       ['dash', { input: text }, ['-']],
     ] as const) {
       const file = path(`in-${name.replace(/ /g, '-')}.bloom`);
-      ok(cli.run(['create', file, '-n', '3000', '-p', '0.01']));
-      ok(cli.run(['add', file, ...args], opts));
+      ok(await cli.run(['create', file, '-n', '3000', '-p', '0.01']));
+      ok(await cli.run(['add', file, ...args], opts));
       expect(bitsOf(file), name).toEqual(ref);
     }
     // A truncated gzip stream is an error naming the input, and the filter is left as it was.
     const cut = gzipSync(text).subarray(0, 200);
     writeFileSync(path('cut.gz'), cut);
     const before = readFileSync(path('w.bloom'));
-    const r = cli.run(['add', path('w.bloom'), path('cut.gz')]);
+    const r = await cli.run(['add', path('w.bloom'), path('cut.gz')]);
     ok(r, 2);
     expect(r.stderr).toContain('cut.gz');
     expect(readFileSync(path('w.bloom'))).toEqual(before);
   });
 
-  it('hashes invalid UTF-8, a 10,000,000-character line, CRLF and empty lines as bytes', () => {
+  it('hashes invalid UTF-8, a 10,000,000-character line, CRLF and empty lines as bytes', async () => {
     const bad = Buffer.from([0x61, 0xff, 0xfe, 0x80, 0x62]); // not UTF-8
     const long = Buffer.alloc(10_000_000, 0x78);
     const input = Buffer.concat([bad, Buffer.from('\n'), long, Buffer.from('\nplain\r\n\nlast')]);
     writeFileSync(path('odd.txt'), input);
-    ok(cli.run(['create', path('odd.bloom'), '-n', '100', '-p', '0.001']));
-    ok(cli.run(['add', path('odd.bloom'), path('odd.txt')]));
+    ok(await cli.run(['create', path('odd.bloom'), '-n', '100', '-p', '0.001']));
+    ok(await cli.run(['add', path('odd.bloom'), path('odd.txt')]));
     // The same bits as a 'bytes' filter given the raw bytes (UTF-8 strings hash as their bytes).
     const ref = BloomFilter.create({ capacity: 100, fpp: 0.001, funnel: 'bytes' });
     for (const k of [bad, long, Buffer.from('plain'), Buffer.alloc(0), Buffer.from('last')]) {
@@ -168,119 +182,128 @@ describe('create, add, check', () => {
     }
     expect(bitsOf(path('odd.bloom'))).toEqual(ref.bits.data);
     // check gives every record back byte for byte (the CR printed as it was read).
-    const r = cli.run(['check', path('odd.bloom'), path('odd.txt')]);
+    const r = await cli.run(['check', path('odd.bloom'), path('odd.txt')]);
     ok(r);
     expect(r.stdout.equals(Buffer.concat([input, Buffer.from('\n')]))).toBe(true);
   });
 
-  it('-0 splits at NUL bytes; -d/-f take fields as the key and print whole records', () => {
-    ok(cli.run(['create', path('nul.bloom'), '-n', '100', '-p', '0.01']));
-    ok(cli.run(['add', '-0', path('nul.bloom')], { input: 'a\nb\0c d\0' }));
+  it('-0 splits at NUL bytes; -d/-f take fields as the key and print whole records', async () => {
+    ok(await cli.run(['create', path('nul.bloom'), '-n', '100', '-p', '0.01']));
+    ok(await cli.run(['add', '-0', path('nul.bloom')], { input: 'a\nb\0c d\0' }));
     const ref = BloomFilter.create({ capacity: 100, fpp: 0.01 });
     ref.add('a\nb');
     ref.add('c d');
     expect(bitsOf(path('nul.bloom'))).toEqual(ref.bits.data);
     expect(
-      cli.run(['check', '-0', path('nul.bloom')], { input: 'x\0c d\0' }).stdout.toString(),
+      (await cli.run(['check', '-0', path('nul.bloom')], { input: 'x\0c d\0' })).stdout.toString(),
     ).toBe('c d\0');
 
     const csv =
       'id,url,score\n1,https://a.example/,5\n2,https://b.example/,7\n3,https://a.example/,9\n';
-    ok(cli.run(['create', path('f.bloom'), '-n', '100', '-p', '0.001']));
-    ok(cli.run(['add', path('f.bloom')], { input: 'https://a.example/\n' }));
-    const r = cli.run(['check', '-d', ',', '-f', '2', path('f.bloom')], { input: csv });
+    ok(await cli.run(['create', path('f.bloom'), '-n', '100', '-p', '0.001']));
+    ok(await cli.run(['add', path('f.bloom')], { input: 'https://a.example/\n' }));
+    const r = await cli.run(['check', '-d', ',', '-f', '2', path('f.bloom')], { input: csv });
     expect(r.stdout.toString()).toBe('1,https://a.example/,5\n3,https://a.example/,9\n');
     // Several fields: joined by the delimiter.
-    ok(cli.run(['create', path('f2.bloom'), '-n', '100', '-p', '0.001']));
-    ok(cli.run(['add', path('f2.bloom')], { input: '2\t7\n' }));
-    const two = cli.run(['check', '-d', ',', '-f', '1,3', path('f2.bloom')], {
+    ok(await cli.run(['create', path('f2.bloom'), '-n', '100', '-p', '0.001']));
+    ok(await cli.run(['add', path('f2.bloom')], { input: '2\t7\n' }));
+    const two = await cli.run(['check', '-d', ',', '-f', '1,3', path('f2.bloom')], {
       input: csv.replaceAll(',', '\t').replaceAll('\t', ','),
     });
     expect(two.stdout.toString()).toBe('');
-    const tab = cli.run(['check', '-f', '1,3', path('f2.bloom')], {
+    const tab = await cli.run(['check', '-f', '1,3', path('f2.bloom')], {
       input: csv.replaceAll(',', '\t'),
     });
     expect(tab.stdout.toString()).toBe('2\thttps://b.example/\t7\n');
-    ok(cli.run(['check', '-f', '0', path('f.bloom')], { input: 'x\n' }), 2);
+    ok(await cli.run(['check', '-f', '0', path('f.bloom')], { input: 'x\n' }), 2);
   });
 
-  it('--funnel long reads decimal keys as Guava longs; a bad number names the line', () => {
-    ok(cli.run(['create', path('l.bloom'), '-n', '1000', '-p', '0.01', '--funnel', 'long']));
-    ok(cli.run(['add', path('l.bloom')], { input: '42\n-7\n9223372036854775807\n' }));
+  it('--funnel long reads decimal keys as Guava longs; a bad number names the line', async () => {
+    ok(await cli.run(['create', path('l.bloom'), '-n', '1000', '-p', '0.01', '--funnel', 'long']));
+    ok(await cli.run(['add', path('l.bloom')], { input: '42\n-7\n9223372036854775807\n' }));
     const ref = BloomFilter.create({ capacity: 1000, fpp: 0.01, funnel: 'long' });
     for (const k of [42n, -7n, 9223372036854775807n]) ref.add(k);
     expect(readFileSync(path('l.bloom'))).toEqual(Buffer.from(ref.toBytes()));
-    const r = cli.run(['add', path('l.bloom')], { input: '1\n2\nfour\n' });
+    const r = await cli.run(['add', path('l.bloom')], { input: '1\n2\nfour\n' });
     ok(r, 2);
     expect(r.stderr).toContain('standard input: line 3: "four" is not a decimal integer');
-    const big = cli.run(['add', path('l.bloom')], { input: '9223372036854775808\n' });
+    const big = await cli.run(['add', path('l.bloom')], { input: '9223372036854775808\n' });
     expect(big.stderr).toContain('outside [-2^63, 2^63)');
   });
 
-  it('create makes every type; add and check work on each', () => {
+  it('create makes every type; add and check work on each', async () => {
     for (const type of ['classic', 'blocked', 'split-block', 'counting', 'scalable', 'cuckoo']) {
       const file = path(`t-${type}.bloom`);
-      ok(cli.run(['create', file, '-n', '5000', '-p', '0.01', '--type', type]));
-      ok(cli.run(['add', file, path('words.txt')]));
-      const r = cli.run(['check', '-c', file, path('words.txt')]);
+      ok(await cli.run(['create', file, '-n', '5000', '-p', '0.01', '--type', type]));
+      ok(await cli.run(['add', file, path('words.txt')]));
+      const r = await cli.run(['check', '-c', file, path('words.txt')]);
       expect(r.stdout.toString(), type).toBe(`${words.length}\n`);
-      const info = JSON.parse(cli.run(['info', '--json', file]).stdout.toString());
+      const info = JSON.parse((await cli.run(['info', '--json', file])).stdout.toString());
       expect(info.type).toBe(type);
     }
     const blocked = fromBytes(new Uint8Array(readFileSync(path('t-blocked.bloom'))));
     expect(blocked).toBeInstanceOf(BlockedBloomFilter);
-    ok(cli.run(['create', path('t-classic.bloom'), '-n', '5', '-p', '0.5']), 2);
-    ok(cli.run(['create', path('t-classic.bloom'), '-n', '5', '-p', '0.5', '--force']));
+    ok(await cli.run(['create', path('t-classic.bloom'), '-n', '5', '-p', '0.5']), 2);
+    ok(await cli.run(['create', path('t-classic.bloom'), '-n', '5', '-p', '0.5', '--force']));
     expect(
-      cli.run(['create', path('z.bloom'), '-n', '5', '-p', '0.1', '--type', 'magic']).stderr,
+      (await cli.run(['create', path('z.bloom'), '-n', '5', '-p', '0.1', '--type', 'magic']))
+        .stderr,
     ).toContain('--type must be one of classic, blocked');
   });
 });
 
 describe('merge, convert, info, calc', () => {
-  it('merge unions (and intersects) filters of one shape and refuses others', () => {
+  it('merge unions (and intersects) filters of one shape and refuses others', async () => {
     for (const [name, input] of [
       ['a', 'x\ny\n'],
       ['b', 'y\nz\n'],
     ] as const) {
-      ok(cli.run(['create', path(`m-${name}.bloom`), '-n', '100', '-p', '0.01']));
-      ok(cli.run(['add', path(`m-${name}.bloom`)], { input }));
+      ok(await cli.run(['create', path(`m-${name}.bloom`), '-n', '100', '-p', '0.01']));
+      ok(await cli.run(['add', path(`m-${name}.bloom`)], { input }));
     }
-    ok(cli.run(['merge', path('m-u.bloom'), path('m-a.bloom'), path('m-b.bloom')]));
-    expect(cli.run(['check', path('m-u.bloom')], { input: 'x\ny\nz\n' }).stdout.toString()).toBe(
-      'x\ny\nz\n',
+    ok(await cli.run(['merge', path('m-u.bloom'), path('m-a.bloom'), path('m-b.bloom')]));
+    expect(
+      (await cli.run(['check', path('m-u.bloom')], { input: 'x\ny\nz\n' })).stdout.toString(),
+    ).toBe('x\ny\nz\n');
+    ok(
+      await cli.run([
+        'merge',
+        '--intersect',
+        path('m-i.bloom'),
+        path('m-a.bloom'),
+        path('m-b.bloom'),
+      ]),
     );
-    ok(cli.run(['merge', '--intersect', path('m-i.bloom'), path('m-a.bloom'), path('m-b.bloom')]));
     const both = BloomFilter.create({ capacity: 100, fpp: 0.01 });
     both.add('y');
     const a = fromBytes(new Uint8Array(readFileSync(path('m-a.bloom')))) as BloomFilter;
     const b = fromBytes(new Uint8Array(readFileSync(path('m-b.bloom')))) as BloomFilter;
     expect(bitsOf(path('m-i.bloom'))).toEqual(a.clone().intersect(b).bits.data);
-    ok(cli.run(['create', path('m-c.bloom'), '-n', '1000', '-p', '0.01']));
-    const r = cli.run(['merge', path('m-x.bloom'), path('m-a.bloom'), path('m-c.bloom')]);
+    ok(await cli.run(['create', path('m-c.bloom'), '-n', '1000', '-p', '0.01']));
+    const r = await cli.run(['merge', path('m-x.bloom'), path('m-a.bloom'), path('m-c.bloom')]);
     ok(r, 2);
     expect(r.stderr).toContain('m-c.bloom');
   });
 
-  it('convert writes Guava bytes and Parquet bitsets that read back equal', () => {
-    ok(cli.run(['convert', path('w.bloom'), path('w.guava'), '--to', 'guava']));
+  it('convert writes Guava bytes and Parquet bitsets that read back equal', async () => {
+    ok(await cli.run(['convert', path('w.bloom'), path('w.guava'), '--to', 'guava']));
     const native = fromBytes(new Uint8Array(readFileSync(path('w.bloom')))) as BloomFilter;
     const guava = BloomFilter.fromGuava(new Uint8Array(readFileSync(path('w.guava'))));
     expect(guava.equals(native)).toBe(true);
     // info and check read the Guava file too, detected from its bytes.
-    const info = JSON.parse(cli.run(['info', '--json', path('w.guava')]).stdout.toString());
+    const info = JSON.parse((await cli.run(['info', '--json', path('w.guava')])).stdout.toString());
     expect(info).toMatchObject({
       format: 'Guava writeTo',
       bits: native.bitSize,
       hashes: native.hashes,
     });
-    expect(cli.run(['check', '-c', path('w.guava'), path('words.txt')]).stdout.toString()).toBe(
-      `${words.length}\n`,
-    );
-    ok(cli.run(['convert', path('w.guava'), path('w2.bloom'), '--to', 'native']));
+    expect(
+      (await cli.run(['check', '-c', path('w.guava'), path('words.txt')])).stdout.toString(),
+    ).toBe(`${words.length}\n`);
+    ok(await cli.run(['convert', path('w.guava'), path('w2.bloom'), '--to', 'native']));
     expect(readFileSync(path('w2.bloom'))).toEqual(readFileSync(path('w.bloom')));
     ok(
-      cli.run([
+      await cli.run([
         'convert',
         path('t-split-block.bloom'),
         path('sb.parquet-bloom'),
@@ -295,15 +318,23 @@ describe('merge, convert, info, calc', () => {
       new Uint8Array(readFileSync(path('sb.parquet-bloom'))),
     );
     expect(back.bits.data).toEqual(sb.bits.data);
-    const wrong = cli.run(['convert', path('t-blocked.bloom'), path('x.guava'), '--to', 'guava']);
+    const wrong = await cli.run([
+      'convert',
+      path('t-blocked.bloom'),
+      path('x.guava'),
+      '--to',
+      'guava',
+    ]);
     ok(wrong, 2);
     expect(wrong.stderr).toContain("Guava's format holds a classic Bloom filter");
-    ok(cli.run(['convert', path('w.bloom'), path('x'), '--to', 'zip']), 2);
+    ok(await cli.run(['convert', path('w.bloom'), path('x'), '--to', 'zip']), 2);
   });
 
-  it('calc solves any two of n, p, m, k as Guava sizes', () => {
+  it('calc solves any two of n, p, m, k as Guava sizes', async () => {
     const size = bloomSize(1_000_000, 0.01);
-    const r = JSON.parse(cli.run(['calc', '-n', '1e6', '-p', '1%', '--json']).stdout.toString());
+    const r = JSON.parse(
+      (await cli.run(['calc', '-n', '1e6', '-p', '1%', '--json'])).stdout.toString(),
+    );
     expect(r).toMatchObject({ n: 1_000_000, m: size.bits, k: size.hashes });
     expect(r.types.map((t: { type: string }) => t.type)).toEqual([
       'classic',
@@ -313,53 +344,143 @@ describe('merge, convert, info, calc', () => {
       'cuckoo',
     ]);
     const fromMk = JSON.parse(
-      cli.run(['calc', '-m', '1MiB', '-k', '7', '--json']).stdout.toString(),
+      (await cli.run(['calc', '-m', '1MiB', '-k', '7', '--json'])).stdout.toString(),
     );
     expect(fromMk.m).toBe(8 * 2 ** 20);
     expect(fromMk.n).toBe(Math.floor((8 * 2 ** 20 * Math.LN2) / 7));
     const fromMp = JSON.parse(
-      cli.run(['calc', '-m', '9600', '-p', '0.01', '--json']).stdout.toString(),
+      (await cli.run(['calc', '-m', '9600', '-p', '0.01', '--json'])).stdout.toString(),
     );
     expect(fromMp.n).toBe(Math.floor((-9600 * Math.LN2 ** 2) / Math.log(0.01)));
-    ok(cli.run(['calc', '-n', '5']), 2);
-    ok(cli.run(['calc', '-p', '0.1', '-k', '3']), 2);
+    ok(await cli.run(['calc', '-n', '5']), 2);
+    ok(await cli.run(['calc', '-p', '0.1', '-k', '3']), 2);
   });
 });
 
 describe('bad files', () => {
-  it('names a missing file, a directory, an empty file, a text file and a damaged filter', () => {
-    const missing = cli.run(['info', path('nope.bloom')]);
+  it('names a missing file, a directory, an empty file, a text file and a damaged filter', async () => {
+    const missing = await cli.run(['info', path('nope.bloom')]);
     ok(missing, 2);
     expect(missing.stderr).toBe(`bloomkit info: ${path('nope.bloom')}: no such file\n`);
-    expect(cli.run(['check', path('nope.bloom')], { input: 'x\n' }).code).toBe(2);
-    expect(cli.run(['add', path('w.bloom'), path('nope.txt')]).stderr).toContain(
+    expect((await cli.run(['check', path('nope.bloom')], { input: 'x\n' })).code).toBe(2);
+    expect((await cli.run(['add', path('w.bloom'), path('nope.txt')])).stderr).toContain(
       `${path('nope.txt')}: no such file`,
     );
-    expect(cli.run(['info', dir]).stderr).toContain('is a directory');
+    expect((await cli.run(['info', dir])).stderr).toContain('is a directory');
     writeFileSync(path('empty.bloom'), '');
-    expect(cli.run(['info', path('empty.bloom')]).stderr).toContain('the file is empty');
-    const text = cli.run(['check', path('words.txt')], { input: 'x\n' });
+    expect((await cli.run(['info', path('empty.bloom')])).stderr).toContain('the file is empty');
+    const text = await cli.run(['check', path('words.txt')], { input: 'x\n' });
     ok(text, 2);
     expect(text.stderr).toContain('not a filter file bloomkit reads');
     const bytes = readFileSync(path('w.bloom'));
     bytes[100] = bytes[100]! ^ 0x01;
     writeFileSync(path('bad.bloom'), bytes);
-    const bad = cli.run(['check', path('bad.bloom')], { input: 'x\n' });
+    const bad = await cli.run(['check', path('bad.bloom')], { input: 'x\n' });
     ok(bad, 2);
     expect(bad.stderr).toMatch(/bad\.bloom: damaged filter file: .*(CRC|checksum)/i);
     const cut = readFileSync(path('w.bloom')).subarray(0, 50);
     writeFileSync(path('cut.bloom'), cut);
-    expect(cli.run(['info', path('cut.bloom')]).stderr).toContain('cut.bloom: damaged filter file');
+    expect((await cli.run(['info', path('cut.bloom')])).stderr).toContain(
+      'cut.bloom: damaged filter file',
+    );
   });
 
-  it('an empty input adds nothing and selects nothing', () => {
+  it('an empty input adds nothing and selects nothing', async () => {
     writeFileSync(path('none.txt'), '');
     const before = readFileSync(path('w.bloom'));
-    ok(cli.run(['add', path('w.bloom'), path('none.txt')]));
+    ok(await cli.run(['add', path('w.bloom'), path('none.txt')]));
     expect(readFileSync(path('w.bloom'))).toEqual(before);
-    ok(cli.run(['check', path('w.bloom'), path('none.txt')]), 1);
-    const d = cli.run(['dedup', path('none.txt')]);
+    ok(await cli.run(['check', path('w.bloom'), path('none.txt')]), 1);
+    const d = await cli.run(['dedup', path('none.txt')]);
     ok(d);
     expect(d.stdout.length).toBe(0);
+  });
+});
+
+describe('the built command, as a process', () => {
+  let bin: BuiltCli;
+  /** The library's filter of `words` as `create -n 3000 -p 0.01` and `add` make it. */
+  const reference = () => {
+    const ref = BloomFilter.create({ capacity: 3000, fpp: 0.01 });
+    for (const w of words) ref.add(w);
+    return ref;
+  };
+  /** Runs `args` as a process and in this process: the same status, output and errors. */
+  const same = async (args: readonly string[], input?: string, code = 0) => {
+    const proc = bin.run(args, { input });
+    ok(proc, code);
+    const here = await cli.run(args, { input });
+    expect(proc.stderr, args.join(' ')).toBe(here.stderr);
+    expect(proc.stdout.equals(here.stdout), args.join(' ')).toBe(true);
+    return proc;
+  };
+
+  beforeAll(async () => {
+    bin = await buildCli();
+    ok(bin.run(['create', path('p.bloom'), '-n', '3000', '-p', '0.01']));
+    // Standard input (fd 0) as a pipe.
+    ok(bin.run(['add', path('p.bloom')], { input: readFileSync(path('words.txt')) }));
+  });
+
+  afterAll(() => bin?.dispose());
+
+  it('runs by its #! line and prints what main() prints', async () => {
+    const direct = spawnSync(bin.bin, ['help'], { env: { ...process.env, BLOOMKIT_DEBUG: '' } });
+    expect(direct.status, String(direct.stderr)).toBe(0);
+    expect(direct.stdout.equals((await cli.run(['help'])).stdout)).toBe(true);
+  });
+
+  it('runs each filter-file command end to end, writing the bits the library writes', async () => {
+    const ref = reference();
+    expect(readFileSync(path('p.bloom'))).toEqual(Buffer.from(ref.toBytes()));
+    const all = [...words.slice(0, 100), ...absent.slice(0, 100)];
+    const check = await same(['check', path('p.bloom'), path('mixed.txt')]);
+    expect(lines(check.stdout)).toEqual(all.filter((k) => ref.has(k)));
+    const info = JSON.parse(bin.run(['info', '--json', path('p.bloom')]).stdout.toString());
+    expect(info).toMatchObject({ type: 'classic', bitsSet: ref.bitCount });
+    ok(bin.run(['merge', path('p-m.bloom'), path('p.bloom'), path('p.bloom')]));
+    expect(bitsOf(path('p-m.bloom'))).toEqual(ref.bits.data);
+    ok(bin.run(['convert', path('p.bloom'), path('p.guava'), '--to', 'guava']));
+    const guava = BloomFilter.fromGuava(new Uint8Array(readFileSync(path('p.guava'))));
+    expect(guava.equals(ref)).toBe(true);
+    const size = bloomSize(1_000_000, 0.01);
+    const calc = JSON.parse(bin.run(['calc', '-n', '1e6', '-p', '1%', '--json']).stdout.toString());
+    expect(calc).toMatchObject({ n: 1_000_000, m: size.bits, k: size.hashes });
+  });
+
+  it('exits with the status main() returns, its error in one line on stderr', async () => {
+    await same(['check', '-q', path('p.bloom')], 'certainly-not-added\n', 1);
+    await same(['info', path('nope.bloom')], '', 2);
+  });
+
+  it('reads fd 0 as a regular file, and gzip from a regular file', async () => {
+    writeFileSync(path('p-words.gz'), gzipSync(readFileSync(path('words.txt'))));
+    const ref = reference().bits.data;
+    for (const [name, stdinFile] of [
+      ['file', path('words.txt')],
+      ['gzip file', path('p-words.gz')],
+    ] as const) {
+      const file = path(`p-in-${name.replace(/ /g, '-')}.bloom`);
+      ok(await cli.run(['create', file, '-n', '3000', '-p', '0.01']));
+      ok(bin.run(['add', file], { stdinFile }));
+      expect(bitsOf(file), name).toEqual(ref);
+    }
+  });
+
+  it('stops quietly, with status 0, when its reader goes away (| head)', async () => {
+    // Every record selected: about 3.5 MB of output, far more than a pipe holds.
+    writeFileSync(path('p-many.txt'), readFileSync(path('words.txt'), 'utf8').repeat(100));
+    const child = bin.start(['check', path('p.bloom'), path('p-many.txt')]);
+    child.stdin!.end();
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    const [first] = (await once(child.stdout!, 'data')) as [Buffer];
+    child.stdout!.destroy();
+    const [code, signal] = (await once(child, 'close')) as [number | null, string | null];
+    expect(first.toString().startsWith(`${words[0]}\n`)).toBe(true);
+    expect(err).toBe('');
+    expect([code, signal]).toEqual([0, null]);
   });
 });

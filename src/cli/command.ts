@@ -25,11 +25,17 @@ export interface Invocation {
   readonly commands: readonly Command[];
 }
 
-/** The process's streams, injectable for tests of `main`. */
+/**
+ * The process's streams and environment, injectable so that tests run `main` in their own
+ * process. Standard input is read with `read(2)` on `stdin.fd` when that descriptor is a regular
+ * file (`< file`), else as the stream; a test double without `fd` is always a stream.
+ */
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  readonly stdin: NodeJS.ReadableStream & { fd?: number; isTTY?: boolean };
+  readonly stdin: NodeJS.ReadableStream & { fd?: number; isTTY?: boolean; destroy?(): void };
+  /** The environment (`BLOOMKIT_DEBUG`); `process.env` when left out. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 export interface Command {

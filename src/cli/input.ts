@@ -10,7 +10,7 @@ import { createReadStream, fstatSync, read as readCallback } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { CliError } from './command.js';
+import { CliError, type CliIo } from './command.js';
 
 /** A byte stream read into caller-owned buffers. */
 export interface ByteSource {
@@ -169,9 +169,9 @@ function gunzipSource(name: string, head: Uint8Array, raw: Readable, size: numbe
   );
 }
 
-/** Opens `path` (`-` for standard input) as a byte source, inflating gzip. */
-export async function openInput(path: string): Promise<ByteSource> {
-  if (path === '-') return openStdin();
+/** Opens `path` (`-` for `stdin`, standard input) as a byte source, inflating gzip. */
+export async function openInput(path: string, stdin: CliIo['stdin']): Promise<ByteSource> {
+  if (path === '-') return openStdin(stdin);
   let handle: FileHandle;
   let size: number;
   try {
@@ -195,24 +195,35 @@ export async function openInput(path: string): Promise<ByteSource> {
   return new FileSource(path, handle, Number.isNaN(size) ? undefined : size);
 }
 
-/** Standard input: read with `read(2)` like a file when it is one (`< file`), else as a stream. */
-async function openStdin(): Promise<ByteSource> {
+/**
+ * Standard input: read with `read(2)` like a file when its descriptor is one (`< file`), else as
+ * a stream (`stdin` is `process.stdin`, whose `fd` is 0, or a test's stream).
+ */
+async function openStdin(stdin: CliIo['stdin']): Promise<ByteSource> {
   const name = 'standard input';
-  const info = fstatSync(0);
-  const size = info.isFile() ? info.size : undefined;
-  if (info.isFile()) {
+  const fd = stdin.fd;
+  const info = fd === undefined ? undefined : fstatSync(fd);
+  const size = info?.isFile() ? info.size : undefined;
+  if (fd !== undefined && info?.isFile()) {
     const head = new Uint8Array(2);
-    const { bytesRead } = await readFd(0, head);
+    const { bytesRead } = await readFd(fd, head);
     const peeked = head.subarray(0, bytesRead);
     if (bytesRead === 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
-      const raw = createReadStream('', { fd: 0, highWaterMark: STREAM_CHUNK, autoClose: false });
+      // Left open at the end (destroy closes a stream's descriptor whatever autoClose says):
+      // standard input is the caller's.
+      const raw = createReadStream('', {
+        fd,
+        highWaterMark: STREAM_CHUNK,
+        autoClose: false,
+        fs: { read: readCallback, close: (_fd: number, done: (error: null) => void) => done(null) },
+      });
       return gunzipSource(name, peeked, raw, size);
     }
-    return new FileSource(name, 0, size, peeked);
+    return new FileSource(name, fd, size, peeked);
   }
   // A pipe, socket or terminal: Node's own stdin stream (reading fd 0 with read(2) directly
   // would fail with EAGAIN on a non-blocking pipe).
-  const stream = process.stdin;
+  const stream = stdin;
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const first = await chunks.next();
   const head: Uint8Array = first.done ? new Uint8Array(0) : first.value;
@@ -237,6 +248,6 @@ async function openStdin(): Promise<ByteSource> {
     all,
     size,
     () => consumed,
-    () => stream.destroy(),
+    () => stream.destroy?.(),
   );
 }

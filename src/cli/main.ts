@@ -75,7 +75,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 }
 
 function report(name: string, error: unknown, io: CliIo): number {
-  if (process.env.BLOOMKIT_DEBUG) io.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+  if ((io.env ?? process.env).BLOOMKIT_DEBUG)
+    io.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
   if (error instanceof CliError) {
     io.stderr.write(`bloomkit ${name}: ${error.message}\n`);
     return error.exitCode;

@@ -79,7 +79,7 @@ export async function scanInputs(
   let readBefore = 0;
   try {
     for (const name of inputs) {
-      const source = await openInput(name);
+      const source = await openInput(name, io.stdin);
       const reader = new RecordReader(source, recordOpts);
       try {
         for (;;) {
