@@ -55,7 +55,7 @@ describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
     await cluster?.stop();
   });
 
-  // What a cluster adds to the standalone runs (test/redis-conformance.test.ts, 2,000 keys) is
+  // What a cluster adds to the standalone runs (test/redis-conformance.test.ts) is
   // routing: each shard's commands reach the node of its slot. The rates are those of the same
   // bytes (a command sent to the wrong node fails, or finds no shard: errors and false negatives,
   // checked for every key), so the cluster runs take 1,000 keys with half-size shards: as many
