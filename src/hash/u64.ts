@@ -1,7 +1,10 @@
 /**
- * 64-bit arithmetic on (hi, lo) int32 halves, for the JavaScript cores of XXH64 and MurmurHash3
- * (hosts without WebAssembly): no BigInt, nothing allocated. Each helper returns its result
- * through {@link rh} / {@link rl} (two results without an allocation): read them right after.
+ * 64-bit arithmetic on (hi, lo) int32 halves, for XXH64's JavaScript core (hosts without
+ * WebAssembly): no BigInt, nothing allocated. Each helper returns its result through {@link rh} /
+ * {@link rl} (two results without an allocation): read them right after. MurmurHash3's core
+ * (murmur3-core.ts) inlines its multiplies by constants instead: through these helpers it was
+ * 0.75 kB smaller minified, but a classic filter's add and has without WebAssembly were 1.2 to 1.4
+ * times slower.
  */
 
 const TWO_32 = 4294967296;

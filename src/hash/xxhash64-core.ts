@@ -1,6 +1,6 @@
 /**
  * XXH64 in JavaScript, for hosts without WebAssembly (see xxhash64.ts): 64-bit arithmetic on
- * (hi, lo) int32 halves (u64.ts, shared with MurmurHash3's core), no BigInt, nothing allocated.
+ * (hi, lo) int32 halves (u64.ts), no BigInt, nothing allocated.
  */
 
 import { add, mul, rh, rl, rotl } from './u64.js';
