@@ -13,14 +13,13 @@ import {
   nodeClient,
   nodeCluster,
 } from './support/redis-clients.js';
+import { type RedisClusterHandle, startRedisCluster } from './support/redis-cluster-server.js';
 import {
-  type RedisClusterHandle,
   type RedisServerHandle,
   rawCommand,
   requireRedis,
   serverStats,
   startRedis,
-  startRedisCluster,
 } from './support/redis-server.js';
 
 const DAY = 86_400_000;
