@@ -29,27 +29,27 @@ const BUDGET = 30_000;
  * type fits the budget). A class's static methods cannot be tree-shaken, so a type carries every
  * reader and writer its class offers. What stays after the cuts (per-hash WebAssembly modules
  * compiled on first use, format detection out of the class paths, the streaming sinks only in the
- * codec table, one JavaScript MITZ_64 walk, MurmurHash3's and XXH64's JavaScript cores over shared
- * 64-bit helpers, CRC-32C without argument checks inside the container):
- * - `BloomFilter` (34.8 kB when this bound was set): MurmurHash3 with Guava's MITZ_64 walk as a
+ * codec table, one JavaScript MITZ_64 walk, CRC-32C without argument checks inside the container):
+ * - `BloomFilter` (35.6 kB when this bound was set): MurmurHash3 with Guava's MITZ_64 walk as a
  *   WebAssembly module (2.4 kB of base64) and its JavaScript fallback for hosts that forbid
- *   WebAssembly (1.4 kB); the scratch memory, per-filter kernels, batch chunks and loader
- *   (5.6 kB); the key funnels (2.3 kB); `fromBytes`/`toBytes`: the native container with its
- *   CRC-32C and the Guava/native advice (6.9 kB); `fromGuava`/`toGuava` (1.3 kB);
- *   `{ shared: true }`/`fromShared` (2.2 kB); typed errors naming parameter and value (1.3 kB); the
- *   class, its bases, bit array, probe strategies, packed keys and sizing math (10.7 kB).
+ *   WebAssembly (2.2 kB, its multiplies inlined for speed); the scratch memory, per-filter
+ *   kernels, batch chunks and loader (5.6 kB); the key funnels (2.3 kB); `fromBytes`/`toBytes`:
+ *   the native container with its CRC-32C and the Guava/native advice (6.9 kB);
+ *   `fromGuava`/`toGuava` (1.3 kB); `{ shared: true }`/`fromShared` (2.2 kB); typed errors naming
+ *   parameter and value (1.3 kB); the class, its bases, bit array, probe strategies, packed keys
+ *   and sizing math (10.8 kB).
  * - `SplitBlockBloomFilter` (33.8 kB): the same container, storage and funnels, XXH64 in
  *   WebAssembly and JavaScript (4.1 kB), and Parquet's thrift header for `fromParquet` /
  *   `toParquet` (3.6 kB).
- * - `CountingBloomFilter` (41.9 kB) and `ScalableBloomFilter` (41.6 kB): a whole `BloomFilter`
+ * - `CountingBloomFilter` (42.7 kB) and `ScalableBloomFilter` (42.4 kB): a whole `BloomFilter`
  *   (`toBloomFilter()` returns one; a scalable filter's layers are classic filters, `layer(i)`)
  *   plus about 7 kB of their own.
  */
 const OVER_BUDGET: Readonly<Record<string, number>> = {
-  BloomFilter: 35_800,
+  BloomFilter: 36_700,
   SplitBlockBloomFilter: 34_800,
-  CountingBloomFilter: 43_100,
-  ScalableBloomFilter: 42_900,
+  CountingBloomFilter: 43_900,
+  ScalableBloomFilter: 43_700,
 };
 /** How far README.md's figures may drift from what is measured before the test asks for an update. */
 const MARGIN = 0.05;
