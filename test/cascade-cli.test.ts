@@ -1,7 +1,8 @@
 /**
  * `bloomkit cascade build`: MLBF files that the rust-cascade reader (transcribed) answers exactly,
- * the native format, and one-line errors. The command runs in this process (`main()`); the MLBF
- * build runs once more as the built command, which must write the same bytes.
+ * the native format, and one-line errors. The command runs in this process (the build's
+ * `main()`); the MLBF build runs once more as the built command, as a process (the end-to-end run
+ * of `cascade`), which must write the same bytes.
  */
 
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -2,8 +2,8 @@
  * `bloomkit dedup` against `awk '!seen[$0]++'`, its `--state` across runs and Ctrl-C, and the
  * `Deduper` behind it: exact answers inside a batch, checkpoints, and a Deduper process killed
  * with SIGKILL mid-run (then restarted), which must still know every key it acknowledged before
- * its last completed checkpoint. The command runs in this process (`main()`), except on Ctrl-C,
- * which takes a process (the built command, which is then also dedup's end-to-end run).
+ * its last completed checkpoint. The command runs in this process (the build's `main()`), except
+ * on Ctrl-C, which takes a process (the built command: also dedup's end-to-end run).
  */
 
 import { spawn, spawnSync } from 'node:child_process';

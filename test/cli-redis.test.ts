@@ -1,8 +1,8 @@
 /**
  * `bloomkit redis create|add|check|info` against a real redis-server started for this file, and
  * the library's RedisBloomFilter reading what the command wrote. The command runs in this process
- * (`main()`); `redis check` runs once more as the built command (its Redis code is a chunk loaded
- * on demand), and must print the same.
+ * (the build's `main()`); `redis check` runs once more as the built command, as a process (the
+ * end-to-end run of `redis`), and must print the same.
  */
 
 import { writeFileSync } from 'node:fs';

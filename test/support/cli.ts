@@ -43,6 +43,10 @@ export interface RunOptions {
   stdinFile?: string;
   /** The working folder (subprocess only: one process has one). */
   cwd?: string;
+  /**
+   * Variables on top of this process's environment. In this process only main()'s own reads see
+   * them (`BLOOMKIT_DEBUG`), not a command's (`redis` reads `REDIS_URL` from `process.env`).
+   */
   env?: NodeJS.ProcessEnv;
 }
 
