@@ -40,7 +40,7 @@ export interface StartRedisClusterOptions {
 }
 
 export interface RedisClusterHandle {
-  /** Every node: the masters first (server i is master i), then master 0's replicas, master 1's... */
+  /** Every node: the masters (server i is master i), then master 0's replicas, master 1's... */
   readonly nodes: { host: string; port: number }[];
   /** For node-redis: `createCluster({ rootNodes })` (the masters). */
   readonly rootNodes: { url: string }[];
@@ -130,7 +130,8 @@ function rolesSettled(
         const line = nodes.split('\n').find((l) => l.startsWith(`${ids[i]} `));
         const fields = line?.split(' ') ?? [];
         if (!fields[2]?.split(',').includes('slave') || fields[3] !== ids[m]) {
-          return `${s.port} does not list ${servers[i]!.port} as a replica of ${servers[m]!.port} yet`;
+          const [replica, master] = [servers[i]!.port, servers[m]!.port];
+          return `${s.port} does not list ${replica} as a replica of ${master} yet`;
         }
       }
     }
@@ -187,7 +188,8 @@ export async function startRedisCluster(
   let ids: string[];
   try {
     const deadline = Date.now() + CLUSTER_READY_TIMEOUT_MS;
-    const rangeCommand = redisMajorVersion() >= 7;
+    // ADDSLOTSRANGE and MEET with a bus port are Redis 7 (before it the bus is port + 10000).
+    const redis7 = redisMajorVersion() >= 7;
     ids = await Promise.all(
       servers.map(async (s, i) => {
         const commands: string[][] = [
@@ -198,7 +200,7 @@ export async function startRedisCluster(
           const from = Math.floor((i * SLOTS) / masters);
           const to = Math.floor(((i + 1) * SLOTS) / masters) - 1;
           commands.push(
-            rangeCommand
+            redis7
               ? ['CLUSTER', 'ADDSLOTSRANGE', String(from), String(to)]
               : [
                   'CLUSTER',
@@ -215,7 +217,7 @@ export async function startRedisCluster(
     const meets = servers
       .slice(1)
       .map((s) =>
-        rangeCommand
+        redis7
           ? ['CLUSTER', 'MEET', s.host, String(s.port), String(s.busPort)]
           : ['CLUSTER', 'MEET', s.host, String(s.port)],
       );
