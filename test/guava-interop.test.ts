@@ -414,8 +414,15 @@ describe.skipIf(!hasJava)('Guava 31.1 interop: filters built from the same keys'
       expect(g.strategy).toBe(c.strategy);
       expect(g.funnel).toBe(c.funnel);
       expect(g.equals(ours[i]!.filter)).toBe(true);
-      const answers = c.probes.map((k) => g.has(k));
-      expect(firstMismatch('probe', answers, theirs[i]!.probeResults, c.probes)).toBeNull();
+      // Equal bits, k, strategy and funnel answer alike: every probe of the smaller cases, and in
+      // the 200,000-key ones the first and last 10,000 (present, then absent keys) through has.
+      const all = c.probes.length <= 20_000;
+      const at = (list: readonly Key[] | readonly boolean[]) =>
+        all ? list : [...list.slice(0, 10_000), ...list.slice(-10_000)];
+      const probes = at(c.probes) as Key[];
+      const answers = probes.map((k) => g.has(k));
+      const expected = at(theirs[i]!.probeResults) as boolean[];
+      expect(firstMismatch('probe', answers, expected, probes)).toBeNull();
       expect(g.estimatedCount()).toBe(theirs[i]!.approxCount);
     });
   });
