@@ -309,7 +309,7 @@ let edgeSizes: (GuavaSizing | GuavaSizingError)[] = [];
 let oneWordRead: GuavaReadResult | undefined;
 let hashes: GuavaHash[][] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   if (!hasJava) return;
   ours = cases.map(buildOurs);
   const batch = new GuavaBatch();
@@ -341,7 +341,7 @@ beforeAll(() => {
   ]);
   const oneWordAnswer = batch.read({ bytes: oneWord.toGuava(), funnel: 'string', probes: ['x'] });
   const hashAnswers = FUNNELS.map((funnel, i) => batch.hash(funnel, hashKeys[i] as never));
-  batch.run();
+  await batch.runAsync();
   theirs = caseAnswers.map((a) => a.built());
   reads = caseAnswers.map((a) => a.read());
   shapeReads = shapeAnswers.map((a) => a());

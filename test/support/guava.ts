@@ -12,7 +12,7 @@
  *   const hasJava = requireJava();
  *   describe.skipIf(!hasJava)('guava parity', () => { ... guavaBuild({...}) ... });
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -274,13 +274,32 @@ export function ensureHarnessCompiled(): string {
   return finalDir;
 }
 
-/** Runs the harness on a complete request stream and returns the response groups (split at "end"). */
-function runHarness(input: Uint8Array): string[][] {
+/** The java command line for a request stream of `length` bytes. */
+function harnessArgs(length: number): string[] {
   const classDir = ensureHarnessCompiled();
   const cp = [classDir, guavaClasspath()].join(path.delimiter);
-  const flags =
-    input.length < SHORT_REQUEST ? [...JVM_FLAGS, '-XX:TieredStopAtLevel=1'] : JVM_FLAGS;
-  const r = spawnSync('java', [...flags, '-cp', cp, 'GuavaHarness'], {
+  const flags = length < SHORT_REQUEST ? [...JVM_FLAGS, '-XX:TieredStopAtLevel=1'] : JVM_FLAGS;
+  return [...flags, '-cp', cp, 'GuavaHarness'];
+}
+
+/** Splits the harness's output into response groups (at each "end" line). */
+function splitGroups(stdout: string): string[][] {
+  const groups: string[][] = [];
+  let current: string[] = [];
+  for (const line of stdout.split('\n')) {
+    if (line === 'end') {
+      groups.push(current);
+      current = [];
+    } else if (line !== '') {
+      current.push(line);
+    }
+  }
+  return groups;
+}
+
+/** Runs the harness on a complete request stream and returns the response groups (split at "end"). */
+function runHarness(input: Uint8Array): string[][] {
+  const r = spawnSync('java', harnessArgs(input.length), {
     input,
     encoding: 'utf8',
     maxBuffer: MAX_BUFFER,
@@ -291,17 +310,35 @@ function runHarness(input: Uint8Array): string[][] {
       `Guava harness exited with status ${r.status} (signal ${r.signal}): ${r.stderr}`,
     );
   }
-  const groups: string[][] = [];
-  let current: string[] = [];
-  for (const line of r.stdout.split('\n')) {
-    if (line === 'end') {
-      groups.push(current);
-      current = [];
-    } else if (line !== '') {
-      current.push(line);
-    }
-  }
-  return groups;
+  return splitGroups(r.stdout);
+}
+
+/**
+ * {@link runHarness} without blocking the event loop while the JVM works (a test worker blocked
+ * for seconds cannot report to vitest).
+ */
+function runHarnessAsync(input: Uint8Array): Promise<string[][]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('java', harnessArgs(input.length), { stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', (e) => reject(new Error(`Guava harness failed to run: ${e.message}`)));
+    child.on('close', (status, signal) => {
+      if (status !== 0) {
+        const stderr = Buffer.concat(err).toString('utf8');
+        reject(
+          new Error(`Guava harness exited with status ${status} (signal ${signal}): ${stderr}`),
+        );
+      } else {
+        resolve(splitGroups(Buffer.concat(out).toString('utf8')));
+      }
+    });
+    // EPIPE if the JVM dies early: its exit status tells why.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
+  });
 }
 
 // ------------------------------------------------------------------ encoding
@@ -642,6 +679,13 @@ export class GuavaBatch {
   run(): void {
     if (this.groups !== undefined) throw new Error('GuavaBatch: a batch runs once');
     this.groups = expectGroups(runHarness(this.writer.finish()), this.count);
+  }
+
+  /** {@link GuavaBatch.run} without blocking the event loop while the JVM works. */
+  async runAsync(): Promise<void> {
+    if (this.groups !== undefined) throw new Error('GuavaBatch: a batch runs once');
+    const groups = await runHarnessAsync(this.writer.finish());
+    this.groups = expectGroups(groups, this.count);
   }
 }
 
