@@ -344,6 +344,8 @@ function runHarnessAsync(input: Uint8Array): Promise<string[][]> {
 // ------------------------------------------------------------------ encoding
 
 const HEX_CODES = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+/** A non-empty string of printable ASCII (0x20-0x7e): sent as itself after '"'. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 const INT64_MIN = -(2n ** 63n);
@@ -360,7 +362,7 @@ function hexToBytes(hex: string): Uint8Array {
  * times faster than concatenating and joining strings.
  */
 class RequestWriter {
-  private buf = new Uint8Array(1 << 16);
+  private buf = Buffer.allocUnsafe(1 << 20);
   private pos = 0;
 
   /** Makes room for `n` more bytes. */
@@ -368,30 +370,24 @@ class RequestWriter {
     if (this.pos + n <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < this.pos + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.pos));
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;
   }
 
   /** Appends an ASCII string and a newline. */
   line(s: string): void {
     this.reserve(s.length + 1);
-    for (let i = 0; i < s.length; i++) this.buf[this.pos++] = s.charCodeAt(i);
+    this.pos += this.buf.write(s, this.pos, 'latin1');
     this.buf[this.pos++] = 10;
   }
 
   /** Appends the bytes as lowercase hex (two digits each) and a newline. */
   hexLine(bytes: Uint8Array): void {
     this.reserve(2 * bytes.length + 1);
-    const buf = this.buf;
-    let pos = this.pos;
-    for (let i = 0; i < bytes.length; i++) {
-      const b = bytes[i]!;
-      buf[pos++] = HEX_CODES[b >>> 4]!;
-      buf[pos++] = HEX_CODES[b & 15]!;
-    }
-    buf[pos++] = 10;
-    this.pos = pos;
+    const hex = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex');
+    this.pos += this.buf.write(hex, this.pos, 'latin1');
+    this.buf[this.pos++] = 10;
   }
 
   /**
@@ -402,14 +398,9 @@ class RequestWriter {
     this.reserve(4 * s.length + 1);
     const buf = this.buf;
     let pos = this.pos;
-    let ascii = s.length > 0;
-    for (let i = 0; ascii && i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      ascii = c >= 0x20 && c <= 0x7e;
-    }
-    if (ascii) {
+    if (PRINTABLE_ASCII.test(s)) {
       buf[pos++] = 0x22;
-      for (let i = 0; i < s.length; i++) buf[pos++] = s.charCodeAt(i);
+      pos += buf.write(s, pos, 'latin1');
       buf[pos++] = 10;
       this.pos = pos;
       return;
