@@ -7,13 +7,15 @@
  * Every guarded write is one Lua script of scripts.ts (header check and write in one atomic step)
  * or, for a first attempt at a bloom or counting add, one plain `BITFIELD` that reads the header
  * before it writes (scripts.ts, "Fast path": about a seventh of the script's server time); reads
- * are one `BITFIELD_RO` with the header. Calls issued in one turn are written by the client
- * library as one pipelined burst (a cluster client one per node).
+ * are one `BITFIELD_RO` with the header (bitfield.ts builds both, a window at a time for batches).
+ * Calls issued in one turn go out as one pipelined burst (a cluster client: one per node).
  */
 
 import { FormatError, show } from '../errors.js';
 import { type StoreErrorKind, wrapFailure } from '../sharded/errors.js';
 import {
+  type BatchCells,
+  type CellBatch,
   type Epoch,
   type Meta,
   type MetaFields,
@@ -25,6 +27,19 @@ import {
   type ShardStore,
   type WriteReply,
 } from '../sharded/store.js';
+import {
+  ADD_COUNTERS,
+  type BitfieldShape,
+  bitfieldArgs,
+  fastReply,
+  numbers,
+  READ_BITS,
+  READ_COUNTERS,
+  SET_BITS,
+  sendAdds,
+  sendReads,
+  withHeader,
+} from './bitfield.js';
 import { type CommandClient, commandClient, type RedisConnection } from './client.js';
 import {
   REDIS_ERRORS,
@@ -66,18 +81,6 @@ const LETTER = { bloom: 'b', counting: 'c', cuckoo: 'k' } as const;
 /** The count hash of a scalable shard (same hash tag, so the same slot); none for others. */
 function countKey(ref: string): string | undefined {
   return ref.startsWith('bk:s:') ? `${ref}:n` : undefined;
-}
-
-/** A read reply as numbers (integers come as numbers, strings or bigints by client settings). */
-function numbers(reply: unknown): number[] {
-  const out = reply as unknown[] as number[];
-  for (let i = 0; i < out.length; i++) if (typeof out[i] !== 'number') out[i] = Number(out[i]);
-  return out;
-}
-
-/** `BITFIELD` or `BITFIELD_RO` of `key` that reads the header first. */
-function withHeader(command: string, key: string): string[] {
-  return [command, key, 'GET', 'u32', '0', 'GET', 'u32', '32'];
 }
 
 export class RedisShardStore implements ShardStore {
@@ -231,18 +234,30 @@ export class RedisShardStore implements ShardStore {
     cells: ArrayLike<number>,
     first: boolean,
   ): Promise<WriteReply> {
-    const n = cells.length;
     if (!first) return this.eval(BLOOM_ADD, [ref], guarded(epoch, cells, HEADER_BITS)).then(Number);
-    const args = withHeader('BITFIELD', ref);
-    for (let j = 0; j < n; j++) args.push('SET', 'u1', String(cells[j]! + HEADER_BITS), '1');
-    // New iff some bit was 0 before.
-    return this.fast(ref, epoch, args, (v) => v === 0);
+    return this.fast(ref, epoch, SET_BITS, cells);
   }
 
   async readBits(ref: string, cells: ArrayLike<number>): Promise<ShardRead> {
-    const args = withHeader('BITFIELD_RO', ref);
-    for (let j = 0; j < cells.length; j++) args.push('GET', 'u1', String(cells[j]! + HEADER_BITS));
+    const args = bitfieldArgs(READ_BITS, ref, cells, 0, cells.length);
     return numbers(await this.send(ref, true, args));
+  }
+
+  /** A window of first adds as plain BITFIELDs (see `fast`), in one turn: bitfield.ts. */
+  addBatch(
+    cells: BatchCells,
+    batch: CellBatch,
+    epoch: Epoch,
+    out: (WriteReply | undefined)[],
+  ): Promise<unknown> {
+    const shape = cells === 'bits' ? SET_BITS : ADD_COUNTERS;
+    const drop = (ref: string) => this.eval(DROP_ORPHAN, [ref], []);
+    return sendAdds(this.client, drop, shape, batch, epoch, out);
+  }
+
+  /** A window of reads (BITFIELD_RO with the header), in one turn: bitfield.ts. */
+  readBatch(cells: BatchCells, batch: CellBatch, out: (ShardRead | undefined)[]): Promise<unknown> {
+    return sendReads(this.client, cells === 'bits' ? READ_BITS : READ_COUNTERS, batch, out);
   }
 
   async countBits(ref: string): Promise<number> {
@@ -257,12 +272,7 @@ export class RedisShardStore implements ShardStore {
   ): Promise<WriteReply> {
     if (!first)
       return this.eval(COUNTING_ADD, [ref], guarded(epoch, cells, HEADER_COUNTERS)).then(Number);
-    const args = [...withHeader('BITFIELD', ref), 'OVERFLOW', 'SAT'];
-    for (let j = 0; j < cells.length; j++) {
-      args.push('INCRBY', 'u4', `#${cells[j]! + HEADER_COUNTERS}`, '1');
-    }
-    // New iff some counter went from 0 to 1.
-    return this.fast(ref, epoch, args, (v) => v === 1);
+    return this.fast(ref, epoch, ADD_COUNTERS, cells);
   }
 
   async removeCounters(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<number> {
@@ -270,9 +280,7 @@ export class RedisShardStore implements ShardStore {
   }
 
   async readCounters(ref: string, cells: ArrayLike<number>): Promise<ShardRead> {
-    const args = withHeader('BITFIELD_RO', ref);
-    for (let j = 0; j < cells.length; j++)
-      args.push('GET', 'u4', `#${cells[j]! + HEADER_COUNTERS}`);
+    const args = bitfieldArgs(READ_COUNTERS, ref, cells, 0, cells.length);
     return numbers(await this.send(ref, true, args));
   }
 
@@ -357,25 +365,14 @@ export class RedisShardStore implements ShardStore {
   private async fast(
     ref: string,
     epoch: Epoch,
-    args: string[],
-    isNew: (value: number) => boolean,
+    shape: BitfieldShape,
+    cells: ArrayLike<number>,
   ): Promise<WriteReply> {
+    const args = bitfieldArgs(shape, ref, cells, 0, cells.length);
     const reply = numbers(await this.send(ref, false, args));
-    let result: 0 | 1 = 0;
-    for (let i = 2; i < reply.length; i++) {
-      if (isNew(reply[i]!)) {
-        result = 1;
-        break;
-      }
-    }
-    const id = reply[0]!;
-    if (id === 0) {
-      await this.eval(DROP_ORPHAN, [ref], []);
-      return REPLY.lost;
-    }
-    if (String(id) !== epoch.id) return REPLY.replaced;
-    const gen = reply[1]!;
-    return gen === epoch.gen ? result : { gen, result };
+    const r = fastReply(shape, reply, Number(epoch.id), epoch);
+    if (r === REPLY.lost) await this.eval(DROP_ORPHAN, [ref], []);
+    return r;
   }
 }
 

@@ -7,7 +7,7 @@
 import { show } from '../errors.js';
 import { who } from './meta.js';
 import type { StoreOps } from './ops.js';
-import { type Epoch, META_REPLY, type Meta, type ShardRead, type ShardStore } from './store.js';
+import { type Epoch, META_REPLY, type Meta, type ShardStore } from './store.js';
 
 /** The metadata of filter `name`; the store's not-found error if there is none. */
 export async function readFilterMeta(store: ShardStore, name: string): Promise<Meta> {
@@ -74,14 +74,6 @@ export async function lostShard(
     'lost',
     `${who(store, name)} lost shard ${show(shard)} (deleted, evicted or not persisted): keys added before may answer absent; clear() rebuilds it empty, destroy() removes the filter`,
   );
-}
-
-/** A read's header (`[id, gen, cells...]`): null if the shard is the filter's. */
-export function headerProblem(read: ShardRead, epoch: Epoch): 'lost' | 'replaced' | null {
-  const id = read[0]!;
-  if (id === 0) return 'lost';
-  if (String(id) !== epoch.id) return 'replaced';
-  return null;
 }
 
 /** The shard names of a filter, made on first use and kept (at most 2^16 of them). */

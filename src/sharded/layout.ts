@@ -35,8 +35,11 @@
  */
 
 import { checkPositiveInteger, show } from '../errors.js';
+import { mitz64Chunks } from '../filters/batch-chunks.js';
+import { hashIndex } from '../hash/batch.js';
 import { hashKey, views } from '../hash/hasher.js';
 import type { Funnel, Key } from '../hash/keys.js';
+import { packAll } from '../hash/pack.js';
 import { Modulus, mitz64Indexes } from '../hash/strategies.js';
 import { bloomSize, MAX_BITS } from '../math.js';
 
@@ -110,7 +113,8 @@ export function multiplyShift(x: number, n: number): number {
  */
 export class Locator {
   readonly offsets: Float64Array;
-  private readonly mod: Modulus;
+  /** b as a {@link Modulus}, for the MITZ_64 walks. */
+  readonly mod: Modulus;
 
   constructor(
     readonly layout: ShardLayout,
@@ -148,16 +152,38 @@ export interface PlacedKeys {
   readonly offsets: Float64Array;
 }
 
-/** Places every key of `keys` (throws on the first bad key, before anything is sent). */
+/** Below this many keys a window is placed key by key (a batch's setup costs more). */
+const BATCH_MIN = 8;
+
+/**
+ * Places every key of `keys` (throws on the first bad key, before anything is sent). Many keys
+ * are packed into one buffer and hashed a chunk at a time, MurmurHash3 and the MITZ_64 walks in
+ * one WebAssembly call per chunk (hash/batch.ts, as the in-memory filters' batches): the same
+ * shards and offsets as `locate` key by key.
+ */
 export function placeAll(locator: Locator, keys: readonly Key[]): PlacedKeys {
   const k = locator.layout.hashes;
   const n = keys.length;
   const shards = new Uint32Array(n);
   const offsets = new Float64Array(n * k);
-  const out = locator.offsets;
-  for (let i = 0; i < n; i++) {
-    shards[i] = locator.locate(keys[i]!);
-    offsets.set(out, i * k);
+  if (n < BATCH_MIN) {
+    const out = locator.offsets;
+    for (let i = 0; i < n; i++) {
+      shards[i] = locator.locate(keys[i]!);
+      offsets.set(out, i * k);
+    }
+    return { count: n, shards, offsets };
   }
+  const S = locator.layout.shards;
+  mitz64Chunks(packAll(locator.funnel, keys), n, k, locator.mod, (p, w, start, stop) => {
+    // Probe i of key j is bit (mask i) of word (word i): its index is 32·word + log2(mask).
+    for (let j = start, h = hashIndex + 1, o = start * k; j < stop; j++, h += 4, w += 2 * k) {
+      shards[j] = multiplyShift(p[h]!, S);
+      for (let i = 0; i < k; i++, o++) {
+        offsets[o] = (p[w + i]! >>> 0) * 32 + 31 - Math.clz32(p[w + k + i]!);
+      }
+    }
+    return 0;
+  });
   return { count: n, shards, offsets };
 }

@@ -34,8 +34,13 @@ export interface StoreOptions {
 /** The default `timeout`, ms. */
 export const DEFAULT_TIMEOUT = 10_000;
 
-/** Keys per window of a batch (small windows keep the client libraries' garbage low). */
-export const WINDOW = 512;
+/**
+ * Keys per window of a batch. Small windows keep few commands in flight: a node-redis command
+ * allocates about 6 KB on its way out, and with 2,048 commands in flight (512 × 4) they outlived
+ * V8's young-generation collections and were promoted, which made the old generation (the peak
+ * RSS of a large batch) and the collector's work grow; at 1,024 in flight they die young.
+ */
+export const WINDOW = 256;
 /** Windows in flight at once. */
 export const DEPTH = 4;
 
@@ -167,13 +172,14 @@ export class StoreOps<S extends ShardStore = ShardStore> {
    * status, ctx)` for each, up to {@link DEPTH} at once. `run` sends the window's operations (in
    * one turn) and records each key's status in `status[offset + j]` as it goes (`unknown` when
    * sent, `applied` or `notApplied` when answered). Stops taking keys at the first failure,
-   * timeout or abort. Resolves to the number of keys.
+   * timeout or abort. Resolves to the number of keys. `size`: keys per window.
    */
   batch<K>(
     what: string,
     keys: Iterable<K> | AsyncIterable<K>,
     options: ProgressOptions | undefined,
     run: (window: K[], offset: number, status: Uint8Array, ctx: OpContext) => Promise<void>,
+    size = WINDOW,
   ): Promise<number> {
     if (
       keys === null ||
@@ -188,7 +194,7 @@ export class StoreOps<S extends ShardStore = ShardStore> {
       async (ctx) => {
         const outcome = new Outcome();
         ctx.outcome = outcome;
-        const source = windows(keys);
+        const source = windows(keys, size);
         const inFlight: Promise<void>[] = [];
         let failed: { err: unknown } | undefined;
         let done = 0;
@@ -247,13 +253,51 @@ export class StoreOps<S extends ShardStore = ShardStore> {
   }
 }
 
-/** The keys of `source` in arrays of at most WINDOW, from an iterable or an async iterable. */
-async function* windows<K>(source: Iterable<K> | AsyncIterable<K>): AsyncGenerator<K[]> {
+/**
+ * Calls `send(i)` for every i in [0, count) in one turn and waits until all have settled, with
+ * one promise for the whole (no `Promise.allSettled` record per call): `out[i]` gets call i's
+ * value, or stays `undefined` if it failed. Resolves to the first failure (`undefined` if none);
+ * never rejects.
+ */
+export function settleAll<T>(
+  count: number,
+  send: (i: number) => Promise<T>,
+  out: (T | undefined)[],
+): Promise<unknown> {
+  return new Promise((resolve) => {
+    let left = count;
+    let failure: unknown;
+    if (left === 0) resolve(undefined);
+    const fail = (err: unknown) => {
+      failure ??= err;
+      if (--left === 0) resolve(failure);
+    };
+    for (let i = 0; i < count; i++) {
+      let sent: Promise<T>;
+      try {
+        sent = send(i);
+      } catch (err) {
+        fail(err);
+        continue;
+      }
+      sent.then((value) => {
+        out[i] = value;
+        if (--left === 0) resolve(failure);
+      }, fail);
+    }
+  });
+}
+
+/** The keys of `source` in arrays of at most `size`, from an iterable or an async iterable. */
+async function* windows<K>(
+  source: Iterable<K> | AsyncIterable<K>,
+  size: number,
+): AsyncGenerator<K[]> {
   let window: K[] = [];
   if (Symbol.asyncIterator in source) {
     for await (const key of source as AsyncIterable<K>) {
       window.push(key);
-      if (window.length === WINDOW) {
+      if (window.length === size) {
         yield window;
         window = [];
       }
@@ -261,7 +305,7 @@ async function* windows<K>(source: Iterable<K> | AsyncIterable<K>): AsyncGenerat
   } else {
     for (const key of source as Iterable<K>) {
       window.push(key);
-      if (window.length === WINDOW) {
+      if (window.length === size) {
         yield window;
         window = [];
       }

@@ -93,6 +93,22 @@ export type WriteReply = number | Landed;
  */
 export type ShardRead = readonly number[];
 
+/**
+ * The cells of a window of keys for a batch operation ({@link ShardStore.addBatch}): key i goes
+ * to shard `refs[i]` with cells `cells[starts[i], starts[i + 1])`, or `cells[i·k, (i + 1)·k)`
+ * when there are no `starts`.
+ */
+export interface CellBatch {
+  readonly count: number;
+  readonly refs: readonly string[];
+  readonly cells: ArrayLike<number>;
+  readonly k: number;
+  readonly starts?: Uint32Array;
+}
+
+/** Which cells a batch operation touches: bits (`setBits`) or 4-bit counters (`addCounters`). */
+export type BatchCells = 'bits' | 'counters';
+
 /** A shard's header: id 0 when the shard is missing. */
 export interface ShardHeader {
   readonly id: number;
@@ -181,6 +197,26 @@ export interface ShardStore {
   setBits(ref: string, epoch: Epoch, cells: ArrayLike<number>, first: boolean): Promise<WriteReply>;
   /** Reads bits `cells` with the header. */
   readBits(ref: string, cells: ArrayLike<number>): Promise<ShardRead>;
+
+  /**
+   * Optional batch form of the first attempt of a window of adds: what `setBits` (`'bits'`) or
+   * `addCounters` (`'counters'`) with `first` true would do for every key of `batch`, in order,
+   * issued in one turn, without a promise per key. Settles once every key is answered: `out[i]`
+   * is key i's reply, left `undefined` if its call failed; resolves to the first failure
+   * (`undefined` when none), never rejects. A store without it gets the per-key calls.
+   */
+  addBatch?(
+    cells: BatchCells,
+    batch: CellBatch,
+    epoch: Epoch,
+    out: (WriteReply | undefined)[],
+  ): Promise<unknown>;
+  /**
+   * Optional batch form of `readBits` / `readCounters` for every key of `batch` (as
+   * {@link addBatch}): `out[i]` is key i's read, or `undefined` if its call failed; resolves to
+   * the first failure.
+   */
+  readBatch?(cells: BatchCells, batch: CellBatch, out: (ShardRead | undefined)[]): Promise<unknown>;
   /** Counts the set bits of the shard (after its header); 0 for a missing shard. */
   countBits(ref: string): Promise<number>;
 

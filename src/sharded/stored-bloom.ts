@@ -22,6 +22,7 @@ import type { AsyncMembershipFilter, KeyOf } from '../filters/filter.js';
 import type { Funnel, Key } from '../hash/keys.js';
 import { estimateCount, expectedFpp } from '../math.js';
 import { lostShard } from './epoch.js';
+import type { PlacedKeys } from './layout.js';
 import { paramFields, shapeFields, ttlMs } from './meta.js';
 import { checkName } from './names.js';
 import { StoreOps, type StoreOptions } from './ops.js';
@@ -32,7 +33,15 @@ import {
   shardedShape,
 } from './sharded-bloom.js';
 import { decodeShardedParts, encodeSharded } from './sharded-codec.js';
-import { type Epoch, type Meta, REPLY, type ShardRead, type ShardStore } from './store.js';
+import {
+  type BatchCells,
+  type CellBatch,
+  type Epoch,
+  type Meta,
+  REPLY,
+  type ShardRead,
+  type ShardStore,
+} from './store.js';
 import { StoredShardedFilter, type WriteOp } from './stored-filter.js';
 import {
   checkDerived,
@@ -144,6 +153,17 @@ export class StoredBloomFilter<K extends Key = Key>
 
   protected readCells(ref: string, offsets: Float64Array, base: number): Promise<ShardRead> {
     return this.store.readBits(ref, offsets.subarray(base, base + this.shape.hashes));
+  }
+
+  /** The window's bits, k per key as placed. */
+  protected override batchOf(placed: PlacedKeys): { cells: BatchCells; batch: CellBatch } {
+    const batch = {
+      count: placed.count,
+      refs: this.refsOf(placed),
+      cells: placed.offsets,
+      k: this.shape.hashes,
+    };
+    return { cells: 'bits', batch };
   }
 
   /** Present iff every bit of the read (header first) is 1. */

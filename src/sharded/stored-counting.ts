@@ -35,10 +35,18 @@ import { show } from '../errors.js';
 import type { AsyncMembershipFilter, KeyOf, ProgressOptions } from '../filters/filter.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { estimateCount } from '../math.js';
-import { checkShardBits, DEFAULT_SHARD_BITS, shardLayout } from './layout.js';
+import { checkShardBits, DEFAULT_SHARD_BITS, type PlacedKeys, shardLayout } from './layout.js';
 import { StoreOps, type StoreOptions } from './ops.js';
 import type { ShardedBloomOptions, ShardedBloomShape } from './sharded-bloom.js';
-import type { Epoch, Meta, ShardRead, ShardStore, WriteReply } from './store.js';
+import type {
+  BatchCells,
+  CellBatch,
+  Epoch,
+  Meta,
+  ShardRead,
+  ShardStore,
+  WriteReply,
+} from './store.js';
 import { StoredShardedFilter, type WriteOp } from './stored-filter.js';
 import {
   createStored,
@@ -168,6 +176,27 @@ export class StoredCountingBloomFilter<K extends Key = Key>
 
   protected readCells(ref: string, offsets: Float64Array, base: number): Promise<ShardRead> {
     return this.store.readCounters(ref, distinctCounters(offsets, base, this.shape.hashes));
+  }
+
+  /** The window's distinct counters, key by key. */
+  protected override batchOf(placed: PlacedKeys): { cells: BatchCells; batch: CellBatch } {
+    const n = placed.count;
+    const k = this.shape.hashes;
+    const offsets = placed.offsets;
+    const cells = new Float64Array(n * k);
+    const starts = new Uint32Array(n + 1);
+    let p = 0;
+    for (let j = 0; j < n; j++) {
+      starts[j] = p;
+      const base = j * k;
+      outer: for (let i = 0; i < k; i++) {
+        const o = offsets[base + i]!;
+        for (let q = starts[j]!; q < p; q++) if (cells[q] === o) continue outer;
+        cells[p++] = o;
+      }
+    }
+    starts[n] = p;
+    return { cells: 'counters', batch: { count: n, refs: this.refsOf(placed), cells, k, starts } };
   }
 
   /** Present iff every counter of the read (header first) is above 0. */

@@ -1,72 +1,25 @@
 /**
  * What the stored filters of one sharded layout (layout.ts) share over any {@link ShardStore}
- * (bloom: bits, counting: 4-bit counters, cuckoo: 16-bit slots): the shape from the metadata,
- * the epoch, a key's shard and cells, windows of keys (ops.ts), and the store's refusals turned
- * into retries or typed errors. A shard of a newer generation (another client cleared): re-read
- * the metadata, resend. A missing shard: the store's not-found error if the filter is gone, its
- * stale error if it was created again, else its lost error. Another `id`: the stale error. Reads
- * return the header with the cells, so a lost or replaced shard is seen in the same round trip.
+ * (bloom: bits, counting: 4-bit counters, cuckoo: 16-bit slots): single keys and batches (any
+ * iterable or async iterable, sent a window at a time by ops.ts, each window by windows.ts),
+ * export of the shards, clear and destroy.
  */
 
-import { FilterFullError, show } from '../errors.js';
 import type { ProgressOptions } from '../filters/filter.js';
 import type { Key } from '../hash/keys.js';
-import {
-  checkMetaReply,
-  headerProblem,
-  initShards,
-  lostShard,
-  readFilterMeta,
-  ShardRefs,
-  staleError,
-} from './epoch.js';
-import { KEY_STATUS } from './errors.js';
-import { Locator, type PlacedKeys, placeAll } from './layout.js';
-import { readEpoch, readExpiry, readShape, who } from './meta.js';
-import type { OpContext, StoreOps } from './ops.js';
+import { checkMetaReply, initShards } from './epoch.js';
+import type { PlacedKeys } from './layout.js';
+import { readEpoch } from './meta.js';
+import type { StoreOps } from './ops.js';
 import type { ShardedBloomShape } from './sharded-bloom.js';
-import {
-  type Epoch,
-  type Meta,
-  REPLY,
-  type ShardKind,
-  type ShardRead,
-  type ShardStore,
-  type WriteReply,
-} from './store.js';
+import type { Epoch, Meta, ShardKind, ShardRead } from './store.js';
+import { ShardWindows, type WriteOp } from './windows.js';
 
-/** What a write does to a key's cells. */
-export type WriteOp = 'add' | 'remove';
+export type { WriteOp } from './windows.js';
 
-export abstract class StoredShardedFilter<K extends Key = Key> {
-  readonly name: string;
-  /** S shards of b cells, k per key (`shardBits`: counters for counting, buckets for cuckoo). */
-  readonly shape: ShardedBloomShape;
-  /** Time to live in ms as created, or `undefined`. */
-  readonly ttlMs: number | undefined;
-  /** When the filter expires (ms since the epoch, store clock), or `undefined`. */
-  readonly expireAt: number | undefined;
-  protected readonly ops: StoreOps;
-  protected readonly locator: Locator;
-  protected readonly refs: ShardRefs;
-  protected epoch: Epoch;
-
+export abstract class StoredShardedFilter<K extends Key = Key> extends ShardWindows<K> {
   protected constructor(ops: StoreOps, name: string, meta: Meta, kind: ShardKind) {
-    this.ops = ops;
-    this.name = name;
-    const label = who(ops.store, name);
-    this.shape = readShape(label, meta);
-    const { ttl, expireAt } = readExpiry(label, meta);
-    this.ttlMs = ttl;
-    this.expireAt = expireAt;
-    this.epoch = readEpoch(ops.store, name, meta);
-    this.locator = new Locator(this.shape, this.shape.funnel);
-    this.refs = new ShardRefs((i) => ops.store.shardRef(kind, name, i), this.shape.shards);
-  }
-
-  /** The store the filter lives in. */
-  get store(): ShardStore {
-    return this.ops.store;
+    super(ops, name, meta, kind);
   }
 
   get funnel(): ShardedBloomShape['funnel'] {
@@ -97,31 +50,6 @@ export abstract class StoredShardedFilter<K extends Key = Key> {
   shardOf(key: K): number {
     return this.place([key]).shards[0]!;
   }
-
-  /** Every key's shard and cells, computed (every key checked) before anything is sent. */
-  protected place(window: readonly K[]): PlacedKeys {
-    return placeAll(this.locator, window);
-  }
-
-  /** Sends the write `op` of the key placed at offsets[base, base + k) to shard `ref`. */
-  protected abstract writeCells(
-    op: WriteOp,
-    ref: string,
-    epoch: Epoch,
-    offsets: Float64Array,
-    base: number,
-    first: boolean,
-  ): Promise<WriteReply>;
-
-  /** Reads the cells (header first) of the key placed at offsets[base, base + k) in `ref`. */
-  protected abstract readCells(
-    ref: string,
-    offsets: Float64Array,
-    base: number,
-  ): Promise<ShardRead>;
-
-  /** Whether a read of key j (header first) says the key is present. */
-  protected abstract present(read: ShardRead, placed: PlacedKeys, j: number): boolean;
 
   /** Adds `key`; true iff it was certainly new (Guava's `put`); counting, cuckoo: counted again. */
   async add(key: K): Promise<boolean> {
@@ -174,120 +102,6 @@ export abstract class StoredShardedFilter<K extends Key = Key> {
     const out: boolean[] = [];
     await this.writeAll('removeMany', 'remove', keys, options, (i, r) => (out[i] = r === 1));
     return out;
-  }
-
-  /** Re-reads the metadata's generation (after a write met a newer one). */
-  protected async refresh(): Promise<void> {
-    const meta = await readFilterMeta(this.store, this.name);
-    if (meta.id !== this.epoch.id) throw staleError(this.store, this.name);
-    this.epoch = readEpoch(this.store, this.name, meta);
-  }
-
-  /**
-   * Writes `op` for every key of `window` (all sent in one turn; the first time with `first`, see
-   * store.ts), resending the keys that met another generation after re-reading it. `result(j,
-   * reply)` gets each applied key's 0/1.
-   */
-  protected async writeWindow(
-    op: WriteOp,
-    window: readonly K[],
-    offset: number,
-    status: Uint8Array,
-    result: (j: number, reply: number) => void,
-    ctx: OpContext,
-  ): Promise<void> {
-    const placed = this.place(window);
-    const k = placed.count === 0 ? 0 : placed.offsets.length / placed.count;
-    let pending = Array.from(window, (_, j) => j);
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (ctx.signal.aborted) throw ctx.signal.reason;
-      const epoch = this.epoch;
-      const sent = pending.map((j) => {
-        status[offset + j] = KEY_STATUS.unknown;
-        const ref = this.refs.get(placed.shards[j]!);
-        return this.writeCells(op, ref, epoch, placed.offsets, j * k, attempt === 0);
-      });
-      const replies = await Promise.allSettled(sent);
-      const again: number[] = [];
-      // First writes that landed in a newer generation: applied if it is the current one.
-      const landed: [j: number, gen: number, result: number][] = [];
-      let failure: unknown;
-      let lost: string | undefined;
-      for (let i = 0; i < replies.length; i++) {
-        const j = pending[i]!;
-        const settled = replies[i]!;
-        if (settled.status === 'rejected') {
-          failure ??= settled.reason;
-          continue;
-        }
-        const r = settled.value;
-        if (typeof r === 'object') {
-          // Landed elsewhere: its status stays unknown until the generation is known.
-          if (r.gen > epoch.gen) landed.push([j, r.gen, r.result]);
-          else again.push(j);
-          continue;
-        }
-        if (r === 0 || r === 1) {
-          status[offset + j] = KEY_STATUS.applied;
-          result(j, r);
-          continue;
-        }
-        status[offset + j] = KEY_STATUS.notApplied;
-        if (r === REPLY.cleared) again.push(j);
-        else if (r === REPLY.lost || r === REPLY.replaced) {
-          lost ??= this.refs.get(placed.shards[j]!);
-        } else if (r === REPLY.full) {
-          failure ??= new FilterFullError(
-            `${who(this.store, this.name)} is full: no free slot for a key within its buckets (nothing was lost)`,
-          );
-        } else failure ??= new Error(`unexpected reply ${show(r)} to ${op}`);
-      }
-      if (failure !== undefined) throw failure;
-      if (lost !== undefined) throw await lostShard(this.store, this.name, this.epoch, lost);
-      if (landed.length > 0) {
-        await this.refresh();
-        for (const [j, gen, r] of landed) {
-          if (gen === this.epoch.gen) {
-            status[offset + j] = KEY_STATUS.applied;
-            result(j, r);
-          } else again.push(j);
-        }
-      }
-      if (again.length > 0) {
-        if (attempt >= 3) {
-          throw this.store.error(
-            'stale',
-            `${who(this.store, this.name)} was cleared again and again while writing; gave up after ${attempt + 1} tries`,
-          );
-        }
-        await this.refresh();
-      }
-      pending = again;
-    }
-  }
-
-  /** Reads every key of `window` (sent in one turn); `result(j, read, placed)`. */
-  protected async readWindow(
-    window: readonly K[],
-    offset: number,
-    status: Uint8Array,
-    result: (j: number, read: ShardRead, placed: PlacedKeys) => void,
-  ): Promise<void> {
-    const placed = this.place(window);
-    const k = placed.count === 0 ? 0 : placed.offsets.length / placed.count;
-    const sent = window.map((_, j) => {
-      status[offset + j] = KEY_STATUS.unknown;
-      return this.readCells(this.refs.get(placed.shards[j]!), placed.offsets, j * k);
-    });
-    const replies = await Promise.all(sent);
-    for (let j = 0; j < replies.length; j++) {
-      const read = replies[j]!;
-      if (headerProblem(read, this.epoch) !== null) {
-        throw await lostShard(this.store, this.name, this.epoch, this.refs.get(placed.shards[j]!));
-      }
-      status[offset + j] = KEY_STATUS.applied;
-      result(j, read, placed);
-    }
   }
 
   /** Writes `op` for one key; resolves to its 0/1 reply. */

@@ -1,0 +1,155 @@
+/**
+ * `npx tsx --expose-gc bench/redis/hot-path.ts`: the client's cost per key of the Redis batch path,
+ * measured in CPU time (process.cpuUsage, user + system of this process: far less sensitive to
+ * the load of a shared machine than wall time), against a fresh redis-server on a free port.
+ *
+ * - CPU µs per key of `RedisBloomFilter.addMany` / `hasMany` over `--keys` (default 200,000) URL
+ *   keys, best of `--rounds` (default 5) after a warm-up; and the same for node-redis sending the
+ *   same BITFIELD commands prebuilt (the client's own floor).
+ * - Peak RSS and heap above the baseline during `addMany` of 1,000,000 keys from a generator
+ *   (sampled every 10 ms), as in bench/redis/run.ts. Run with `--expose-gc` for a clean baseline.
+ *
+ *   npx tsx --expose-gc bench/redis/hot-path.ts [--keys 200000] [--rounds 5] [--json] [--no-memory]
+ *                                               [--no-cpu]
+ *
+ * Run it under `flock` on a shared machine, as every benchmark.
+ */
+import { fileURLToPath } from 'node:url';
+import { createClient } from 'redis';
+import { RedisBloomFilter, ShardedBloomFilter } from '../../src/redis.js';
+import { startRedis } from '../../test/support/redis-server.js';
+
+interface Result {
+  keys: number;
+  cpuUsPerKey: { add: number; has: number; ceilingAdd: number; ceilingHas: number };
+  memory?: { keys: number; peakRss: number; peakHeap: number; ms: number };
+}
+
+type Client = ReturnType<typeof createClient>;
+
+function arg(argv: string[], name: string): string | undefined {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+}
+
+/** CPU µs (user + system) that `run` takes, per key. */
+async function cpuPerKey(keys: number, run: () => Promise<unknown>): Promise<number> {
+  const before = process.cpuUsage();
+  await run();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / keys;
+}
+
+async function memoryOfAddMany(client: Client, name: string) {
+  const count = 1_000_000;
+  const filter = await RedisBloomFilter.create(client, name, { capacity: count, fpp: 0.01 });
+  globalThis.gc?.();
+  globalThis.gc?.();
+  const base = process.memoryUsage();
+  let peakRss = 0;
+  let peakHeap = 0;
+  const sample = () => {
+    const m = process.memoryUsage();
+    peakRss = Math.max(peakRss, m.rss - base.rss);
+    peakHeap = Math.max(peakHeap, m.heapUsed - base.heapUsed);
+  };
+  const timer = setInterval(sample, 10);
+  function* urls() {
+    for (let i = 0; i < count; i++) yield `https://example.com/item/${i}`;
+  }
+  const t = performance.now();
+  try {
+    await filter.addMany(urls());
+  } finally {
+    clearInterval(timer);
+  }
+  sample();
+  const ms = performance.now() - t;
+  await filter.destroy();
+  return { keys: count, peakRss, peakHeap, ms };
+}
+
+export async function run(argv: string[]): Promise<Result> {
+  const n = Number(arg(argv, '--keys') ?? 200_000);
+  const rounds = Number(arg(argv, '--rounds') ?? 5);
+  const server = await startRedis();
+  const client: Client = createClient({ url: server.url, disableOfflineQueue: true });
+  client.on('error', () => undefined);
+  await client.connect();
+  const name = `hot-${process.pid}`;
+  const opts = { capacity: n, fpp: 0.01 };
+  try {
+    const memory = argv.includes('--no-memory')
+      ? undefined
+      : await memoryOfAddMany(client, `${name}-mem`);
+    if (argv.includes('--no-cpu')) {
+      const none = {
+        add: Number.NaN,
+        has: Number.NaN,
+        ceilingAdd: Number.NaN,
+        ceilingHas: Number.NaN,
+      };
+      return { keys: n, cpuUsPerKey: none, memory };
+    }
+    const keys = Array.from({ length: n }, (_, i) => `https://example.com/item/${i}`);
+    let filter = await RedisBloomFilter.create(client, name, opts);
+    const { shard, offsets } = ShardedBloomFilter.create(opts).positionsOf(keys[0]!);
+    const key = filter.shardKey(shard);
+    const header = ['GET', 'u32', '0', 'GET', 'u32', '32'];
+    const cells = offsets.map((x) => String(x + 64));
+    const setArgs = ['BITFIELD', key, ...header, ...cells.flatMap((x) => ['SET', 'u1', x, '1'])];
+    const getArgs = ['BITFIELD_RO', key, ...header, ...cells.flatMap((x) => ['GET', 'u1', x])];
+    const ceiling = async (args: string[]) => {
+      const inFlight: Promise<unknown>[] = [];
+      for (let start = 0; start < n; start += 512) {
+        const batch: Promise<unknown>[] = [];
+        for (let i = start; i < Math.min(n, start + 512); i++) batch.push(client.sendCommand(args));
+        inFlight.push(Promise.all(batch));
+        if (inFlight.length >= 4) await inFlight.shift();
+      }
+      await Promise.all(inFlight);
+    };
+    const best = { add: Infinity, has: Infinity, ceilingAdd: Infinity, ceilingHas: Infinity };
+    const keep = (field: keyof typeof best, v: number, round: number) => {
+      if (round > 0) best[field] = Math.min(best[field], v);
+    };
+    for (let round = 0; round <= rounds; round++) {
+      await filter.destroy();
+      filter = await RedisBloomFilter.create(client, name, opts);
+      globalThis.gc?.();
+      keep('add', await cpuPerKey(n, () => filter.addMany(keys)), round);
+      globalThis.gc?.();
+      keep('has', await cpuPerKey(n, () => filter.hasMany(keys)), round);
+      globalThis.gc?.();
+      keep('ceilingAdd', await cpuPerKey(n, () => ceiling(setArgs)), round);
+      globalThis.gc?.();
+      keep('ceilingHas', await cpuPerKey(n, () => ceiling(getArgs)), round);
+    }
+    const check = await filter.hasMany(keys);
+    if (!check.every(Boolean)) throw new Error('false negative');
+    await filter.destroy();
+    return { keys: n, cpuUsPerKey: best, memory };
+  } finally {
+    await client.close();
+    await server.stop();
+  }
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const argv = process.argv.slice(2);
+  const r = await run(argv);
+  if (argv.includes('--json')) console.log(JSON.stringify(r));
+  else {
+    const c = r.cpuUsPerKey;
+    const f = (x: number) => x.toFixed(2);
+    console.log(
+      `CPU µs/key (${r.keys} keys, best round): add ${f(c.add)}, has ${f(c.has)}; node-redis prebuilt: add ${f(c.ceilingAdd)}, has ${f(c.ceilingHas)}`,
+    );
+    if (r.memory !== undefined) {
+      const mb = (x: number) => `${(x / 2 ** 20).toFixed(1)} MiB`;
+      console.log(
+        `addMany of ${r.memory.keys} keys: peak RSS ${mb(r.memory.peakRss)} above baseline, heap ${mb(r.memory.peakHeap)}, ${(r.memory.ms / 1000).toFixed(1)} s`,
+      );
+    }
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * The BITFIELD commands of the Redis store's hot paths, built with as little work per key as
+ * possible: the first attempt of a bloom or counting add (one plain `BITFIELD` that reads the
+ * header before it writes: scripts.ts, "Fast path") and the reads of bits and counters (one
+ * `BITFIELD_RO` with the header). Each command's arguments are one array of its exact length;
+ * only the cell offsets are new strings.
+ *
+ *   set bits:      BITFIELD    key GET u32 0 GET u32 32 SET u1 <64 + o> 1 ...
+ *   add counters:  BITFIELD    key GET u32 0 GET u32 32 OVERFLOW SAT INCRBY u4 #<16 + c> 1 ...
+ *   read bits:     BITFIELD_RO key GET u32 0 GET u32 32 GET u1 <64 + o> ...
+ *   read counters: BITFIELD_RO key GET u32 0 GET u32 32 GET u4 #<16 + c> ...
+ *
+ * A reply is `[id, gen, value per cell...]` (docs/FORMAT.md: the header is two big-endian u32s).
+ */
+
+import { settleAll } from '../sharded/ops.js';
+import {
+  type CellBatch,
+  type Epoch,
+  REPLY,
+  type ShardRead,
+  type WriteReply,
+} from '../sharded/store.js';
+import type { CommandClient } from './client.js';
+import { HEADER_BITS } from './scripts.js';
+
+/** One command shape of the table above. */
+export interface BitfieldShape {
+  readonly command: 'BITFIELD' | 'BITFIELD_RO';
+  /** Arguments after the header reads (`OVERFLOW SAT`). */
+  readonly extra: readonly string[];
+  readonly op: 'SET' | 'INCRBY' | 'GET';
+  readonly type: 'u1' | 'u4';
+  /** Cells before the first cell of the shard (the header), added to every offset. */
+  readonly shift: number;
+  /** Whether offsets are in cells (`#c`, counters) rather than bits. */
+  readonly cellOffsets: boolean;
+  /** The argument after each offset (`1`), or null. */
+  readonly value: string | null;
+  /** For a write: the reply value that says the key was new (old bit 0, new counter 1). */
+  readonly fresh: number;
+}
+
+export const SET_BITS: BitfieldShape = {
+  command: 'BITFIELD',
+  extra: [],
+  op: 'SET',
+  type: 'u1',
+  shift: HEADER_BITS,
+  cellOffsets: false,
+  value: '1',
+  fresh: 0,
+};
+
+export const ADD_COUNTERS: BitfieldShape = {
+  command: 'BITFIELD',
+  extra: ['OVERFLOW', 'SAT'],
+  op: 'INCRBY',
+  type: 'u4',
+  shift: HEADER_BITS / 4,
+  cellOffsets: true,
+  value: '1',
+  fresh: 1,
+};
+
+export const READ_BITS: BitfieldShape = {
+  command: 'BITFIELD_RO',
+  extra: [],
+  op: 'GET',
+  type: 'u1',
+  shift: HEADER_BITS,
+  cellOffsets: false,
+  value: null,
+  fresh: -1,
+};
+
+export const READ_COUNTERS: BitfieldShape = {
+  ...READ_BITS,
+  type: 'u4',
+  shift: HEADER_BITS / 4,
+  cellOffsets: true,
+};
+
+/** `BITFIELD` or `BITFIELD_RO` of `key` that reads the header first. */
+export function withHeader(command: string, key: string): string[] {
+  return [command, key, 'GET', 'u32', '0', 'GET', 'u32', '32'];
+}
+
+/** The arguments of `shape` on shard `ref` for cells[from, to). */
+export function bitfieldArgs(
+  shape: BitfieldShape,
+  ref: string,
+  cells: ArrayLike<number>,
+  from: number,
+  to: number,
+): string[] {
+  const extra = shape.extra;
+  const per = shape.value === null ? 3 : 4;
+  const args = new Array<string>(8 + extra.length + per * (to - from));
+  args[0] = shape.command;
+  args[1] = ref;
+  args[2] = 'GET';
+  args[3] = 'u32';
+  args[4] = '0';
+  args[5] = 'GET';
+  args[6] = 'u32';
+  args[7] = '32';
+  let p = 8;
+  for (let i = 0; i < extra.length; i++) args[p++] = extra[i]!;
+  const { op, type, shift, value } = shape;
+  for (let j = from; j < to; j++) {
+    args[p++] = op;
+    args[p++] = type;
+    const offset = cells[j]! + shift;
+    args[p++] = shape.cellOffsets ? `#${offset}` : String(offset);
+    if (value !== null) args[p++] = value;
+  }
+  return args;
+}
+
+/** The arguments of `shape` for key i of `batch`. */
+export function batchArgs(shape: BitfieldShape, batch: CellBatch, i: number): string[] {
+  const starts = batch.starts;
+  const from = starts === undefined ? i * batch.k : starts[i]!;
+  const to = starts === undefined ? from + batch.k : starts[i + 1]!;
+  return bitfieldArgs(shape, batch.refs[i]!, batch.cells, from, to);
+}
+
+/** A reply as numbers, in place (integers come as numbers, strings or bigints by client settings). */
+export function numbers(reply: unknown): number[] {
+  const out = reply as unknown[] as number[];
+  for (let i = 0; i < out.length; i++) if (typeof out[i] !== 'number') out[i] = Number(out[i]);
+  return out;
+}
+
+/**
+ * What a fast write's reply (`[id, gen, values...]`, see the module comment) means for a write
+ * planned for `epoch` (its id as the number `id`): the 0/1 result if it landed in `epoch`,
+ * `Landed` if in another generation of the filter, `REPLY.replaced` if in another filter's
+ * shard, `REPLY.lost` if the shard was missing (the caller must then delete the header-less
+ * string the write left: DROP_ORPHAN).
+ */
+export function fastReply(
+  shape: BitfieldShape,
+  reply: number[],
+  id: number,
+  epoch: Epoch,
+): WriteReply {
+  if (reply[0] === 0) return REPLY.lost;
+  if (reply[0] !== id) return REPLY.replaced;
+  let result: 0 | 1 = 0;
+  for (let i = 2; i < reply.length; i++) {
+    if (reply[i] === shape.fresh) {
+      result = 1;
+      break;
+    }
+  }
+  const gen = reply[1]!;
+  return gen === epoch.gen ? result : { gen, result };
+}
+
+/**
+ * The first adds of a window (`ShardStore.addBatch`): one `shape` BITFIELD per key of `batch`,
+ * all sent in one turn with one promise for the window, then each reply's header checked
+ * (`fastReply`); `drop` deletes the header-less string a write left in a missing shard. `out[i]`
+ * gets key i's reply (`undefined` if its command failed); resolves to the first failure.
+ */
+export async function sendAdds(
+  client: CommandClient,
+  drop: (ref: string) => Promise<unknown>,
+  shape: BitfieldShape,
+  batch: CellBatch,
+  epoch: Epoch,
+  out: (WriteReply | undefined)[],
+): Promise<unknown> {
+  const replies = new Array<unknown>(batch.count);
+  let failure = await settleAll(
+    batch.count,
+    (i) => client.send(batch.refs[i]!, false, batchArgs(shape, batch, i)),
+    replies,
+  );
+  const id = Number(epoch.id);
+  let orphans: Set<string> | undefined;
+  for (let i = 0; i < batch.count; i++) {
+    const reply = replies[i];
+    if (reply === undefined) continue;
+    const r = fastReply(shape, numbers(reply), id, epoch);
+    if (r === REPLY.lost) {
+      orphans ??= new Set();
+      orphans.add(batch.refs[i]!);
+    }
+    out[i] = r;
+  }
+  for (const ref of orphans ?? []) {
+    try {
+      await drop(ref);
+    } catch (err) {
+      failure ??= err;
+    }
+  }
+  return failure;
+}
+
+/** The reads of a window (`ShardStore.readBatch`): one `shape` BITFIELD_RO per key, in one turn. */
+export async function sendReads(
+  client: CommandClient,
+  shape: BitfieldShape,
+  batch: CellBatch,
+  out: (ShardRead | undefined)[],
+): Promise<unknown> {
+  const replies = out as unknown[];
+  const failure = await settleAll(
+    batch.count,
+    (i) => client.send(batch.refs[i]!, true, batchArgs(shape, batch, i)),
+    replies,
+  );
+  for (let i = 0; i < batch.count; i++) if (replies[i] !== undefined) numbers(replies[i]);
+  return failure;
+}
