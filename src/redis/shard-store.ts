@@ -12,7 +12,7 @@
  */
 
 import { FormatError, show } from '../errors.js';
-import { type StoreErrorKind, wrapFailure } from '../sharded/errors.js';
+import { StoreErrorNames } from '../sharded/errors.js';
 import {
   type BatchCells,
   type CellBatch,
@@ -44,7 +44,6 @@ import { type CommandClient, commandClient, type RedisConnection } from './clien
 import {
   REDIS_ERRORS,
   RedisEvictionPolicyError,
-  RedisFilterError,
   RedisFilterMismatchError,
 } from './errors.js';
 import { layerShardKey, metaKey, shardKey } from './keys.js';
@@ -83,7 +82,7 @@ function countKey(ref: string): string | undefined {
   return ref.startsWith('bk:s:') ? `${ref}:n` : undefined;
 }
 
-export class RedisShardStore implements ShardStore {
+export class RedisShardStore extends StoreErrorNames implements ShardStore {
   readonly noun = 'Redis filter';
   readonly client: CommandClient;
 
@@ -92,6 +91,7 @@ export class RedisShardStore implements ShardStore {
     /** Accept a server that may evict keys (see `RedisFilterConnectionOptions`). */
     readonly allowEviction = false,
   ) {
+    super(REDIS_ERRORS, RedisFilterMismatchError);
     this.client = commandClient(connection);
     if (typeof allowEviction !== 'boolean') {
       throw new TypeError(`allowEviction must be a boolean, got ${show(allowEviction)}`);
@@ -123,19 +123,6 @@ export class RedisShardStore implements ShardStore {
 
   notReady(): string | null {
     return this.client.notReady();
-  }
-
-  error(kind: StoreErrorKind, message: string, cause?: unknown): Error {
-    return new REDIS_ERRORS[kind](message, cause === undefined ? undefined : { cause });
-  }
-
-  mismatch(name: string, parameter: string, existing?: string, requested?: string): Error {
-    return new RedisFilterMismatchError(name, parameter, existing, requested);
-  }
-
-  /** bloomkit's own errors (and argument errors) pass; anything from a client library is wrapped. */
-  wrap(label: string, err: unknown): unknown {
-    return wrapFailure(label, err, RedisFilterError);
   }
 
   /**

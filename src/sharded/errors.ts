@@ -98,6 +98,40 @@ export function wrapFailure(
   return new failed(`${label} failed: ${message}`, { cause: err });
 }
 
+/** An error class of a store (`STORED_ERRORS`, or a store's own, e.g. `REDIS_ERRORS`). */
+type ErrorClass = new (message: string, options?: { cause: unknown }) => Error;
+
+/**
+ * The error methods of a `ShardStore` (`error`, `mismatch`, `wrap`), written once: a store
+ * extends this with its classes by kind and its mismatch class.
+ */
+export abstract class StoreErrorNames {
+  protected constructor(
+    private readonly classes: Readonly<Record<StoreErrorKind, ErrorClass>>,
+    private readonly mismatchClass: new (
+      filter: string,
+      parameter: string,
+      existing?: string,
+      requested?: string,
+    ) => Error,
+  ) {}
+
+  /** The store's error of `kind` (see `ShardStore.error`). */
+  error(kind: StoreErrorKind, message: string, cause?: unknown): Error {
+    return new this.classes[kind](message, cause === undefined ? undefined : { cause });
+  }
+
+  /** The store's error for a parameter that differs from the stored filter's. */
+  mismatch(name: string, parameter: string, existing?: string, requested?: string): Error {
+    return new this.mismatchClass(name, parameter, existing, requested);
+  }
+
+  /** bloomkit's own errors (and argument errors) pass; a store client's failure is wrapped. */
+  wrap(label: string, err: unknown): unknown {
+    return wrapFailure(label, err, this.classes.failed);
+  }
+}
+
 /**
  * A filter of that name exists with other parameters (or is of another kind) than the ones given
  * to `create`/`open`/`fromBytes`. Names the parameter and both values.

@@ -26,13 +26,7 @@ import {
   removeCounters,
   setBits,
 } from './cells.js';
-import {
-  STORED_ERRORS,
-  StoredFilterError,
-  StoredFilterMismatchError,
-  type StoreErrorKind,
-  wrapFailure,
-} from './errors.js';
+import { STORED_ERRORS, StoredFilterMismatchError, StoreErrorNames } from './errors.js';
 import type {
   Epoch,
   Landed,
@@ -67,13 +61,14 @@ interface StoredMeta {
   expireAt: number | undefined;
 }
 
-export class MemoryShardStore implements ShardStore {
+export class MemoryShardStore extends StoreErrorNames implements ShardStore {
   readonly noun = 'stored filter';
   private readonly now: () => number;
   private readonly metas = new Map<string, StoredMeta>();
   private readonly shards = new Map<string, Shard>();
 
   constructor(options: MemoryShardStoreOptions = {}) {
+    super(STORED_ERRORS, StoredFilterMismatchError);
     const now = options.now ?? Date.now;
     if (typeof now !== 'function') {
       throw new TypeError(`options.now must be a function, got ${show(now)}`);
@@ -83,18 +78,6 @@ export class MemoryShardStore implements ShardStore {
 
   notReady(): string | null {
     return null;
-  }
-
-  error(kind: StoreErrorKind, message: string, cause?: unknown): Error {
-    return new STORED_ERRORS[kind](message, cause === undefined ? undefined : { cause });
-  }
-
-  mismatch(name: string, parameter: string, existing?: string, requested?: string): Error {
-    return new StoredFilterMismatchError(name, parameter, existing, requested);
-  }
-
-  wrap(label: string, err: unknown): unknown {
-    return wrapFailure(label, err, StoredFilterError);
   }
 
   /** Nothing evicts this store's data. */

@@ -1,4 +1,4 @@
-import type { Command } from '../command.js';
+import type { Command, OptionValues } from '../command.js';
 import { readQueryable } from '../filter-file.js';
 import {
   flag,
@@ -118,17 +118,31 @@ Examples:
       if (pool !== null) {
         for (const done of await pool.drain()) if (more) more = await emit(done.batch, done.flags);
       }
-      if (countOnly) {
-        output.text(
-          flag(options, 'json') ? `${JSON.stringify({ records, selected })}\n` : `${selected}\n`,
-        );
-      }
-      await output.end();
-      if (interrupt.signal !== null) return interrupt.exitCode;
-      return selected > 0 ? 0 : 1;
+      return await endCheck(output, options, records, selected, interrupt);
     } finally {
       interrupt.dispose();
       await pool?.close();
     }
   },
 };
+
+/**
+ * The end of a check (`check`, `redis check`): the count with `--count` (JSON with `--json`),
+ * the output flushed; exit 0 if a record was selected, 1 if none, or the interrupt's code.
+ */
+export async function endCheck(
+  output: Output,
+  options: OptionValues,
+  records: number,
+  selected: number,
+  interrupt: Interrupt,
+): Promise<number> {
+  if (flag(options, 'count')) {
+    output.text(
+      flag(options, 'json') ? `${JSON.stringify({ records, selected })}\n` : `${selected}\n`,
+    );
+  }
+  await output.end();
+  if (interrupt.signal !== null) return interrupt.exitCode;
+  return selected > 0 ? 0 : 1;
+}

@@ -12,6 +12,7 @@ import {
 } from '../options.js';
 import { Output } from '../output.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
+import { endCheck } from './check.js';
 
 const VERBS = ['create', 'add', 'check', 'info'] as const;
 
@@ -187,14 +188,7 @@ async function addOrCheck(
       await output.end();
       return interrupt.signal === null ? 0 : interrupt.exitCode;
     }
-    if (flag(options, 'count')) {
-      output.text(
-        flag(options, 'json') ? `${JSON.stringify({ records, selected })}\n` : `${selected}\n`,
-      );
-    }
-    await output.end();
-    if (interrupt.signal !== null) return interrupt.exitCode;
-    return selected > 0 ? 0 : 1;
+    return await endCheck(output, options, records, selected, interrupt);
   } finally {
     interrupt.dispose();
   }
