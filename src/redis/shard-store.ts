@@ -41,11 +41,7 @@ import {
   withHeader,
 } from './bitfield.js';
 import { type CommandClient, commandClient, type RedisConnection } from './client.js';
-import {
-  REDIS_ERRORS,
-  RedisEvictionPolicyError,
-  RedisFilterMismatchError,
-} from './errors.js';
+import { REDIS_ERRORS, RedisEvictionPolicyError, RedisFilterMismatchError } from './errors.js';
 import { layerShardKey, metaKey, shardKey } from './keys.js';
 import { toMeta } from './meta.js';
 import {
