@@ -17,6 +17,7 @@
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { RedisBloomFilter, ShardedBloomFilter } from '../../src/redis.js';
+import { DEPTH, WINDOW } from '../../src/sharded/ops.js';
 import { startRedis } from '../../test/support/redis-server.js';
 
 interface Result {
@@ -101,11 +102,12 @@ export async function run(argv: string[]): Promise<Result> {
     const getArgs = ['BITFIELD_RO', key, ...header, ...cells.flatMap((x) => ['GET', 'u1', x])];
     const ceiling = async (args: string[]) => {
       const inFlight: Promise<unknown>[] = [];
-      for (let start = 0; start < n; start += 512) {
+      for (let start = 0; start < n; start += WINDOW) {
         const batch: Promise<unknown>[] = [];
-        for (let i = start; i < Math.min(n, start + 512); i++) batch.push(client.sendCommand(args));
+        for (let i = start; i < Math.min(n, start + WINDOW); i++)
+          batch.push(client.sendCommand(args));
         inFlight.push(Promise.all(batch));
-        if (inFlight.length >= 4) await inFlight.shift();
+        if (inFlight.length >= DEPTH) await inFlight.shift();
       }
       await Promise.all(inFlight);
     };

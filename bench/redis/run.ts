@@ -17,7 +17,8 @@
  * - bloomkit has: `filter.hasMany(keys)`, one `BITFIELD_RO key GET u32 0 GET u32 32 GET u1 o ×k`.
  * - the same shapes without the header reads (7 bits in one 1 MiB key) for redis-benchmark.
  * - node-redis ceiling: the same commands with prebuilt arguments sent through the same client
- *   (no hashing, no argument building): the most any node-redis user gets on one connection.
+ *   (no hashing, no argument building), in bloomkit's windows (WINDOW keys, DEPTH in flight):
+ *   the most any node-redis user gets on one connection.
  * - redis-benchmark: the same command shapes, `-P 32` (32 commands per write), with 1 connection
  *   (as bloomkit's one client) and with its default 50. Its `__rand_int__` placeholder is
  *   zero-padded to 12 digits, which Redis rejects as a bit offset, so redis-benchmark sends the
@@ -31,6 +32,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { RedisBloomFilter, ShardedBloomFilter } from '../../src/redis.js';
+import { DEPTH, WINDOW } from '../../src/sharded/ops.js';
 import { startRedis } from '../../test/support/redis-server.js';
 
 const LOCK = '/tmp/bloomkit-bench.lock';
@@ -193,12 +195,12 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
     };
     const ceiling = async (args: string[]) => {
       const inFlight: Promise<unknown>[] = [];
-      for (let start = 0; start < o.keys; start += 512) {
+      for (let start = 0; start < o.keys; start += WINDOW) {
         const batch: Promise<unknown>[] = [];
-        for (let i = start; i < Math.min(o.keys, start + 512); i++)
+        for (let i = start; i < Math.min(o.keys, start + WINDOW); i++)
           batch.push(client.sendCommand(args));
         inFlight.push(Promise.all(batch));
-        if (inFlight.length >= 4) await inFlight.shift();
+        if (inFlight.length >= DEPTH) await inFlight.shift();
       }
       await Promise.all(inFlight);
     };
