@@ -409,10 +409,10 @@ describe('clone, clear, equals', () => {
       const f = BloomFilter.create({ capacity: 1000, fpp: 0.01, shared });
       f.addMany(keys('k', 100));
       const c = f.clone();
-      expect(c).not.toBe(f);
+      expect(c === f, 'a new object').toBe(false);
       expect(c.equals(f)).toBe(true);
       expect(c.bits).toBeInstanceOf(shared ? SharedBitArray : BitArray);
-      expect(c.bits.data.buffer).not.toBe(f.bits.data.buffer);
+      expect(c.bits.data.buffer === f.bits.data.buffer, 'its own buffer').toBe(false);
       c.add('only-in-clone');
       expect(f.has('only-in-clone')).toBe(false);
       f.add('only-in-original');
