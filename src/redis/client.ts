@@ -58,6 +58,8 @@ interface NodeRedisCluster {
 interface IoRedis {
   call(command: string, ...args: (string | Buffer)[]): Promise<unknown>;
   callBuffer(command: string, ...args: (string | Buffer)[]): Promise<unknown>;
+  /** ioredis's per-command binary forms (`getrangeBuffer`, `mgetBuffer`, ...). */
+  [method: `${string}Buffer`]: unknown;
   readonly status: string;
   readonly isCluster?: boolean;
   nodes?(role: 'master'): IoRedis[];
@@ -132,7 +134,14 @@ function ioredis(c: IoRedis): CommandClient {
     kind: cluster ? 'ioredis cluster' : 'ioredis',
     isCluster: cluster,
     send: (_key, _readonly, args) => c.call(args[0] as string, ...args.slice(1)),
-    sendBinary: (_key, args) => c.callBuffer(args[0] as string, ...args.slice(1)),
+    sendBinary: (_key, args) => {
+      // The command's own binary method, not `callBuffer`: with `enableAutoPipelining`,
+      // ioredis drops callBuffer's command name (redis/ioredis#1923: "ERR unknown command").
+      const method = c[`${(args[0] as string).toLowerCase()}Buffer`];
+      return typeof method === 'function'
+        ? (method as (...a: (string | Buffer)[]) => Promise<unknown>).apply(c, args.slice(1))
+        : c.callBuffer(args[0] as string, ...args.slice(1));
+    },
     notReady: () =>
       c.status === 'ready' ? null : `the ioredis client is not ready (status ${show(c.status)})`,
     masters: async () => {
