@@ -149,6 +149,7 @@ export {
   StoredFilterLostError,
   StoredFilterMismatchError,
   StoredFilterNotFoundError,
+  StoredFilterReplicationError,
   StoredFilterStaleError,
   StoredFilterTimeoutError,
   type StoreErrorKind,

@@ -28,6 +28,7 @@ export {
   RedisFilterLostError,
   RedisFilterMismatchError,
   RedisFilterNotFoundError,
+  RedisFilterReplicationError,
   RedisFilterStaleError,
   RedisFilterTimeoutError,
 } from './redis/errors.js';

@@ -26,6 +26,26 @@ import { keys } from './support/random.js';
 const opts = { capacity: 2000, fpp: 0.01, shardBits: 4096 };
 
 describe('stored filters over MemoryShardStore', () => {
+  it('refuses the replicas option (no replicas to wait for) and bad replica options, writing nothing', async () => {
+    const store = new MemoryShardStore();
+    const base = { capacity: 1000, fpp: 0.01 };
+    await expect(StoredBloomFilter.create(store, 'r', { ...base, replicas: 1 })).rejects.toThrow(
+      /^replicas must be 0 for a .* \(it cannot wait for replicas\), got 1$/,
+    );
+    await expect(StoredBloomFilter.create(store, 'r', { ...base, replicas: -1 })).rejects.toThrow(
+      RangeError,
+    );
+    await expect(StoredBloomFilter.create(store, 'r', { ...base, replicas: 1.5 })).rejects.toThrow(
+      /replicas must be an integer in \[0, 1000\], got 1.5/,
+    );
+    await expect(
+      StoredBloomFilter.create(store, 'r', { ...base, replicaTimeout: 0 }),
+    ).rejects.toThrow(/replicaTimeout must be a positive number of ms below 2\^31, got 0/);
+    // Nothing was written: the name is free, and replicas: 0 is the default.
+    const f = await StoredBloomFilter.create(store, 'r', { ...base, replicas: 0 });
+    expect(await f.add('x')).toBe(true);
+  });
+
   it('an add acknowledged after another object cleared the filter is kept (the epoch check)', async () => {
     const store = new MemoryShardStore();
     const a = await StoredBloomFilter.create(store, 'f', opts);

@@ -18,7 +18,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisBloomFilter, RedisFilterError } from '../src/redis.js';
+import { shardKey } from '../src/redis/keys.js';
+import { RedisBloomFilter, RedisFilterError, RedisFilterReplicationError } from '../src/redis.js';
 import { type NodeCluster, nodeCluster } from './support/redis-clients.js';
 import { type RedisClusterHandle, startRedisCluster } from './support/redis-cluster-server.js';
 import { type RedisServerHandle, rawCommand, requireRedis } from './support/redis-server.js';
@@ -209,5 +210,57 @@ describe.skipIf(!hasRedis)('RedisBloomFilter through a cluster failover', () => 
     // Lost: only adds acknowledged after the replica had caught up, before the kill; some were.
     for (const i of missing) expect(i >= replicated && i < lagging, `add ${i}`).toBe(true);
     expect(missing.size).toBeGreaterThan(0);
+  });
+
+  it('master killed, with replicas: 1: every acknowledged add survives; the unreplicated ones were refused', async () => {
+    const [a, b] = [cluster.servers[0]!, cluster.servers[3]!];
+    const [m, r] = infoField(await replication(a), 'role') === 'master' ? [a, b] : [b, a];
+    await waitRole(r, 'slave');
+    // A one-shard filter on the master with the replica (slots 0-5460), which must confirm
+    // every window of adds within 300 ms.
+    let g: RedisBloomFilter | undefined;
+    for (let i = 0; g === undefined; i++) {
+      const name = `replicated-${i}`;
+      const probe = shardKey('b', name, 0);
+      if (Number(await rawCommand(m.port, ['CLUSTER', 'KEYSLOT', probe])) >= 16_384 / 3) continue;
+      g = await retry(() =>
+        RedisBloomFilter.create(client, name, {
+          capacity: 5_000,
+          fpp: 0.01,
+          shardBits: 2 ** 16,
+          timeout: 2_000,
+          replicas: 1,
+          replicaTimeout: 300,
+        }),
+      );
+    }
+    expect(g.shards).toBe(1);
+    const w = new Writer(g, 'safe', 4);
+    await w.more(300);
+    const confirmed = w.acked.length;
+    process.kill(r.pid, 'SIGSTOP');
+    try {
+      expect(await rawCommand(m.port, ['CLIENT', 'KILL', 'TYPE', 'replica'])).toBe(1);
+      // The replica is gone: every add is applied by the master and refused for want of a replica.
+      const failedBefore = w.failed.length;
+      const deadline = Date.now() + 5_000;
+      while (w.failed.length < failedBefore + 8 && Date.now() < deadline) await sleep(20);
+      await m.kill();
+    } finally {
+      process.kill(r.pid, 'SIGCONT');
+    }
+    await waitRole(r, 'master');
+    await m.restart();
+    await waitRole(m, 'slave');
+    await w.more(100);
+    await w.stop();
+    const refused = w.failed.filter(({ err }) => err instanceof RedisFilterReplicationError);
+    console.log(
+      `kill -9 with replicas: 1: ${w.acked.length} adds acknowledged (${confirmed} before the replica stopped), ${refused.length} refused as unreplicated, ${w.failed.length - refused.length} failed otherwise`,
+    );
+    expect(refused.length).toBeGreaterThan(0);
+    expect(typed(w)).toEqual([]);
+    const answers = await retry(() => g.hasMany(w.acked));
+    expect(w.acked.filter((_, i) => !answers[i])).toEqual([]);
   });
 });

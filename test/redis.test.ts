@@ -14,6 +14,7 @@ import {
   RedisCountingBloomFilter,
   RedisFilterMismatchError,
   RedisFilterNotFoundError,
+  RedisFilterReplicationError,
   RedisScalableBloomFilter,
   ShardedBloomFilter,
 } from '../src/redis.js';
@@ -367,6 +368,27 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
       expect(commands).toBe(20_000);
       expect(reads).toBeLessThan(commands / 20);
     });
+  });
+
+  it('replicas: a server without replicas confirms no write, so none is acknowledged', async () => {
+    const f = await RedisBloomFilter.create(client, 'no-replica', {
+      capacity: 1000,
+      fpp: 0.01,
+      replicas: 1,
+      replicaTimeout: 50,
+    });
+    await expect(f.add('x')).rejects.toThrow(RedisFilterReplicationError);
+    const err = await f.addMany(['a', 'b', 'c']).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedisFilterReplicationError);
+    expect((err as RedisFilterReplicationError).message).toMatch(
+      /only 0 of 1 replicas confirmed within 50 ms: not acknowledged/,
+    );
+    // Applied by the master but unconfirmed: unknown, not applied.
+    expect([...(err as RedisFilterReplicationError).batch!.status]).toEqual([2, 2, 2]);
+    // The same filter opened without the option reads what the master holds.
+    const plain = await RedisBloomFilter.open(client, 'no-replica');
+    expect(await plain.hasMany(['x', 'a', 'b', 'c'])).toEqual([true, true, true, true]);
+    await plain.destroy();
   });
 
   describe('RedisCountingBloomFilter', () => {

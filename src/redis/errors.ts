@@ -60,6 +60,16 @@ export class RedisFilterNotFoundError extends RedisFilterError {
 }
 
 /**
+ * The adds (or removes) were applied by the master, but fewer replicas than the filter's
+ * `replicas` option confirmed them (`WAIT`) within `replicaTimeout` ms: they are not
+ * acknowledged, because a failover to a replica that lacks them would lose them. Adding again is
+ * safe; a failed batch's `status` marks the keys of the unconfirmed windows as unknown.
+ */
+export class RedisFilterReplicationError extends RedisFilterError {
+  override readonly name = 'RedisFilterReplicationError';
+}
+
+/**
  * A filter of that name exists with other parameters (or is of another kind) than the ones given
  * to `create`/`open`/`fromBytes`. Names the parameter and both values.
  */
@@ -77,4 +87,5 @@ export const REDIS_ERRORS = {
   lost: RedisFilterLostError,
   stale: RedisFilterStaleError,
   notFound: RedisFilterNotFoundError,
+  unreplicated: RedisFilterReplicationError,
 } as const;

@@ -81,6 +81,17 @@ function countKey(ref: string): string | undefined {
 export class RedisShardStore extends StoreErrorNames implements ShardStore {
   readonly noun = 'Redis filter';
   readonly client: CommandClient;
+  /**
+   * `WAIT replicas timeout` on the connection of every shard in `refs` (one for a standalone
+   * server, one per shard key on a cluster, routed as its writes were); the fewest replicas any
+   * of them confirmed. Absent for an ioredis cluster, which cannot route a keyless command by
+   * key: a filter there takes no `replicas` option.
+   */
+  readonly waitReplicas?: (
+    refs: readonly string[],
+    replicas: number,
+    timeoutMs: number,
+  ) => Promise<number>;
 
   constructor(
     connection: RedisConnection,
@@ -89,6 +100,14 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   ) {
     super(REDIS_ERRORS, RedisFilterMismatchError);
     this.client = commandClient(connection);
+    if (this.client.kind !== 'ioredis cluster') {
+      this.waitReplicas = async (refs, replicas, timeoutMs) => {
+        const wait = ['WAIT', String(replicas), String(Math.ceil(timeoutMs))];
+        const targets = this.client.isCluster ? refs : refs.slice(0, 1);
+        const got = await Promise.all(targets.map((ref) => this.send(ref, false, wait)));
+        return Math.min(...got.map(Number));
+      };
+    }
     if (typeof allowEviction !== 'boolean') {
       throw new TypeError(`allowEviction must be a boolean, got ${show(allowEviction)}`);
     }

@@ -63,8 +63,17 @@ export class StoredFilterNotFoundError extends StoredFilterError {
   override readonly name: string = 'StoredFilterNotFoundError';
 }
 
+/**
+ * Writes were applied by the store's primary, but fewer replicas than the filter's `replicas`
+ * option confirmed them within `replicaTimeout`: they are not acknowledged, since a failover
+ * could lose them. Adding again is safe; the batch's `status` counts them as unknown.
+ */
+export class StoredFilterReplicationError extends StoredFilterError {
+  override readonly name: string = 'StoredFilterReplicationError';
+}
+
 /** The kinds of failure a store names with its own error classes (see `ShardStore.error`). */
-export type StoreErrorKind = 'failed' | 'timeout' | 'lost' | 'stale' | 'notFound';
+export type StoreErrorKind = 'failed' | 'timeout' | 'lost' | 'stale' | 'notFound' | 'unreplicated';
 
 /** The generic error classes, by kind (a store without classes of its own uses these). */
 export const STORED_ERRORS = {
@@ -73,6 +82,7 @@ export const STORED_ERRORS = {
   lost: StoredFilterLostError,
   stale: StoredFilterStaleError,
   notFound: StoredFilterNotFoundError,
+  unreplicated: StoredFilterReplicationError,
 } as const;
 
 /**

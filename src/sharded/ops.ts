@@ -29,10 +29,26 @@ export interface StoreOptions {
    * nothing more. Default 10,000 ms ({@link DEFAULT_TIMEOUT}); `Infinity` for none.
    */
   timeout?: number;
+  /**
+   * Replicas that must hold a write before it is acknowledged. 0 (the default): acknowledged
+   * when the primary applied it, as Redis does; its asynchronous replication means a failover
+   * after a primary crash can lose the last writes, and no one can tell. n > 0: each window of
+   * adds or removes is followed by a wait for n replicas (Redis `WAIT n replicaTimeout` on every
+   * shard it wrote), and when fewer confirm, the call rejects with the store's replication error
+   * (`RedisFilterReplicationError`) instead: an add that resolved is then on n replicas, and a
+   * failover loses only writes whose callers were told. Costs a round trip per window, plus the
+   * replicas' lag. The store must have replicas to wait for (`ShardStore.waitReplicas`).
+   */
+  replicas?: number;
+  /** How long, in ms, each wait for `replicas` may take (default 1,000). */
+  replicaTimeout?: number;
 }
 
 /** The default `timeout`, ms. */
 export const DEFAULT_TIMEOUT = 10_000;
+
+/** The default `replicaTimeout`, ms. */
+export const DEFAULT_REPLICA_TIMEOUT = 1_000;
 
 /**
  * Keys per window of a batch. Small windows keep few commands in flight: a node-redis command
@@ -80,6 +96,9 @@ export class Outcome {
 /** A store with a label and a timeout: runs one filter object's operations. */
 export class StoreOps<S extends ShardStore = ShardStore> {
   readonly timeout: number;
+  /** Replicas every write must reach before it is acknowledged (see {@link StoreOptions}). */
+  readonly replicas: number;
+  readonly replicaTimeout: number;
 
   constructor(
     readonly store: S,
@@ -92,6 +111,43 @@ export class StoreOps<S extends ShardStore = ShardStore> {
       throw new RangeError(`timeout must be a positive number of ms, got ${show(timeout)}`);
     }
     this.timeout = timeout;
+    const replicas = options.replicas ?? 0;
+    if (!(Number.isInteger(replicas) && replicas >= 0 && replicas <= 1000)) {
+      throw new RangeError(`replicas must be an integer in [0, 1000], got ${show(replicas)}`);
+    }
+    if (replicas > 0 && store.waitReplicas === undefined) {
+      throw new RangeError(
+        `replicas must be 0 for a ${store.noun} of this client (it cannot wait for replicas), got ${replicas}`,
+      );
+    }
+    const replicaTimeout = options.replicaTimeout ?? DEFAULT_REPLICA_TIMEOUT;
+    if (!(typeof replicaTimeout === 'number' && replicaTimeout > 0 && replicaTimeout < 2 ** 31)) {
+      throw new RangeError(
+        `replicaTimeout must be a positive number of ms below 2^31, got ${show(replicaTimeout)}`,
+      );
+    }
+    this.replicas = replicas;
+    this.replicaTimeout = replicaTimeout;
+  }
+
+  /**
+   * After writes to the shards `refs`: returns at once without the `replicas` option; else waits
+   * for that many replicas to confirm them and throws the store's replication error when fewer
+   * did within `replicaTimeout` (the writes are then not acknowledged).
+   */
+  async replicated(refs: readonly string[], what: string): Promise<void> {
+    if (this.replicas === 0 || refs.length === 0) return;
+    const got = await this.store.waitReplicas!(
+      [...new Set(refs)],
+      this.replicas,
+      this.replicaTimeout,
+    );
+    if (got < this.replicas) {
+      throw this.store.error(
+        'unreplicated',
+        `${this.label}: ${what} applied by the primary, but only ${got} of ${this.replicas} replicas confirmed within ${this.replicaTimeout} ms: not acknowledged (a failover could lose it); adding again is safe`,
+      );
+    }
   }
 
   /**

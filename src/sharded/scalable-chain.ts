@@ -243,6 +243,7 @@ export abstract class ScalableChain<K extends Key = Key> {
   ): Promise<void> {
     const hashes = this.hashAll(window);
     let pending = hashes.map((_, j) => j);
+    const written: string[] = []; // the shards written (for the `replicas` option)
     for (let round = 0; pending.length > 0; round++) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
       if (round >= MAX_ROUNDS) throw this.gaveUp(round);
@@ -274,6 +275,7 @@ export abstract class ScalableChain<K extends Key = Key> {
       }
       const sent = absent.map((j) => {
         status[offset + j] = KEY_STATUS.unknown;
+        if (this.ops.replicas > 0) written.push(this.shardOf(last, hashes[j]!));
         return this.addTo(last, hashes[j]!);
       });
       const replies = await Promise.all(sent);
@@ -299,6 +301,17 @@ export abstract class ScalableChain<K extends Key = Key> {
         else await this.recover(lost);
       }
       pending = retry;
+    }
+    try {
+      await this.ops.replicated(
+        written,
+        `adding ${window.length} key${window.length === 1 ? '' : 's'}`,
+      );
+    } catch (error) {
+      for (let j = 0; j < window.length; j++) {
+        if (status[offset + j] === KEY_STATUS.applied) status[offset + j] = KEY_STATUS.unknown;
+      }
+      throw error;
     }
   }
 

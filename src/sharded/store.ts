@@ -217,6 +217,13 @@ export interface ShardStore {
    * the first failure.
    */
   readBatch?(cells: BatchCells, batch: CellBatch, out: (ShardRead | undefined)[]): Promise<unknown>;
+  /**
+   * Optional (a store with replicas): waits until `replicas` replicas hold every write sent so
+   * far to the shards `refs` (Redis: `WAIT` on each shard's connection), at most `timeoutMs`
+   * each; resolves to the fewest replicas that confirmed for any of them. A filter's `replicas`
+   * option must be 0 on a store without it.
+   */
+  waitReplicas?(refs: readonly string[], replicas: number, timeoutMs: number): Promise<number>;
   /** Counts the set bits of the shard (after its header); 0 for a missing shard. */
   countBits(ref: string): Promise<number>;
 
