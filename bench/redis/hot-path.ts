@@ -19,6 +19,7 @@ import { createClient } from 'redis';
 import { RedisBloomFilter, ShardedBloomFilter } from '../../src/redis.js';
 import { DEPTH, WINDOW } from '../../src/sharded/ops.js';
 import { startRedis } from '../../test/support/redis-server.js';
+import { memoryOfAddMany } from './memory.js';
 
 interface Result {
   keys: number;
@@ -39,35 +40,6 @@ async function cpuPerKey(keys: number, run: () => Promise<unknown>): Promise<num
   await run();
   const used = process.cpuUsage(before);
   return (used.user + used.system) / keys;
-}
-
-async function memoryOfAddMany(client: Client, name: string) {
-  const count = 1_000_000;
-  const filter = await RedisBloomFilter.create(client, name, { capacity: count, fpp: 0.01 });
-  globalThis.gc?.();
-  globalThis.gc?.();
-  const base = process.memoryUsage();
-  let peakRss = 0;
-  let peakHeap = 0;
-  const sample = () => {
-    const m = process.memoryUsage();
-    peakRss = Math.max(peakRss, m.rss - base.rss);
-    peakHeap = Math.max(peakHeap, m.heapUsed - base.heapUsed);
-  };
-  const timer = setInterval(sample, 10);
-  function* urls() {
-    for (let i = 0; i < count; i++) yield `https://example.com/item/${i}`;
-  }
-  const t = performance.now();
-  try {
-    await filter.addMany(urls());
-  } finally {
-    clearInterval(timer);
-  }
-  sample();
-  const ms = performance.now() - t;
-  await filter.destroy();
-  return { keys: count, peakRss, peakHeap, ms };
 }
 
 export async function run(argv: string[]): Promise<Result> {

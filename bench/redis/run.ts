@@ -34,6 +34,7 @@ import { createClient } from 'redis';
 import { RedisBloomFilter, ShardedBloomFilter } from '../../src/redis.js';
 import { DEPTH, WINDOW } from '../../src/sharded/ops.js';
 import { startRedis } from '../../test/support/redis-server.js';
+import { memoryOfAddMany } from './memory.js';
 
 const LOCK = '/tmp/bloomkit-bench.lock';
 
@@ -115,41 +116,6 @@ function redisBenchmark(port: number, n: number, clients: number, args: string[]
   const rps = Number(JSON.parse(`[${line}]`)[1]);
   if (!(rps > 0)) throw new Error(`cannot read redis-benchmark's output: ${r.stdout}`);
   return rps;
-}
-
-/**
- * `addMany` of 1,000,000 keys produced by a generator (nothing materialized), into a filter sized
- * for them; RSS and heap sampled every 20 ms, peaks reported above the baseline taken just before.
- */
-async function memoryOfAddMany(
-  client: ReturnType<typeof createClient>,
-  name: string,
-): Promise<{ keys: number; peakRss: number; peakHeap: number; ms: number }> {
-  const count = 1_000_000;
-  const filter = await RedisBloomFilter.create(client, name, { capacity: count, fpp: 0.01 });
-  globalThis.gc?.();
-  const base = process.memoryUsage();
-  let peakRss = 0;
-  let peakHeap = 0;
-  const sample = () => {
-    const m = process.memoryUsage();
-    peakRss = Math.max(peakRss, m.rss - base.rss);
-    peakHeap = Math.max(peakHeap, m.heapUsed - base.heapUsed);
-  };
-  const timer = setInterval(sample, 20);
-  function* urls() {
-    for (let i = 0; i < count; i++) yield `https://example.com/item/${i}`;
-  }
-  const t = performance.now();
-  try {
-    await filter.addMany(urls());
-  } finally {
-    clearInterval(timer);
-  }
-  sample();
-  const ms = performance.now() - t;
-  await filter.destroy();
-  return { keys: count, peakRss, peakHeap, ms };
 }
 
 export async function runRedisBench(o: Options): Promise<RedisBenchResult> {

@@ -131,23 +131,32 @@ export class StoreOps<S extends ShardStore = ShardStore> {
   }
 
   /**
-   * After writes to the shards `refs`: returns at once without the `replicas` option; else waits
-   * for that many replicas to confirm them and throws the store's replication error when fewer
-   * did within `replicaTimeout` (the writes are then not acknowledged).
+   * After a window's writes (`op` of keys [offset, offset + count) of a batch, to the shards
+   * `refs`): returns at once without the `replicas` option; else waits for that many replicas to
+   * confirm them. When fewer did within `replicaTimeout`, the window's applied keys become unknown
+   * in `status` and the store's replication error is thrown: the writes are not acknowledged.
    */
-  async replicated(refs: readonly string[], what: string): Promise<void> {
+  async replicated(
+    refs: readonly string[],
+    op: 'add' | 'remove',
+    status: Uint8Array,
+    offset: number,
+    count: number,
+  ): Promise<void> {
     if (this.replicas === 0 || refs.length === 0) return;
     const got = await this.store.waitReplicas!(
       [...new Set(refs)],
       this.replicas,
       this.replicaTimeout,
     );
-    if (got < this.replicas) {
-      throw this.store.error(
-        'unreplicated',
-        `${this.label}: ${what} applied by the primary, but only ${got} of ${this.replicas} replicas confirmed within ${this.replicaTimeout} ms: not acknowledged (a failover could lose it); adding again is safe`,
-      );
+    if (got >= this.replicas) return;
+    for (let i = offset; i < offset + count; i++) {
+      if (status[i] === KEY_STATUS.applied) status[i] = KEY_STATUS.unknown;
     }
+    throw this.store.error(
+      'unreplicated',
+      `${this.label}: ${op === 'add' ? 'adding' : 'removing'} ${count} key${count === 1 ? '' : 's'} applied by the primary, but only ${got} of ${this.replicas} replicas confirmed within ${this.replicaTimeout} ms: not acknowledged (a failover could lose it); adding again is safe`,
+    );
   }
 
   /**

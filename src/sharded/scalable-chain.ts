@@ -302,17 +302,7 @@ export abstract class ScalableChain<K extends Key = Key> {
       }
       pending = retry;
     }
-    try {
-      await this.ops.replicated(
-        written,
-        `adding ${window.length} key${window.length === 1 ? '' : 's'}`,
-      );
-    } catch (error) {
-      for (let j = 0; j < window.length; j++) {
-        if (status[offset + j] === KEY_STATUS.applied) status[offset + j] = KEY_STATUS.unknown;
-      }
-      throw error;
-    }
+    await this.ops.replicated(written, 'add', status, offset, window.length);
   }
 
   /** Answers a window of keys; `result(j, present)` for each. */

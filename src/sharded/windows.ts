@@ -199,33 +199,8 @@ export abstract class ShardWindows<K extends Key = Key> {
       }
       pending = again;
     }
-    await this.confirmReplicas(op, placed, offset, status);
-  }
-
-  /**
-   * With the `replicas` option: waits for the replicas of every shard the window wrote; when
-   * fewer confirm, its keys go from applied to unknown and the store's replication error is
-   * thrown (the window is not acknowledged).
-   */
-  protected async confirmReplicas(
-    op: WriteOp,
-    placed: PlacedKeys,
-    offset: number,
-    status: Uint8Array,
-  ): Promise<void> {
-    if (this.ops.replicas === 0) return;
-    const n = placed.count;
-    try {
-      await this.ops.replicated(
-        this.refsOf(placed),
-        `${op === 'add' ? 'adding' : 'removing'} ${n} key${n === 1 ? '' : 's'}`,
-      );
-    } catch (error) {
-      for (let j = 0; j < n; j++) {
-        if (status[offset + j] === KEY_STATUS.applied) status[offset + j] = KEY_STATUS.unknown;
-      }
-      throw error;
-    }
+    // With the `replicas` option: not acknowledged until the replicas hold the window.
+    await this.ops.replicated(this.refsOf(placed), op, status, offset, placed.count);
   }
 
   /**
