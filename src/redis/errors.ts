@@ -62,8 +62,9 @@ export class RedisFilterNotFoundError extends RedisFilterError {
 /**
  * The adds (or removes) were applied by the master, but fewer replicas than the filter's
  * `replicas` option confirmed them (`WAIT`) within `replicaTimeout` ms: they are not
- * acknowledged, because a failover to a replica that lacks them would lose them. Adding again is
- * safe; a failed batch's `status` marks the keys of the unconfirmed windows as unknown.
+ * acknowledged, because a failover to a replica that lacks them would lose them. A failed
+ * batch's `status` marks the keys of the unconfirmed windows as unknown: adding again is safe; a
+ * remove was applied by the master and must not be sent again (it would remove twice).
  */
 export class RedisFilterReplicationError extends RedisFilterError {
   override readonly name = 'RedisFilterReplicationError';

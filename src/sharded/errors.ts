@@ -66,7 +66,8 @@ export class StoredFilterNotFoundError extends StoredFilterError {
 /**
  * Writes were applied by the store's primary, but fewer replicas than the filter's `replicas`
  * option confirmed them within `replicaTimeout`: they are not acknowledged, since a failover
- * could lose them. Adding again is safe; the batch's `status` counts them as unknown.
+ * could lose them. The batch's `status` counts them as unknown: adding again is safe; a remove
+ * was applied by the primary and must not be sent again (it would remove twice).
  */
 export class StoredFilterReplicationError extends StoredFilterError {
   override readonly name: string = 'StoredFilterReplicationError';

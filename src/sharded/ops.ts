@@ -155,7 +155,7 @@ export class StoreOps<S extends ShardStore = ShardStore> {
     }
     throw this.store.error(
       'unreplicated',
-      `${this.label}: ${op === 'add' ? 'adding' : 'removing'} ${count} key${count === 1 ? '' : 's'} applied by the primary, but only ${got} of ${this.replicas} replicas confirmed within ${this.replicaTimeout} ms: not acknowledged (a failover could lose it); adding again is safe`,
+      `${this.label}: ${op === 'add' ? 'adding' : 'removing'} ${count} key${count === 1 ? '' : 's'} applied by the primary, but only ${got} of ${this.replicas} replicas confirmed within ${this.replicaTimeout} ms: not acknowledged (a failover could lose it); ${op === 'add' ? 'adding again is safe' : 'do not send the removes again (the primary applied them)'}`,
     );
   }
 
