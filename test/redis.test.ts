@@ -391,6 +391,24 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
     await plain.destroy();
   });
 
+  it('replicas: an unconfirmed remove is reported as applied on the master, not to be resent', async () => {
+    const plain = await RedisCountingBloomFilter.create(client, 'no-replica-counting', {
+      capacity: 1000,
+      fpp: 0.01,
+    });
+    await plain.addMany(['a', 'b']);
+    const f = await RedisCountingBloomFilter.open(client, 'no-replica-counting', {
+      replicas: 1,
+      replicaTimeout: 50,
+    });
+    const err = await f.removeMany(['a']).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedisFilterReplicationError);
+    expect((err as Error).message).toMatch(/removing 1 key .* do not send the removes again/);
+    expect([...(err as RedisFilterReplicationError).batch!.status]).toEqual([2]);
+    expect(await plain.hasMany(['a', 'b'])).toEqual([false, true]);
+    await plain.destroy();
+  });
+
   describe('RedisCountingBloomFilter', () => {
     it('removes all or nothing: with one counter at 0 nothing is decremented', async () => {
       const opts = { capacity: 1000, fpp: 0.01, shardBits: 4 * 4096 };
