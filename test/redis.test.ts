@@ -6,7 +6,7 @@
  * Inspection goes through raw RESP (test/support/redis-server.ts), not through node-redis.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createClient } from 'redis';
+import { createClient, createClientPool } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BloomFilter, IncompatibleFiltersError } from '../src/index.js';
 import {
@@ -389,6 +389,19 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
     const plain = await RedisBloomFilter.open(client, 'no-replica');
     expect(await plain.hasMany(['x', 'a', 'b', 'c'])).toEqual([true, true, true, true]);
     await plain.destroy();
+  });
+
+  it('replicas: refused on a client pool, whose WAIT would not see the writes of other connections', async () => {
+    const pool = createClientPool({ url: server.url });
+    await pool.connect();
+    try {
+      await expect(
+        RedisBloomFilter.create(pool, 'pooled', { capacity: 100, fpp: 0.01, replicas: 1 }),
+      ).rejects.toThrow(/^replicas must be 0 for a Redis filter of this client/);
+      expect(await raw('EXISTS', 'bk:m:{pooled}')).toBe(0);
+    } finally {
+      pool.destroy();
+    }
   });
 
   it('replicas: an unconfirmed remove is reported as applied on the master, not to be resent', async () => {

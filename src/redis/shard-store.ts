@@ -84,8 +84,10 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   /**
    * `WAIT replicas timeout` on the connection of every shard in `refs` (one for a standalone
    * server, one per shard key on a cluster, routed as its writes were); the fewest replicas any
-   * of them confirmed. Absent for an ioredis cluster, which cannot route a keyless command by
-   * key: a filter there takes no `replicas` option.
+   * of them confirmed. `WAIT` counts the writes of its own connection only, so it is absent where
+   * that is not the connection that wrote: a node-redis client pool (any of its connections may
+   * have written) and an ioredis cluster (it cannot route a keyless command by key). A filter
+   * there takes no `replicas` option.
    */
   readonly waitReplicas?: (
     refs: readonly string[],
@@ -100,7 +102,8 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   ) {
     super(REDIS_ERRORS, RedisFilterMismatchError);
     this.client = commandClient(connection);
-    if (this.client.kind !== 'ioredis cluster') {
+    const pool = typeof (connection as { totalClients?: unknown }).totalClients === 'number';
+    if (this.client.kind !== 'ioredis cluster' && !pool) {
       this.waitReplicas = async (refs, replicas, timeoutMs) => {
         const wait = ['WAIT', String(replicas), String(Math.ceil(timeoutMs))];
         const targets = this.client.isCluster ? refs : refs.slice(0, 1);
