@@ -16,10 +16,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
-import { RedisBloomFilter, ShardedBloomFilter } from '../../src/redis.js';
+import { RedisBloomFilter } from '../../src/redis.js';
 import { DEPTH, WINDOW } from '../../src/sharded/ops.js';
 import { startRedis } from '../../test/support/redis-server.js';
-import { memoryOfAddMany } from './memory.js';
+import { memoryOfAddMany, prebuiltCommands } from './shared.js';
 
 interface Result {
   keys: number;
@@ -66,12 +66,7 @@ export async function run(argv: string[]): Promise<Result> {
     }
     const keys = Array.from({ length: n }, (_, i) => `https://example.com/item/${i}`);
     let filter = await RedisBloomFilter.create(client, name, opts);
-    const { shard, offsets } = ShardedBloomFilter.create(opts).positionsOf(keys[0]!);
-    const key = filter.shardKey(shard);
-    const header = ['GET', 'u32', '0', 'GET', 'u32', '32'];
-    const cells = offsets.map((x) => String(x + 64));
-    const setArgs = ['BITFIELD', key, ...header, ...cells.flatMap((x) => ['SET', 'u1', x, '1'])];
-    const getArgs = ['BITFIELD_RO', key, ...header, ...cells.flatMap((x) => ['GET', 'u1', x])];
+    const { setArgs, getArgs } = prebuiltCommands(filter, opts, keys[0]!);
     const ceiling = async (args: string[]) => {
       const inFlight: Promise<unknown>[] = [];
       for (let start = 0; start < n; start += WINDOW) {

@@ -31,10 +31,10 @@ import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
-import { RedisBloomFilter, ShardedBloomFilter } from '../../src/redis.js';
+import { RedisBloomFilter } from '../../src/redis.js';
 import { DEPTH, WINDOW } from '../../src/sharded/ops.js';
 import { startRedis } from '../../test/support/redis-server.js';
-import { memoryOfAddMany } from './memory.js';
+import { memoryOfAddMany, prebuiltCommands } from './shared.js';
 
 const LOCK = '/tmp/bloomkit-bench.lock';
 
@@ -142,12 +142,7 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
     if (fpr > 0.015) throw new Error(`false positive rate ${fpr} is far above 0.01`);
 
     // The same shapes with fixed arguments: a real key's shard and offsets.
-    const { shard, offsets } = ShardedBloomFilter.create(opts).positionsOf(keys[0]!);
-    const key = filter.shardKey(shard);
-    const header = ['GET', 'u32', '0', 'GET', 'u32', '32'];
-    const cells = offsets.map((x) => String(x + 64));
-    const setArgs = ['BITFIELD', key, ...header, ...cells.flatMap((x) => ['SET', 'u1', x, '1'])];
-    const getArgs = ['BITFIELD_RO', key, ...header, ...cells.flatMap((x) => ['GET', 'u1', x])];
+    const { cells, setArgs, getArgs } = prebuiltCommands(filter, opts, keys[0]!);
     const other = `bk:b:{redis-benchmark-${process.pid}:0}`;
     // redis-benchmark: 7 bits in one 1 MiB key, without the header reads.
     await client.sendCommand(['SETRANGE', other, String(2 ** 20 - 1), '\0']);

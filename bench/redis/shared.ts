@@ -1,9 +1,30 @@
 /**
- * The memory measurement of the Redis benchmarks (bench/redis/run.ts, bench/redis/hot-path.ts):
- * one `addMany` of 1,000,000 keys from a generator, peaks of RSS and heap above the baseline.
+ * What the Redis benchmarks (bench/redis/run.ts, bench/redis/hot-path.ts) share: the commands a
+ * filter sends for one key, prebuilt (the node-redis ceiling), and the memory of one `addMany` of
+ * 1,000,000 keys from a generator (peaks of RSS and heap above the baseline).
  */
 import type { createClient } from 'redis';
-import { RedisBloomFilter } from '../../src/redis.js';
+import { RedisBloomFilter, ShardedBloomFilter } from '../../src/redis.js';
+
+/**
+ * The BITFIELD commands `filter` (made with `opts`) sends to add and test `key`, with their
+ * arguments prebuilt: the header read, then the k bits (cell offsets past the 64-bit header).
+ */
+export function prebuiltCommands(
+  filter: RedisBloomFilter,
+  opts: { capacity: number; fpp: number },
+  key: string,
+): { cells: string[]; setArgs: string[]; getArgs: string[] } {
+  const { shard, offsets } = ShardedBloomFilter.create(opts).positionsOf(key);
+  const ref = filter.shardKey(shard);
+  const header = ['GET', 'u32', '0', 'GET', 'u32', '32'];
+  const cells = offsets.map((x) => String(x + 64));
+  return {
+    cells,
+    setArgs: ['BITFIELD', ref, ...header, ...cells.flatMap((x) => ['SET', 'u1', x, '1'])],
+    getArgs: ['BITFIELD_RO', ref, ...header, ...cells.flatMap((x) => ['GET', 'u1', x])],
+  };
+}
 
 /**
  * `addMany` of 1,000,000 keys produced by a generator (nothing materialized), into a filter sized
