@@ -3,7 +3,7 @@
  * rejection of bad input without allocating for forged lengths, and the memory proof: a large
  * filter is saved without a second copy and loaded with exactly one.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,6 +99,14 @@ function once(poke: () => void): (done: number, total?: number) => void {
     poked = true;
     poke();
   };
+}
+
+/** `loadAny` of the file at `path` as a stream (up to 256 MiB), measured by {@link peakGrowth}. */
+function streamedLoad(path: string) {
+  return peakGrowth(
+    (poke) => loadAny(createReadStream(path), { maxBytes: 256 * 2 ** 20, onProgress: once(poke) }),
+    { timer: false },
+  );
 }
 
 function sample(n = 2000): BloomFilter {
@@ -699,16 +707,7 @@ describe('memory: 32 MiB filters of the other types', () => {
     const loaded = await peakGrowth((poke) => loadAny(path, { onProgress: once(poke) }), {
       timer: false,
     });
-    const streamed = await peakGrowth(
-      async (poke) => {
-        const { createReadStream } = await import('node:fs');
-        return loadAny(createReadStream(path), {
-          maxBytes: 256 * mib,
-          onProgress: once(poke),
-        });
-      },
-      { timer: false },
-    );
+    const streamed = await streamedLoad(path);
     expect(
       [saved.pokes, loaded.pokes, streamed.pokes],
       `${name}: sampled once all bytes were through`,
@@ -782,16 +781,7 @@ describe('memory: a 64 MiB filter', () => {
     expect(loaded.growth).toBeGreaterThan(60 * mib); // the filter itself
     expect(g.equals(f)).toBe(true);
 
-    const streamed = await peakGrowth(
-      async (poke) => {
-        const { createReadStream } = await import('node:fs');
-        return loadAny(createReadStream(path), {
-          maxBytes: 256 * mib,
-          onProgress: once(poke),
-        });
-      },
-      { timer: false },
-    );
+    const streamed = await streamedLoad(path);
     expect(streamed.pokes).toBe(1);
     expect(streamed.growth).toBeLessThan(64 * mib + 40 * mib);
     expect((streamed.result as BloomFilter).equals(f)).toBe(true);
