@@ -93,6 +93,11 @@ export function checkWorkers(workers: number | undefined): number {
 interface Pending {
   resolve(reply: BatchReply): void;
   reject(error: Error): void;
+  /**
+   * Run on the reply before the slot is released: frees the chunk's lane (copying its answers
+   * out first), so no chunk can be loaded into a lane whose answers are still to be read.
+   */
+  settle?(reply: BatchReply): void;
 }
 
 interface Slot {
@@ -182,9 +187,10 @@ export class FilterWorkerPool {
   }
 
   private onReply(slot: Slot, reply: BatchReply): void {
-    this.release(slot);
     const p = this.pending.get(reply.id);
     this.pending.delete(reply.id);
+    p?.settle?.(reply);
+    this.release(slot);
     if (p === undefined) return;
     if (reply.error !== undefined) {
       const Ctor =
@@ -260,20 +266,14 @@ export class FilterWorkerPool {
       return Promise.reject(error);
     }
     lane.busy = true;
+    const settle = (reply: BatchReply): void => {
+      if (out !== null && reply.error === undefined) out.set(lane.found(stop - start), start);
+      lane.busy = false;
+    };
     return new Promise<BatchReply>((resolve, reject) => {
-      this.pending.set(message.id, { resolve, reject });
+      this.pending.set(message.id, { resolve, reject, settle });
       slot.worker.postMessage(message);
-    }).then(
-      (reply) => {
-        lane.busy = false;
-        if (out !== null) out.set(lane.found(stop - start), start);
-        return reply.count!;
-      },
-      (error: unknown) => {
-        lane.busy = false;
-        throw error;
-      },
-    );
+    }).then((reply) => reply.count!);
   }
 
   /**
