@@ -5,16 +5,20 @@
  * - tsconfig.node.json: everything with Node's types (sources, tests and type tests, benchmarks,
  *   scripts);
  * - web/tsconfig.json: the page, with the DOM's types.
+ * With --background (how scripts/test.mjs runs it beside the tests) it and its compilers run at
+ * the lowest CPU priority, so they use only the time the tests leave idle.
  * Plain JavaScript, so it runs before anything is compiled.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, constants, setPriority } from 'node:os';
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 // The largest first, so that the two small ones share the other core.
 const projects = ['tsconfig.node.json', 'tsconfig.json', 'web/tsconfig.json'];
 const slots = Math.max(1, Math.min(2, availableParallelism()));
+// Children inherit the priority: set it before the first compiler starts.
+if (process.argv.includes('--background')) setPriority(constants.priority.PRIORITY_LOW);
 
 function check(project) {
   return new Promise((resolve) => {
