@@ -234,12 +234,14 @@ export class BloomKernel {
   declare private readonly keyArea: Uint8Array;
   declare private readonly keyView: Uint8Array;
   declare private readonly words: Uint32Array;
+  declare private readonly hashArea: Int32Array;
 
   private constructor(ex: MurmurExports, buffer: ArrayBuffer, bitSize: number) {
     this.ex = ex;
     this.keyArea = new Uint8Array(buffer, 0, KERNEL_BASE - 16);
     this.keyView = this.keyArea.subarray(KEY_AT);
     this.words = new Uint32Array(buffer, 0, KERNEL_BASE / 4);
+    this.hashArea = new Int32Array(buffer, HASHES_AT, 4 * CHUNK_KEYS);
     this.data = new Uint32Array(buffer, KERNEL_BASE, bitSize / 32);
   }
 
@@ -298,9 +300,21 @@ export class BloomKernel {
     const count = stop - start;
     if (count === 0) return start;
     const ends = copyChunk(keys, start, stop, this.keyArea, this.words);
-    const ex = this.ex;
-    ex.murmur3_batch((KEY_AT - offsets[start]!) | 0, OFFSETS_AT, ends, count, HASHES_AT);
-    ex.bloom_batch(
+    this.ex.murmur3_batch((KEY_AT - offsets[start]!) | 0, OFFSETS_AT, ends, count, HASHES_AT);
+    this.probe(count, k, mod, add, out, start);
+    return stop;
+  }
+
+  /** Walks the `count` hashes at HASHES_AT (see {@link batch}); answers to `out`, returns their sum. */
+  private probe(
+    count: number,
+    k: number,
+    mod: Modulus,
+    add: boolean,
+    out: Uint8Array,
+    outAt: number,
+  ): number {
+    const sum = this.ex.bloom_batch(
       HASHES_AT,
       count,
       k,
@@ -311,7 +325,27 @@ export class BloomKernel {
       add ? 2 : 1,
       RESULTS_AT,
     );
-    out.set(this.keyArea.subarray(RESULTS_AT, RESULTS_AT + count), start);
-    return stop;
+    out.set(this.keyArea.subarray(RESULTS_AT, RESULTS_AT + count), outAt);
+    return sum;
+  }
+
+  /**
+   * {@link batch} over hashes already computed, so that a filter testing the same keys in several
+   * bit arrays (the scalable filter's layers) hashes each key once: `count` (at most
+   * {@link CHUNK_KEYS}) MurmurHash3 rows [h1 lo, h1 hi, h2 lo, h2 hi] of `h` from row `at` are
+   * copied into the kernel and walked. Key j's answer goes to `out[j]` (1/0 for a test, the bits
+   * it set for an add); returns their sum.
+   */
+  hashes(
+    h: Int32Array,
+    at: number,
+    count: number,
+    k: number,
+    mod: Modulus,
+    add: boolean,
+    out: Uint8Array,
+  ): number {
+    this.hashArea.set(h.subarray(4 * at, 4 * (at + count)));
+    return this.probe(count, k, mod, add, out, 0);
   }
 }

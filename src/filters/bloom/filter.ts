@@ -230,6 +230,23 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
   }
 
   /**
+   * Tests (`add` false) or sets (`add` true) the MITZ_64 bits of keys already hashed, in the
+   * filter's wasm kernel: `count` (at most 1024) MurmurHash3 rows [h1 lo, h1 hi, h2 lo, h2 hi] of
+   * `h` from row `at`, in order. `out[j]` gets 1/0 (all bits set) for a test, the bits key j set
+   * (nonzero: new) for an add, exactly as `has` / `add` of that key. Returns their sum, or -1 (and
+   * does nothing) when the filter has no kernel. For the scalable filter, which hashes a key once
+   * for all its layers.
+   * @internal
+   */
+  kernelHashes(h: Int32Array, at: number, count: number, add: boolean, out: Uint8Array): number {
+    const kernel = this.kernel;
+    if (kernel === null) return -1;
+    const sum = kernel.hashes(h, at, count, this.hashes, this.mod, add, out);
+    if (add) this.plain!.noteSet(sum);
+    return sum;
+  }
+
+  /**
    * The k bit indexes of `key` in this filter, in probe order (for tools, tests and storages
    * that are not in memory). Allocates the result.
    */

@@ -42,53 +42,19 @@ import {
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { hashKeyInto } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
-import { Mitz64Walk, Modulus, mitz64Indexes } from '../../hash/strategies.js';
+import { Modulus } from '../../hash/strategies.js';
 import { expectedFpp, scalableLayerTarget } from '../../math.js';
-import { FilterBase } from '../base.js';
+import { checkOut, FilterBase } from '../base.js';
 import { BloomFilter } from '../bloom/filter.js';
-import type { KeyOf, MembershipFilter } from '../filter.js';
+import type { KeyOf, MembershipFilter, PackedKeys } from '../filter.js';
+import { checkPacked, keyEnd } from '../packed.js';
+import { type Layer, probe, scalableAddBatch, scalableHasBatch } from './batch.js';
 import { scalableFormatCore } from './format.js';
+import type { ScalableBloomFilterCreateOptions, ScalableLayerInfo } from './options.js';
 import { SCALABLE_DEFAULT_GROWTH, SCALABLE_DEFAULT_RATIO, scalableLayerSize } from './sizing.js';
 
+export type { ScalableBloomFilterCreateOptions, ScalableLayerInfo } from './options.js';
 export { SCALABLE_DEFAULT_GROWTH, SCALABLE_DEFAULT_RATIO, scalableLayerSize } from './sizing.js';
-
-/** Options of {@link ScalableBloomFilter.create}. */
-export interface ScalableBloomFilterCreateOptions<F extends Funnel = Funnel> {
-  /** Keys the first layer holds (c0): a positive safe integer. */
-  capacity: number;
-  /** Target false positive rate P for any number of keys, in (0, 1). */
-  fpp: number;
-  /** Growth factor s: each layer holds s times the keys of the previous one; 2 (default) or 4. */
-  growth?: 2 | 4;
-  /** Tightening ratio r in (0, 1): each layer's rate is r times the previous one's; default 0.9. */
-  ratio?: number;
-  /** Key encoding; default `'string'` (UTF-8). */
-  funnel?: F;
-}
-
-/** What one layer is, for inspection. */
-export interface ScalableLayerInfo {
-  /** Keys this layer holds when full: c0·s^i. */
-  readonly capacity: number;
-  /** Keys added to this layer. */
-  readonly count: number;
-  /** The layer's rate at capacity: P0·r^i. */
-  readonly fpp: number;
-  /** Bits (m_i). */
-  readonly bits: number;
-  /** Hash functions (k_i). */
-  readonly hashes: number;
-}
-
-/** A layer: the classic filter, its modulus, its capacity, rate and count. */
-interface Layer {
-  readonly filter: BloomFilter;
-  readonly mod: Modulus;
-  readonly data: Uint32Array;
-  readonly capacity: number;
-  readonly fpp: number;
-  count: number;
-}
 
 export class ScalableBloomFilter<K extends Key = Key>
   extends FilterBase<K>
@@ -107,8 +73,6 @@ export class ScalableBloomFilter<K extends Key = Key>
   declare readonly funnel: Funnel;
   private readonly chain: Layer[] = [];
   private readonly h = new Int32Array(4);
-  private readonly walk = new Mitz64Walk();
-  private idx = new Float64Array(0);
 
   private constructor(
     capacity: number,
@@ -170,7 +134,6 @@ export class ScalableBloomFilter<K extends Key = Key>
       { bits: size.bits, hashes: size.hashes, funnel: this.funnel },
       storage,
     );
-    if (this.idx.length < size.hashes) this.idx = new Float64Array(size.hashes);
     return {
       filter,
       mod: new Modulus(filter.bitSize),
@@ -181,23 +144,10 @@ export class ScalableBloomFilter<K extends Key = Key>
     };
   }
 
-  /**
-   * True if `layer` holds the hash in `h`: the MITZ_64 walk of `hash/strategies.ts`, stopped at
-   * the first clear bit (an absent key costs about two probes per layer instead of k).
-   */
-  private layerHas(layer: Layer): boolean {
-    const data = layer.data;
-    const walk = this.walk.start(this.h, layer.mod);
-    for (let i = layer.filter.hashes; i > 0; i--) {
-      const idx = walk.next();
-      if ((data[(idx / 32) | 0]! & (1 << (idx & 31))) === 0) return false;
-    }
-    return true;
-  }
-
   /** True if any layer holds the hash in `h`, newest layer first. */
   private hasHash(): boolean {
-    for (let l = this.chain.length - 1; l >= 0; l--) if (this.layerHas(this.chain[l]!)) return true;
+    for (let l = this.chain.length - 1; l >= 0; l--)
+      if (probe(this.chain[l]!, this.h, 0, false)) return true;
     return false;
   }
 
@@ -239,10 +189,7 @@ export class ScalableBloomFilter<K extends Key = Key>
       this.chain.push(next);
       layer = next;
     }
-    const k = layer.filter.hashes;
-    mitz64Indexes(this.h, k, layer.mod, this.idx);
-    const bits = layer.filter.bits;
-    for (let i = 0; i < k; i++) bits.set(this.idx[i]!);
+    probe(layer, this.h, 0, true);
     layer.count++;
     return true;
   }
@@ -251,6 +198,26 @@ export class ScalableBloomFilter<K extends Key = Key>
   override has(key: K): boolean {
     hashKeyInto(this.funnel, key, this.h);
     return this.hasHash();
+  }
+
+  /**
+   * `add` of every packed key, in order (see batch.ts): the same return, `out` flags, bits, layer
+   * counts and growth as key by key; hashed once per key, one pass per layer.
+   */
+  override addBatch(batch: PackedKeys, out?: Uint8Array): number {
+    const n = checkPacked(batch);
+    const flags = out === undefined ? null : checkOut(out, n);
+    return scalableAddBatch(this.chain, batch, n, flags, (i) =>
+      this.addAs('bytes', batch.bytes.subarray(batch.offsets[i]!, keyEnd(batch, i))),
+    );
+  }
+
+  /** `has` of every packed key (`out[i]` 1 or 0): one pass per layer, newest first. */
+  override hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
+    const n = checkPacked(batch);
+    const result = checkOut(out, n);
+    scalableHasBatch(this.chain, batch, n, result);
+    return result;
   }
 
   /** Keys added (each counted once: a key `has` already knew is not added again). */
