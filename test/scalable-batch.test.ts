@@ -172,9 +172,20 @@ function equivalence(label: string): void {
         for (const key of keys.slice(0, 5000)) start.add(key);
         const a = ScalableBloomFilter.fromBytes<Key>(start.toBytes());
         const b = ScalableBloomFilter.fromBytes<Key>(start.toBytes());
+        // Layers read from bytes get storage of their own: a kernel when large enough.
+        for (let i = 0; i < a.layerCount; i++) {
+          expect(hasKernel(a, i)).toBe(usingWasm() && a.layer(i).bitSize >= 32768);
+        }
+        expect(a.layer(a.layerCount - 1).bitSize).toBeGreaterThanOrEqual(32768);
         addBoth(a, b, keys.slice(5000), sizes(10000, 3000, 10), `fromBytes ${funnel}`);
         expect(a.layerCount).toBeGreaterThan(start.layerCount);
         expectSameAnswers(a, b, [...mixedKeys(funnel, 5000, 11), ...keys], `fromBytes ${funnel}`);
+        // With { copy: false } the layers view the bytes (no kernel): the same results.
+        const c = ScalableBloomFilter.fromBytes<Key>(start.toBytes(), { copy: false });
+        expect(hasKernel(c, c.layerCount - 1)).toBe(false);
+        const d = ScalableBloomFilter.fromBytes<Key>(start.toBytes());
+        addBoth(c, d, keys.slice(5000), sizes(10000, 2000, 12), `in place ${funnel}`);
+        expectBytes(c.toBytes(), a.toBytes(), `in place ${funnel}: bytes`);
       }
     });
   });

@@ -120,7 +120,10 @@ export class ScalableBloomFilter<K extends Key = Key>
     return scalableLayerTarget(i, this.initialCapacity, this.fpp, this.growth, this.ratio).fpp;
   }
 
-  /** Makes layer i (empty, or over `data` read from bytes), sized as {@link scalableLayerSize}. */
+  /**
+   * Makes layer i, sized as {@link scalableLayerSize} or given `shape`: empty in storage of its own
+   * (a wasm kernel when large enough, see BloomFilter), or viewing `data` (words read in place).
+   */
   private makeLayer(
     i: number,
     shape?: { bits: number; hashes: number },
@@ -303,7 +306,9 @@ export class ScalableBloomFilter<K extends Key = Key>
       this.funnel,
     ) as ScalableBloomFilter<K>;
     for (const [i, l] of this.chain.entries()) {
-      const layer = c.makeLayer(i, l.filter.shape(), l.data.slice());
+      const layer = c.makeLayer(i, l.filter.shape());
+      layer.data.set(l.data);
+      layer.filter.bits.recount();
       layer.count = l.count;
       c.chain.push(layer);
     }
@@ -326,13 +331,22 @@ export class ScalableBloomFilter<K extends Key = Key>
   }
 
   /**
-   * For the codec: appends the next layer with its shape, words and count.
+   * For the codec: appends the next layer with its shape and count, over `data` (viewed, not
+   * copied), or without `data` in storage of its own (a wasm kernel when large enough, so that
+   * a filter read from bytes runs the batch kernels), which the caller fills and then recounts
+   * (`layer(i).bits.recount()`). Returns the layer's words.
    * @internal
    */
-  restoreLayer(bits: number, hashes: number, data: Uint32Array, count: number): void {
+  restoreLayer(
+    bits: number,
+    hashes: number,
+    data: Uint32Array | undefined,
+    count: number,
+  ): Uint32Array {
     const layer = this.makeLayer(this.chain.length, { bits, hashes }, data);
     layer.count = count;
     this.chain.push(layer);
+    return layer.data;
   }
 
   /** bloomkit's native format (filter type 3, see format.ts). */

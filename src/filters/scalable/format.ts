@@ -188,16 +188,18 @@ function decodeScalable(
     }
     const layer = checkLayer(view, p, i, shape, payload.length - p - LAYER_HEADER_BYTES);
     p += LAYER_HEADER_BYTES;
-    const bytesOfLayer = payload.subarray(p, p + layer.bits / 8);
-    let words: Uint32Array;
     if (inPlace) {
-      words = new Uint32Array(payload.buffer, payload.byteOffset + p, layer.bits / 32);
+      const words = new Uint32Array(payload.buffer, payload.byteOffset + p, layer.bits / 32);
+      filter.restoreLayer(layer.bits, layer.hashes, words, layer.count);
     } else {
-      words = new Uint32Array(layer.bits / 32);
-      bytesToWords(bytesOfLayer, words);
+      // Copied straight into the layer's own storage (a wasm kernel when large enough).
+      bytesToWords(
+        payload.subarray(p, p + layer.bits / 8),
+        filter.restoreLayer(layer.bits, layer.hashes, undefined, layer.count),
+      );
+      filter.layer(i).bits.recount();
     }
     p += layer.bits / 8;
-    filter.restoreLayer(layer.bits, layer.hashes, words, layer.count);
   }
   if (p !== payload.length) {
     throw new FormatError(`${payload.length - p} bytes follow the last of ${shape.layers} layers`);
@@ -229,9 +231,9 @@ function scalableSink(
       yield head;
       left -= LAYER_HEADER_BYTES;
       const layer = checkLayer(new DataView(head.buffer), 0, i, shape, left);
-      const words = new Uint32Array(layer.bits / 32);
-      filter.restoreLayer(layer.bits, layer.hashes, words, layer.count);
-      const target = new Uint8Array(words.buffer);
+      // The stream fills the layer's own storage (a wasm kernel when large enough) directly.
+      const words = filter.restoreLayer(layer.bits, layer.hashes, undefined, layer.count);
+      const target = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
       filled.push(target);
       yield target;
       left -= layer.bits / 8;
