@@ -5,6 +5,9 @@
  * - tsconfig.node.json: everything with Node's types (sources, tests and type tests, benchmarks,
  *   scripts);
  * - web/tsconfig.json: the page, with the DOM's types.
+ * Each project is checked incrementally (tsc --incremental, its state in
+ * node_modules/.cache/bloomkit-typecheck/): a run after a small edit re-checks only what the edit
+ * can affect (the first run in a fresh clone checks everything, as before).
  * With --background (how scripts/test.mjs runs it beside the tests) it and its compilers run at
  * the lowest CPU priority, so they use only the time the tests leave idle.
  * Plain JavaScript, so it runs before anything is compiled.
@@ -12,6 +15,7 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { availableParallelism, constants, setPriority } from 'node:os';
+import { join } from 'node:path';
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 // The largest first, so that the two small ones share the other core.
@@ -20,9 +24,13 @@ const slots = Math.max(1, Math.min(2, availableParallelism()));
 // Children inherit the priority: set it before the first compiler starts.
 if (process.argv.includes('--background')) setPriority(constants.priority.PRIORITY_LOW);
 
+const cache = join('node_modules', '.cache', 'bloomkit-typecheck');
+
 function check(project) {
+  const state = join(cache, `${project.replace(/[/\\]/g, '_')}.tsbuildinfo`);
+  const args = [tsc, '-p', project, '--pretty', '--incremental', '--tsBuildInfoFile', state];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [tsc, '-p', project, '--pretty'], { stdio: 'inherit' });
+    const child = spawn(process.execPath, args, { stdio: 'inherit' });
     child.on('exit', (code, signal) => resolve(code === 0 && signal === null));
   });
 }
