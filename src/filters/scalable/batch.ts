@@ -5,7 +5,7 @@
  * Each chunk of keys (at most 1024 keys and about 64 KiB, see hash/batch.ts) is hashed once
  * (MurmurHash3 x64 128 in one WebAssembly call); every layer then walks the hashes of the keys
  * still unanswered in one call (`BloomFilter.kernelHashes`, in the layer's wasm kernel; a layer
- * without one, small or read from bytes or without WebAssembly, takes {@link probe}, the
+ * without one, small or viewing bytes or without WebAssembly, takes {@link layerHas}, the
  * JavaScript walk of the per-key paths), so a key found in a layer is not looked up in the older
  * ones.
  *
@@ -42,23 +42,27 @@ export interface Layer {
 const walk = /* @__PURE__ */ new Mitz64Walk();
 
 /**
- * The MITZ_64 walk of the hash at `h[at]` (`[h1 lo, h1 hi, h2 lo, h2 hi]`) in `layer`, in
- * JavaScript: a test (`add` false) answers 1 if all k bits are set, stopping at the first clear
- * one (an absent key costs about two probes instead of k); an add sets them and answers 1 if one
- * was clear (the key was new).
+ * 1 if `layer` holds the hash at `h[at]` (`[h1 lo, h1 hi, h2 lo, h2 hi]`), else 0: the MITZ_64
+ * walk in JavaScript, stopped at the first clear bit (an absent key costs about two probes
+ * instead of k). The per-key `has`, and the batches' walk in a layer without a kernel.
  */
-export function probe(layer: Layer, h: Int32Array, at: number, add: boolean): number {
+export function layerHas(layer: Layer, h: Int32Array, at: number): number {
   const data = layer.data;
-  const bits = layer.filter.bits;
   walk.start(h, layer.mod, at);
-  let found = add ? 0 : 1;
   for (let i = layer.filter.hashes; i > 0; i--) {
     const idx = walk.next();
-    if (add) {
-      if (bits.set(idx)) found = 1;
-    } else if ((data[(idx / 32) | 0]! & (1 << (idx & 31))) === 0) return 0;
+    if ((data[(idx / 32) | 0]! & (1 << (idx & 31))) === 0) return 0;
   }
-  return found;
+  return 1;
+}
+
+/** Sets the MITZ_64 bits of the hash at `h[at]` in `layer`; 1 if one was clear (new), else 0. */
+export function layerAdd(layer: Layer, h: Int32Array, at: number): number {
+  const bits = layer.filter.bits;
+  walk.start(h, layer.mod, at);
+  let fresh = 0;
+  for (let i = layer.filter.hashes; i > 0; i--) if (bits.set(walk.next())) fresh = 1;
+  return fresh;
 }
 
 /** The chunk's MurmurHash3 rows [h1 lo, h1 hi, h2 lo, h2 hi], compacted as keys are answered. */
@@ -78,7 +82,11 @@ function pass(layer: Layer, at: number, count: number, add: boolean): number {
   const sum = layer.filter.kernelHashes(rows, at, count, add, answers);
   if (sum >= 0) return sum;
   let ones = 0;
-  for (let j = 0; j < count; j++) ones += answers[j] = probe(layer, rows, 4 * (at + j), add);
+  for (let j = 0; j < count; j++) {
+    ones += answers[j] = add
+      ? layerAdd(layer, rows, 4 * (at + j))
+      : layerHas(layer, rows, 4 * (at + j));
+  }
   return ones;
 }
 

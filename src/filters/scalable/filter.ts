@@ -48,7 +48,7 @@ import { checkOut, FilterBase } from '../base.js';
 import { BloomFilter } from '../bloom/filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys } from '../filter.js';
 import { checkPacked, keyEnd } from '../packed.js';
-import { type Layer, probe, scalableAddBatch, scalableHasBatch } from './batch.js';
+import { type Layer, layerAdd, layerHas, scalableAddBatch, scalableHasBatch } from './batch.js';
 import { scalableFormatCore } from './format.js';
 import type { ScalableBloomFilterCreateOptions, ScalableLayerInfo } from './options.js';
 import { SCALABLE_DEFAULT_GROWTH, SCALABLE_DEFAULT_RATIO, scalableLayerSize } from './sizing.js';
@@ -150,7 +150,7 @@ export class ScalableBloomFilter<K extends Key = Key>
   /** True if any layer holds the hash in `h`, newest layer first. */
   private hasHash(): boolean {
     for (let l = this.chain.length - 1; l >= 0; l--)
-      if (probe(this.chain[l]!, this.h, 0, false)) return true;
+      if (layerHas(this.chain[l]!, this.h, 0)) return true;
     return false;
   }
 
@@ -192,7 +192,7 @@ export class ScalableBloomFilter<K extends Key = Key>
       this.chain.push(next);
       layer = next;
     }
-    probe(layer, this.h, 0, true);
+    layerAdd(layer, this.h, 0);
     layer.count++;
     return true;
   }
