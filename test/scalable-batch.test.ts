@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useWasm, usingWasm } from '../src/hash/hasher.js';
 import type { Funnel, Key } from '../src/hash/keys.js';
-import { FilterFullError, packKeys, ScalableBloomFilter } from '../src/index.js';
+import { FilterFullError, packKeys, ScalableBloomFilter, splitRecords } from '../src/index.js';
 import { mixedKeys } from './support/mixed-keys.js';
 import { mulberry32 } from './support/random.js';
 
@@ -163,6 +163,29 @@ function equivalence(label: string): void {
         expect(a.layerCount).toBe(b.layerCount);
         expect(a.layerCount).toBeGreaterThan(1);
       }
+    });
+
+    it('takes records viewed in place (splitRecords: keys with ends), as the deduper passes them', () => {
+      const lines = stream(
+        Array.from({ length: 4000 }, (_, i) => `https://example.com/é/${i}`),
+        6000,
+        14,
+      ) as string[];
+      const buffer = new TextEncoder().encode(`${lines.join('\r\n')}\r\n`);
+      const records = splitRecords(buffer);
+      expect(records.ends).toBeDefined();
+      // With '\r\n' line ends each key stops before the '\r': its end is not the next offset.
+      const want = lines.map((line) => new TextEncoder().encode(line));
+      const make = () =>
+        ScalableBloomFilter.create({ capacity: 50, fpp: 0.001, funnel: 'bytes' }) as Scalable;
+      const a = make();
+      const b = make();
+      const out = new Uint8Array(lines.length);
+      const flags = new Uint8Array(lines.length);
+      expect(a.addBatch(records, out)).toBe(addEach(b, want, flags).added);
+      expectBytes(out, flags, 'out flags');
+      expectBytes(a.toBytes(), b.toBytes(), 'bytes');
+      expectBytes(a.hasBatch(records), new Uint8Array(lines.length).fill(1), 'hasBatch');
     });
 
     it('continues a filter read by fromBytes (layers over copied words)', () => {
