@@ -78,6 +78,10 @@ describe('help', () => {
       const one = await cli.run(['help', c.name]);
       ok(one);
       expect(one.stdout.toString()).toContain(`Usage: bloomkit ${c.usage}`);
+      // `main` loads each command on its own (commands/lazy.ts): every one of the table is there.
+      const own = await cli.run([c.name, '--help']);
+      ok(own);
+      expect(own.stdout.toString()).toBe(one.stdout.toString());
     }
     const dedupHelp = await out(['help', 'dedup']);
     expect(await out(['dedup', '--help'])).toBe(dedupHelp);

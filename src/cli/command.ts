@@ -1,8 +1,9 @@
 /**
  * What one `bloomkit` command is: its name, its help text, its options (in the shape Node's
  * `util.parseArgs` takes) and what it does. Every command is one file in `commands/` that exports
- * one `Command`, listed once in `commands/index.ts`; `main.ts`, `help` and the tests read that
- * table, so a new command is one file plus one line.
+ * one `Command`, listed in `commands/index.ts` (the whole table: `help` and the tests read it)
+ * and in `commands/lazy.ts` (how `main.ts` loads only the command it runs), so a new command is
+ * one file plus one line in each.
  */
 
 import type { ParseArgsConfig } from 'node:util';
@@ -21,7 +22,10 @@ export interface Invocation {
   readonly options: OptionValues;
   /** Where output goes: standard output and standard error (streams or test doubles). */
   readonly io: CliIo;
-  /** The command table (for `help`, which lists it; passed in, so no command imports the table). */
+  /**
+   * The command table for `help`, which lists it (passed in, so no command imports the table);
+   * any other command gets only itself (the rest is not loaded).
+   */
   readonly commands: readonly Command[];
 }
 

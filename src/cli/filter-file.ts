@@ -16,11 +16,12 @@
 
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { FormatError } from '../errors.js';
+import { BloomFilter } from '../filters/bloom/filter.js';
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
-import { BloomFilter, FilterCascade, FormatError, type Funnel } from '../index.js';
+import type { Funnel } from '../hash/keys.js';
 import { load, save } from '../node/io.js';
 import { CliError } from './command.js';
-import { typeName } from './describe.js';
 import { describeFsError } from './input.js';
 
 export type FileKind = 'native' | 'chunked' | 'sidecar' | 'parquet' | 'guava' | 'mlbf' | 'unknown';
@@ -148,6 +149,8 @@ export async function readQueryable(
 ): Promise<ReadonlyMembershipFilter> {
   const sniffed = await sniff(path);
   if (sniffed.kind !== 'mlbf') return (await readFilter(path, funnel)).filter;
+  // Loaded here only: the commands that never meet a cascade do not load its code.
+  const { FilterCascade } = await import('../filters/cascade/filter.js');
   let cascade: ReadonlyMembershipFilter | null;
   try {
     cascade = FilterCascade.fromMlbf(new Uint8Array(await readFile(path)), {
@@ -187,6 +190,7 @@ export async function writeFilter(
       return;
     }
     if (!(filter instanceof BloomFilter)) {
+      const { typeName } = await import('./describe.js');
       throw new CliError(
         `${path}: Guava's format holds a classic Bloom filter only, not a ${typeName(filter)} filter`,
       );

@@ -7,9 +7,9 @@
 
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { FormatError, IncompatibleFiltersError } from '../index.js';
+import { FormatError, IncompatibleFiltersError } from '../errors.js';
 import { CliError, type CliIo, type OptionValues } from './command.js';
-import { COMMANDS } from './commands/index.js';
+import { allCommands, loadCommand } from './commands/lazy.js';
 import { commandHelp, overview } from './help-text.js';
 
 function version(): string {
@@ -25,18 +25,19 @@ function version(): string {
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined) {
-    io.stderr.write(overview(COMMANDS));
+    io.stderr.write(overview(await allCommands()));
     return 2;
   }
   if (name === '--help' || name === '-h') {
-    io.stdout.write(overview(COMMANDS));
+    io.stdout.write(overview(await allCommands()));
     return 0;
   }
   if (name === '--version' || name === '-V') {
     io.stdout.write(`bloomkit ${version()}\n`);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
+  // Only the command asked for is loaded (see commands/lazy.ts).
+  const command = await loadCommand(name);
   if (command === undefined) {
     io.stderr.write(`bloomkit: no command ${JSON.stringify(name)} (bloomkit help lists them)\n`);
     return 2;
@@ -55,7 +56,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       throw new CliError(`${message} (bloomkit help ${command.name})`);
     }
     if (parsed.values.help === true) {
-      io.stdout.write(commandHelp(COMMANDS, command.name)!);
+      io.stdout.write(commandHelp([command], command.name)!);
       return 0;
     }
     const { min, max } = command.positionals;
@@ -67,7 +68,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       args: parsed.positionals,
       options: parsed.values,
       io,
-      commands: COMMANDS,
+      // The whole table only for `help`, which lists it.
+      commands: command.name === 'help' ? await allCommands() : [command],
     });
   } catch (error) {
     return report(command.name, error, io);

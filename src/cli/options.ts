@@ -9,6 +9,9 @@ import { CliError, type OptionSpec, type OptionValues } from './command.js';
 /** `--json`: machine-readable output. */
 export const JSON_OPTION: OptionSpec = { json: { type: 'boolean' } };
 
+/** `--threads N` for `add`, `check` and `dedup` (the pool itself, threads.ts, loads on demand). */
+export const THREADS_OPTION: OptionSpec = { threads: { type: 'string', short: 'T' } };
+
 /** How input is cut into records and keys (add, check, dedup). */
 export const INPUT_OPTIONS: OptionSpec = {
   null: { type: 'boolean', short: '0' },
@@ -146,4 +149,17 @@ export function parseFields(text: string): number[] {
     for (let f = from; f <= to; f++) out.push(f - 1);
   }
   return out;
+}
+
+/** `--threads N`: an integer in [1, 64] (default 1: no worker threads). */
+export function parseThreads(options: OptionValues): number {
+  const text = stringOption(options, 'threads');
+  if (text === undefined) return 1;
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text.trim()) || !Number.isInteger(n) || n < 1 || n > 64) {
+    throw new CliError(
+      `--threads must be a whole number from 1 to 64, got ${JSON.stringify(text)}`,
+    );
+  }
+  return n;
 }

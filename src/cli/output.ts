@@ -1,12 +1,16 @@
 /**
- * Buffered output to a stream (standard output): bytes are gathered in 1 MiB and written with
- * back-pressure, so printing millions of records costs a few large writes. A buffer goes back to
- * a small free list once the stream says it is written (its write callback), so a long run reuses
- * a few buffers instead of leaving one per MiB printed to the garbage collector. A closed pipe
- * (`bloomkit check ... | head`) ends the output quietly, as it does for grep.
+ * Buffered output to a stream (standard output): bytes are gathered in 256 KiB buffers and written
+ * with back-pressure, so printing millions of records costs a few hundred large writes. A buffer
+ * goes back to a small free list once the stream says it is written (its write callback), so a
+ * long run reuses a few buffers instead of leaving one per write to the garbage collector. A
+ * closed pipe (`bloomkit check ... | head`) ends the output quietly, as it does for grep.
+ *
+ * `records` prints the selected records of a batch without a call per record: it first moves them
+ * together at the front of the batch's own buffer (one `copyWithin` per run of consecutive
+ * selected records, nothing allocated), then copies that one region out.
  */
 
-const SIZE = 1 << 20;
+const SIZE = 256 << 10;
 /** Written buffers kept for reuse. */
 const KEEP = 4;
 
@@ -29,18 +33,58 @@ export class Output {
     return this.broken;
   }
 
-  /** Appends `data[s, e)`. */
+  /** Appends `data[s, e)` (copied: `data` may be reused at once). */
   put(data: Uint8Array, s: number, e: number): void {
-    if (this.len + (e - s) > this.buf.length) {
-      this.spill();
-      if (e - s > this.buf.length) {
-        this.stream.write(Buffer.from(data.subarray(s, e)));
-        return;
-      }
+    if (e - s <= 32 && this.len + (e - s) <= this.buf.length) {
+      for (let i = s; i < e; i++) this.buf[this.len++] = data[i]!;
+      return;
     }
-    if (e - s > 32) this.buf.set(data.subarray(s, e), this.len);
-    else for (let i = s; i < e; i++) this.buf[this.len + i - s] = data[i]!;
-    this.len += e - s;
+    while (s < e) {
+      if (this.len === this.buf.length) this.spill();
+      const take = Math.min(e - s, this.buf.length - this.len);
+      this.buf.set(data.subarray(s, s + take), this.len);
+      this.len += take;
+      s += take;
+    }
+  }
+
+  /**
+   * Appends record i of a batch (`data[starts[i], ends[i])`, then `sep`) for every i < count
+   * with `answers[i] === want`, in order; returns how many. The selected records are first moved
+   * to the front of `data` (which the batch no longer needs): `data` is overwritten.
+   */
+  records(
+    data: Uint8Array,
+    starts: Uint32Array,
+    ends: Uint32Array,
+    count: number,
+    answers: Uint8Array,
+    want: number,
+    sep: number,
+  ): number {
+    let w = 0;
+    let selected = 0;
+    let tail = false;
+    for (let i = 0; i < count; ) {
+      if (answers[i] !== want) {
+        i++;
+        continue;
+      }
+      const first = i;
+      while (i < count && answers[i] === want) i++;
+      selected += i - first;
+      const s = starts[first]!;
+      const e = ends[i - 1]!;
+      if (s !== w) data.copyWithin(w, s, e);
+      w += e - s;
+      // The separator goes where the run's own one was or before; an unterminated last record
+      // that fills the buffer to its end has no room left: its separator is appended after.
+      if (w < data.length) data[w++] = sep;
+      else tail = true;
+    }
+    this.put(data, 0, w);
+    if (tail) this.byte(sep);
+    return selected;
   }
 
   /** Appends one byte. */

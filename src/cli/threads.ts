@@ -20,25 +20,9 @@
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
 import { BlockedBloomFilter, BloomFilter, fromBytes, SplitBlockBloomFilter } from '../index.js';
 import { FilterWorkerPool } from '../node/parallel-pool.js';
-import { CliError, type OptionSpec, type OptionValues } from './command.js';
+import { CliError } from './command.js';
 import { typeName } from './describe.js';
-import { stringOption } from './options.js';
 import type { RecordBatch } from './records.js';
-
-export const THREADS_OPTION: OptionSpec = { threads: { type: 'string', short: 'T' } };
-
-/** `--threads N`: an integer in [1, 64] (default 1: no worker threads). */
-export function parseThreads(options: OptionValues): number {
-  const text = stringOption(options, 'threads');
-  if (text === undefined) return 1;
-  const n = Number(text);
-  if (!/^[0-9]+$/.test(text.trim()) || !Number.isInteger(n) || n < 1 || n > 64) {
-    throw new CliError(
-      `--threads must be a whole number from 1 to 64, got ${JSON.stringify(text)}`,
-    );
-  }
-  return n;
-}
 
 /** A batch copied out of the reader's buffers (which the next read reuses), with its answers. */
 export interface PendingBatch {

@@ -113,21 +113,8 @@ export function forEachPacked(
 
 /** Throws a `TypeError` unless `batch` is a well-formed {@link PackedKeys}. */
 export function checkPacked(batch: PackedKeys): number {
-  if (batch === null || typeof batch !== 'object') {
-    throw new TypeError(`batch must be { bytes, offsets }, got ${show(batch)}`);
-  }
-  const { bytes, offsets } = batch;
-  if (!(bytes instanceof Uint8Array)) {
-    throw new TypeError(`batch.bytes must be a Uint8Array, got ${show(bytes)}`);
-  }
-  if (!(offsets instanceof Uint32Array) || offsets.length < 1) {
-    throw new TypeError(`batch.offsets must be a non-empty Uint32Array, got ${show(offsets)}`);
-  }
-  const count = offsets.length - 1;
-  const ends = batch.ends;
-  if (ends !== undefined && (!(ends instanceof Uint32Array) || ends.length !== count)) {
-    throw new TypeError(`batch.ends must be a Uint32Array of ${count} entries, got ${show(ends)}`);
-  }
+  const count = packedCount(batch);
+  const { bytes, offsets, ends } = batch;
   let prev = offsets[0]!;
   for (let i = 1; i <= count; i++) {
     const o = offsets[i]!;
@@ -142,6 +129,30 @@ export function checkPacked(batch: PackedKeys): number {
       );
     }
     prev = o;
+  }
+  return count;
+}
+
+/**
+ * The number of keys in `batch`, after checking its shape (the types and lengths of its arrays,
+ * O(1)) but not its offsets: for a caller that hands the batch to a method that checks it whole
+ * ({@link checkPacked}) before reading any key.
+ */
+export function packedCount(batch: PackedKeys): number {
+  if (batch === null || typeof batch !== 'object') {
+    throw new TypeError(`batch must be { bytes, offsets }, got ${show(batch)}`);
+  }
+  const { bytes, offsets } = batch;
+  if (!(bytes instanceof Uint8Array)) {
+    throw new TypeError(`batch.bytes must be a Uint8Array, got ${show(bytes)}`);
+  }
+  if (!(offsets instanceof Uint32Array) || offsets.length < 1) {
+    throw new TypeError(`batch.offsets must be a non-empty Uint32Array, got ${show(offsets)}`);
+  }
+  const count = offsets.length - 1;
+  const ends = batch.ends;
+  if (ends !== undefined && (!(ends instanceof Uint32Array) || ends.length !== count)) {
+    throw new TypeError(`batch.ends must be a Uint32Array of ${count} entries, got ${show(ends)}`);
   }
   return count;
 }

@@ -35,7 +35,7 @@ import { BlockedBloomFilter } from '../filters/blocked/filter.js';
 import { blockedFalsePositiveRate } from '../filters/blocked/sizing.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
 import type { MembershipFilter, PackedKeys } from '../filters/filter.js';
-import { checkPacked } from '../filters/packed.js';
+import { packedCount } from '../filters/packed.js';
 import { ScalableBloomFilter } from '../filters/scalable/filter.js';
 import { SplitBlockBloomFilter } from '../filters/split-block/filter.js';
 import { splitBlockFalsePositiveRate } from '../filters/split-block/sizing.js';
@@ -223,6 +223,14 @@ export class Deduper<K extends Key = Key> {
     return this.model(this.fresh);
   }
 
+  /**
+   * The state's false positive rate now, by its type's rate model (O(1); see `rateModel`): the
+   * rate at which a new key would be taken for seen.
+   */
+  get currentFpp(): number {
+    return this.rate();
+  }
+
   /** True if `key` was (probably) seen before; marks it seen either way. */
   seen(key: K): boolean {
     this.keys++;
@@ -240,7 +248,8 @@ export class Deduper<K extends Key = Key> {
    * out)` adds the keys in order and says which were new (see {@link MembershipFilter.addBatch}).
    */
   seenBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
-    const count = checkPacked(batch);
+    // Only the shape here: addBatch checks every offset before it reads a key.
+    const count = packedCount(batch);
     const result = checkOut(out, count);
     this.keys += count;
     const rate = this.rate();

@@ -1,4 +1,4 @@
-import { FilterFullError } from '../../index.js';
+import { FilterFullError } from '../../errors.js';
 import { CliError, type Command } from '../command.js';
 import { readFilter, writeFilter } from '../filter-file.js';
 import {
@@ -7,10 +7,11 @@ import {
   INPUT_OPTIONS,
   JSON_OPTION,
   parseFunnel,
+  parseThreads,
   stringOption,
+  THREADS_OPTION,
 } from '../options.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
-import { parseThreads, THREADS_OPTION, ThreadedFilter } from '../threads.js';
 
 export const add: Command = {
   name: 'add',
@@ -48,7 +49,11 @@ Examples:
     );
     const threads = parseThreads(options);
     const recordOpts = recordOptions(options, filter.funnel);
-    const pool = threads > 1 ? await ThreadedFilter.start(filter, threads, 'add', file) : null;
+    // The worker pool's code loads only when threads are asked for.
+    const pool =
+      threads > 1
+        ? await (await import('../threads.js')).ThreadedFilter.start(filter, threads, 'add', file)
+        : null;
     const interrupt = new Interrupt();
     let fresh = 0;
     try {

@@ -6,12 +6,13 @@ import {
   INPUT_OPTIONS,
   JSON_OPTION,
   parseFunnel,
+  parseThreads,
   stringOption,
+  THREADS_OPTION,
 } from '../options.js';
 import { Output } from '../output.js';
 import type { RecordBatch } from '../records.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
-import { parseThreads, THREADS_OPTION, ThreadedFilter } from '../threads.js';
 
 export const check: Command = {
   name: 'check',
@@ -62,7 +63,11 @@ Examples:
     const recordOpts = recordOptions(options, filter.funnel);
     const sep = recordOpts.separator;
     const output = new Output(io.stdout);
-    const pool = threads > 1 ? await ThreadedFilter.start(filter, threads, 'has', file) : null;
+    // The worker pool's code loads only when threads are asked for.
+    const pool =
+      threads > 1
+        ? await (await import('../threads.js')).ThreadedFilter.start(filter, threads, 'has', file)
+        : null;
     const interrupt = new Interrupt();
     let flags = new Uint8Array(0);
     let selected = 0;
@@ -73,24 +78,7 @@ Examples:
         for (let i = 0; i < count; i++) if (answers[i] === want) selected++;
         return !(quiet && selected > 0);
       }
-      // Runs of selected records are printed as one slice of the input (separators included).
-      let run = -1;
-      for (let i = 0; i < count; i++) {
-        if (answers[i] !== want) {
-          if (run >= 0) {
-            output.put(data, starts[run]!, ends[i - 1]!);
-            output.byte(sep);
-            run = -1;
-          }
-          continue;
-        }
-        selected++;
-        if (run < 0) run = i;
-      }
-      if (run >= 0) {
-        output.put(data, starts[run]!, ends[count - 1]!);
-        output.byte(sep);
-      }
+      selected += output.records(data, starts, ends, count, answers, want, sep);
       await output.flush();
       return !output.closed;
     };

@@ -8,11 +8,12 @@ import {
   JSON_OPTION,
   parseCount,
   parseProbability,
+  parseThreads,
   stringOption,
+  THREADS_OPTION,
 } from '../options.js';
 import { Output } from '../output.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
-import { parseThreads, THREADS_OPTION } from '../threads.js';
 
 const DEFAULT_FPP = 1e-6;
 
@@ -105,23 +106,8 @@ Examples:
           if (flags.length < batch.count) flags = new Uint8Array(batch.count * 2);
           deduper.seenBatch(batch.keys, flags);
           const { data, starts, ends, count } = batch;
-          let run = -1;
-          for (let i = 0; i < count; i++) {
-            if (flags[i] === 1) {
-              if (run >= 0) {
-                output.put(data, starts[run]!, ends[i - 1]!);
-                output.byte(sep);
-                run = -1;
-              }
-              continue;
-            }
-            printed++;
-            if (run < 0) run = i;
-          }
-          if (run >= 0) {
-            output.put(data, starts[run]!, ends[count - 1]!);
-            output.byte(sep);
-          }
+          // flags[i] is 1 for a record seen before: the zeros are printed.
+          printed += output.records(data, starts, ends, count, flags, 0, sep);
           await output.flush();
           // Checkpoint only after the records it acknowledges were handed to the output.
           if (deduper.checkpointDue) await output.end().then(() => deduper.checkpoint());
@@ -140,7 +126,7 @@ Examples:
         printed,
         dropped: records - printed,
         expectedFalseDrops: Number(stats.expectedFalseDrops.toPrecision(3)),
-        fpp: Number(deduper.state.estimatedCount() > 0 ? currentRate(deduper).toPrecision(3) : 0),
+        fpp: Number(deduper.currentFpp.toPrecision(3)),
         state,
       };
       if (flag(options, 'json')) io.stderr.write(`${JSON.stringify(summary)}\n`);
@@ -175,9 +161,4 @@ function parseDedupType(text: string | undefined, sized: boolean): DeduperType {
     );
   }
   return name as DeduperType;
-}
-
-function currentRate(deduper: Deduper): number {
-  const f = deduper.state as { expectedFpp?: () => number };
-  return typeof f.expectedFpp === 'function' ? f.expectedFpp() : Number.NaN;
 }

@@ -1,6 +1,7 @@
 /**
- * THE table of `bloomkit` commands: `main`, `help` and the tests read it. A new command is one
- * file in this folder plus one line here.
+ * THE table of `bloomkit` commands: `help` and the tests read it; `main` loads the one command it
+ * runs through `lazy.ts`. A new command is one file in this folder plus one line here and one in
+ * `lazy.ts`.
  */
 
 import type { Command } from '../command.js';
