@@ -41,15 +41,16 @@ const BUDGET = 30_000;
  * - `SplitBlockBloomFilter` (33.8 kB): the same container, storage and funnels, XXH64 in
  *   WebAssembly and JavaScript (4.1 kB), and Parquet's thrift header for `fromParquet` /
  *   `toParquet` (3.6 kB).
- * - `CountingBloomFilter` (42.7 kB) and `ScalableBloomFilter` (42.4 kB): a whole `BloomFilter`
+ * - `CountingBloomFilter` (42.7 kB) and `ScalableBloomFilter` (44.3 kB): a whole `BloomFilter`
  *   (`toBloomFilter()` returns one; a scalable filter's layers are classic filters, `layer(i)`)
- *   plus about 7 kB of their own.
+ *   plus 7 to 9 kB of their own (the scalable filter's batch path, which hashes a chunk of keys
+ *   once for all layers and walks each layer in its kernel, is 1.7 kB of that).
  */
 const OVER_BUDGET: Readonly<Record<string, number>> = {
   BloomFilter: 36_700,
   SplitBlockBloomFilter: 34_800,
   CountingBloomFilter: 43_900,
-  ScalableBloomFilter: 43_700,
+  ScalableBloomFilter: 45_600,
 };
 /** How far README.md's figures may drift from what is measured before the test asks for an update. */
 const MARGIN = 0.05;
