@@ -66,12 +66,6 @@ export default defineConfig({
     // synchronous section then times out calling "onTaskUpdate").
     maxWorkers: 2,
     minWorkers: 1,
-    // A larger young generation (V8's default semi-space is 16 MiB): the suites allocate millions
-    // of short-lived keys, commands and replies, and a worker that runs many files keeps a large
-    // old generation that every promotion makes V8 re-mark. Measured on the Redis, conformance, io
-    // and FPR files: their CPU 59-65 s -> 51 s. Memory tests compare heap use after a full GC,
-    // which this does not change.
-    poolOptions: { forks: { execArgv: ['--max-semi-space-size=64'] } },
     sequence: { sequencer: SlowFirst },
   },
 });
