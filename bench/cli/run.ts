@@ -18,7 +18,8 @@
  * Correctness is checked before anything is reported: no false negatives (every present line
  * printed by check), dedup's output a subsequence of awk's. Run under the shared lock:
  * `flock /work/coord/bench.lock npm run bench:cli` (tools that are missing are skipped, said so).
- * Writes bench/cli/results.json.
+ * Writes bench/cli/results.json. `npm run bench:cli -- --only dedup` (or `filters`, `threads`, a
+ * comma-separated list; also BENCH_CLI_ONLY) runs only those parts and writes no results file.
  */
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -44,6 +45,18 @@ const DEDUP_REPEATS = Number(process.env.BENCH_CLI_REPEATS ?? 2_000_000);
 const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS ?? 3);
 const FPP = 0.01;
 const DEDUP_FPP = 1e-6;
+
+/** The parts: bloomkit and DCSO add/check, bloomkit --threads 2, dedup vs awk. */
+const PARTS = ['filters', 'threads', 'dedup'] as const;
+const onlyArg = process.argv.indexOf('--only');
+const ONLY = (onlyArg >= 0 ? process.argv[onlyArg + 1] : process.env.BENCH_CLI_ONLY) ?? '';
+const chosen = ONLY === '' ? [...PARTS] : ONLY.split(',').map((p) => p.trim());
+for (const p of chosen) {
+  if (!(PARTS as readonly string[]).includes(p)) {
+    throw new Error(`--only takes ${PARTS.join(', ')} (comma-separated), got ${JSON.stringify(p)}`);
+  }
+}
+const want = (part: (typeof PARTS)[number]) => chosen.includes(part);
 
 const work = mkdtempSync(join(tmpdir(), 'bloomkit-bench-cli-'));
 const file = (name: string) => join(work, name);
@@ -180,8 +193,10 @@ async function main(): Promise<void> {
   console.log(
     `bench:cli in ${work}: generating ${N.toLocaleString()} present and absent URL lines...`,
   );
-  await writeLines(file('present.txt'), N, (i) => url(i, 'p'));
-  await writeLines(file('absent.txt'), N, (i) => url(i, 'a'));
+  if (want('filters') || want('threads')) {
+    await writeLines(file('present.txt'), N, (i) => url(i, 'p'));
+    await writeLines(file('absent.txt'), N, (i) => url(i, 'a'));
+  }
   const cli = await buildCli();
   const node = process.execPath;
   const bk = (args: string[]) => [cli.bin, ...args];
@@ -214,176 +229,188 @@ async function main(): Promise<void> {
     };
     const ours = file('ours.bloom');
     const mine: Record<string, Trio> = {};
-    for (const type of ['classic', 'blocked']) {
-      mine[type] = trio(
-        `bloomkit ${type}`,
-        node,
-        (verb) => bk([verb, ours]),
-        () => {
-          rmSync(ours, { force: true });
-          execFileSync(
-            node,
-            bk(['create', ours, '-n', String(N), '-p', String(FPP), '--type', type]),
-          );
-        },
-      );
-    }
-    results.bloomkit = mine;
-    // The same classic add and check on 2 worker threads: output checked equal to one thread's.
-    const oneThread = file('ours-one.bloom');
-    rmSync(oneThread, { force: true });
-    execFileSync(node, bk(['create', oneThread, '-n', String(N), '-p', String(FPP)]));
-    const presentFd = openSync(file('present.txt'), 'r');
-    try {
-      execFileSync(node, bk(['add', oneThread]), { stdio: [presentFd, 'ignore'] });
-    } finally {
-      closeSync(presentFd);
-    }
-    const threaded = trio(
-      'bloomkit classic -T 2',
-      node,
-      (verb) => bk([verb, ours, '--threads', '2']),
-      () => {
-        rmSync(ours, { force: true });
-        execFileSync(node, bk(['create', ours, '-n', String(N), '-p', String(FPP)]));
-      },
-    );
-    if (!readFileSync(ours).equals(readFileSync(oneThread))) {
-      throw new Error('add --threads 2 wrote another filter than one thread');
-    }
-    results.threads2 = threaded;
-    const classic = mine.classic!;
-    const rel = (one: Timing, two: Timing) =>
-      `${ratio(one.seconds, two.seconds)} wall, ${ratio(one.cpuSeconds, two.cpuSeconds)} CPU`;
-    console.log(
-      `--threads 2 over one thread (one's time / two's): add ${rel(classic.add, threaded.add)}; check absent ${rel(classic.checkAbsent, threaded.checkAbsent)}; check present ${rel(classic.checkPresent, threaded.checkPresent)}`,
-    );
-    const dcso = dcsoBinary();
-    if (dcso === null) {
-      console.log(
-        'DCSO bloom: not installed (apt-get install golang-github-dcso-bloom-cli): skipped',
-      );
-    } else {
-      const theirs = file('dcso.bloom');
-      const verbs: Record<string, string> = { add: 'insert', check: 'check' };
-      const d = trio(
-        'DCSO bloom',
-        dcso,
-        (verb) => [verbs[verb]!, theirs],
-        () => {
-          rmSync(theirs, { force: true });
-          execFileSync(dcso, ['create', '-n', String(N), '-p', String(FPP), theirs]);
-        },
-      );
-      results.dcso = d;
-      for (const [type, m] of Object.entries(mine)) {
-        const both = (a: Timing, b: Timing) =>
-          `${ratio(a.seconds, b.seconds)} wall, ${ratio(a.cpuSeconds, b.cpuSeconds)} CPU`;
-        console.log(
-          `speed-up of bloomkit ${type} over DCSO (their time / ours): add ${both(d.add, m.add)}; check absent ${both(d.checkAbsent, m.checkAbsent)}; check present ${both(d.checkPresent, m.checkPresent)}`,
+    if (want('filters')) {
+      for (const type of ['classic', 'blocked']) {
+        mine[type] = trio(
+          `bloomkit ${type}`,
+          node,
+          (verb) => bk([verb, ours]),
+          () => {
+            rmSync(ours, { force: true });
+            execFileSync(
+              node,
+              bk(['create', ours, '-n', String(N), '-p', String(FPP), '--type', type]),
+            );
+          },
         );
       }
+      results.bloomkit = mine;
+      const dcso = dcsoBinary();
+      if (dcso === null) {
+        console.log(
+          'DCSO bloom: not installed (apt-get install golang-github-dcso-bloom-cli): skipped',
+        );
+      } else {
+        const theirs = file('dcso.bloom');
+        const verbs: Record<string, string> = { add: 'insert', check: 'check' };
+        const d = trio(
+          'DCSO bloom',
+          dcso,
+          (verb) => [verbs[verb]!, theirs],
+          () => {
+            rmSync(theirs, { force: true });
+            execFileSync(dcso, ['create', '-n', String(N), '-p', String(FPP), theirs]);
+          },
+        );
+        results.dcso = d;
+        for (const [type, m] of Object.entries(mine)) {
+          const both = (a: Timing, b: Timing) =>
+            `${ratio(a.seconds, b.seconds)} wall, ${ratio(a.cpuSeconds, b.cpuSeconds)} CPU`;
+          console.log(
+            `speed-up of bloomkit ${type} over DCSO (their time / ours): add ${both(d.add, m.add)}; check absent ${both(d.checkAbsent, m.checkAbsent)}; check present ${both(d.checkPresent, m.checkPresent)}`,
+          );
+        }
+      }
+    }
+    if (want('threads')) {
+      // The same classic add and check on 2 worker threads: output checked equal to one thread's.
+      const oneThread = file('ours-one.bloom');
+      rmSync(oneThread, { force: true });
+      execFileSync(node, bk(['create', oneThread, '-n', String(N), '-p', String(FPP)]));
+      const presentFd = openSync(file('present.txt'), 'r');
+      try {
+        execFileSync(node, bk(['add', oneThread]), { stdio: [presentFd, 'ignore'] });
+      } finally {
+        closeSync(presentFd);
+      }
+      const threaded = trio(
+        'bloomkit classic -T 2',
+        node,
+        (verb) => bk([verb, ours, '--threads', '2']),
+        () => {
+          rmSync(ours, { force: true });
+          execFileSync(node, bk(['create', ours, '-n', String(N), '-p', String(FPP)]));
+        },
+      );
+      if (!readFileSync(ours).equals(readFileSync(oneThread))) {
+        throw new Error('add --threads 2 wrote another filter than one thread');
+      }
+      results.threads2 = threaded;
+      const classic = mine.classic;
+      const rel = (one: Timing, two: Timing) =>
+        `${ratio(one.seconds, two.seconds)} wall, ${ratio(one.cpuSeconds, two.cpuSeconds)} CPU`;
+      if (classic !== undefined)
+        console.log(
+          `--threads 2 over one thread (one's time / two's): add ${rel(classic.add, threaded.add)}; check absent ${rel(classic.checkAbsent, threaded.checkAbsent)}; check present ${rel(classic.checkPresent, threaded.checkPresent)}`,
+        );
     }
 
     // ---- dedup vs awk
-    const total = DEDUP_DISTINCT + DEDUP_REPEATS;
-    console.log(
-      `generating ${total.toLocaleString()} lines (${DEDUP_DISTINCT.toLocaleString()} distinct) for dedup...`,
-    );
-    const rnd = mulberry32(2024);
-    // Line i: a new URL, or a repeat of an earlier one; repeats spread at random over the file.
-    const isRepeat = new Uint8Array(total);
-    for (let placed = 0; placed < DEDUP_REPEATS; ) {
-      const i = 1 + Math.floor(rnd() * (total - 1));
-      if (isRepeat[i] === 0) {
-        isRepeat[i] = 1;
-        placed++;
-      }
-    }
-    let fresh = 0;
-    await writeLines(file('dedup.txt'), total, (i) =>
-      isRepeat[i] === 1 ? url(Math.floor(rnd() * fresh), 'd') : url(fresh++, 'd'),
-    );
-    const awk = time('awk', ['!seen[$0]++'], {
-      stdin: file('dedup.txt'),
-      stdout: file('awk.out'),
-      rounds: 1,
-    });
-    const baseline = time(node, ['-e', '0'], { rounds: 5 });
-    console.log(`node -e 0 (Node's own start and memory): ${fmt(baseline)}`);
-    const awkLines = countLines(file('awk.out'));
-    if (awkLines !== DEDUP_DISTINCT)
-      throw new Error(`awk printed ${awkLines} lines, expected ${DEDUP_DISTINCT}`);
-    const runs: Record<
-      string,
-      Timing & { printed: number; falseDrops: number; expected: number; aboveBaselineMiB: number }
-    > = {};
-    const sized = ['-n', String(DEDUP_DISTINCT), '-p', String(DEDUP_FPP)];
-    for (const [name, extra, rounds] of [
-      [`dedup -n ${DEDUP_DISTINCT} -p ${DEDUP_FPP} (blocked, the default)`, sized, ROUNDS],
-      [
-        `dedup -n ${DEDUP_DISTINCT} -p ${DEDUP_FPP} --type classic`,
-        [...sized, '--type', 'classic'],
-        ROUNDS,
-      ],
-      [
-        `dedup -n ${DEDUP_DISTINCT} -p ${DEDUP_FPP} --type split-block`,
-        [...sized, '--type', 'split-block'],
-        ROUNDS,
-      ],
-      [`dedup -p ${DEDUP_FPP} (scalable)`, ['-p', String(DEDUP_FPP)], 1],
-    ] as const) {
-      const summaryFile = file('summary.json');
-      const t = time(node, bk(['dedup', '--json', ...extra]), {
-        stdin: file('dedup.txt'),
-        stdout: file('ours-dedup.out'),
-        stderrTo: summaryFile,
-        rounds,
-      });
-      const summary = JSON.parse(readFileSync(summaryFile, 'utf8')) as {
-        printed: number;
-        expectedFalseDrops: number;
-      };
-      const printed = countLines(file('ours-dedup.out'));
-      const falseDrops = DEDUP_DISTINCT - printed;
-      const aboveBaselineMiB = t.maxRssMiB - baseline.maxRssMiB;
-      runs[name] = {
-        ...t,
-        printed,
-        falseDrops,
-        expected: summary.expectedFalseDrops,
-        aboveBaselineMiB,
-      };
-      // Every line printed is a first sighting in awk's order (a subsequence of awk's output).
-      const cmp = spawnSync(
-        'bash',
-        ['-c', `comm -23 <(sort '${file('ours-dedup.out')}') <(sort '${file('awk.out')}') | wc -l`],
-        {
-          encoding: 'utf8',
-        },
-      );
-      if (cmp.stdout.trim() !== '0') throw new Error(`${name}: printed lines awk did not print`);
-      const tolerance = 4 * Math.sqrt(summary.expectedFalseDrops) + 2;
-      const within = Math.abs(falseDrops - summary.expectedFalseDrops) <= tolerance;
+    if (want('dedup')) {
+      const total = DEDUP_DISTINCT + DEDUP_REPEATS;
       console.log(
-        `bloomkit ${name}: ${fmt(t)} (${aboveBaselineMiB.toFixed(0)} MiB above node -e 0) | false drops ${falseDrops} (expected ${summary.expectedFalseDrops.toFixed(2)}, ${within ? 'within' : 'OUTSIDE'} ±${tolerance.toFixed(1)}) | vs awk: ${ratio(awk.seconds, t.seconds)} wall, ${ratio(awk.cpuSeconds, t.cpuSeconds)} CPU, ${ratio(awk.maxRssMiB, t.maxRssMiB)} less peak memory (${ratio(awk.maxRssMiB, aboveBaselineMiB)} counting only memory above Node's baseline)`,
+        `generating ${total.toLocaleString()} lines (${DEDUP_DISTINCT.toLocaleString()} distinct) for dedup...`,
       );
-      if (!within) process.exitCode = 1;
+      const rnd = mulberry32(2024);
+      // Line i: a new URL, or a repeat of an earlier one; repeats spread at random over the file.
+      const isRepeat = new Uint8Array(total);
+      for (let placed = 0; placed < DEDUP_REPEATS; ) {
+        const i = 1 + Math.floor(rnd() * (total - 1));
+        if (isRepeat[i] === 0) {
+          isRepeat[i] = 1;
+          placed++;
+        }
+      }
+      let fresh = 0;
+      await writeLines(file('dedup.txt'), total, (i) =>
+        isRepeat[i] === 1 ? url(Math.floor(rnd() * fresh), 'd') : url(fresh++, 'd'),
+      );
+      const awk = time('awk', ['!seen[$0]++'], {
+        stdin: file('dedup.txt'),
+        stdout: file('awk.out'),
+        rounds: 1,
+      });
+      const baseline = time(node, ['-e', '0'], { rounds: 5 });
+      console.log(`node -e 0 (Node's own start and memory): ${fmt(baseline)}`);
+      const awkLines = countLines(file('awk.out'));
+      if (awkLines !== DEDUP_DISTINCT)
+        throw new Error(`awk printed ${awkLines} lines, expected ${DEDUP_DISTINCT}`);
+      const runs: Record<
+        string,
+        Timing & { printed: number; falseDrops: number; expected: number; aboveBaselineMiB: number }
+      > = {};
+      const sized = ['-n', String(DEDUP_DISTINCT), '-p', String(DEDUP_FPP)];
+      for (const [name, extra, rounds] of [
+        [`dedup -n ${DEDUP_DISTINCT} -p ${DEDUP_FPP} (blocked, the default)`, sized, ROUNDS],
+        [
+          `dedup -n ${DEDUP_DISTINCT} -p ${DEDUP_FPP} --type classic`,
+          [...sized, '--type', 'classic'],
+          ROUNDS,
+        ],
+        [
+          `dedup -n ${DEDUP_DISTINCT} -p ${DEDUP_FPP} --type split-block`,
+          [...sized, '--type', 'split-block'],
+          ROUNDS,
+        ],
+        [`dedup -p ${DEDUP_FPP} (scalable)`, ['-p', String(DEDUP_FPP)], 1],
+      ] as const) {
+        const summaryFile = file('summary.json');
+        const t = time(node, bk(['dedup', '--json', ...extra]), {
+          stdin: file('dedup.txt'),
+          stdout: file('ours-dedup.out'),
+          stderrTo: summaryFile,
+          rounds,
+        });
+        const summary = JSON.parse(readFileSync(summaryFile, 'utf8')) as {
+          printed: number;
+          expectedFalseDrops: number;
+        };
+        const printed = countLines(file('ours-dedup.out'));
+        const falseDrops = DEDUP_DISTINCT - printed;
+        const aboveBaselineMiB = t.maxRssMiB - baseline.maxRssMiB;
+        runs[name] = {
+          ...t,
+          printed,
+          falseDrops,
+          expected: summary.expectedFalseDrops,
+          aboveBaselineMiB,
+        };
+        // Every line printed is a first sighting in awk's order (a subsequence of awk's output).
+        const cmp = spawnSync(
+          'bash',
+          [
+            '-c',
+            `comm -23 <(sort '${file('ours-dedup.out')}') <(sort '${file('awk.out')}') | wc -l`,
+          ],
+          {
+            encoding: 'utf8',
+          },
+        );
+        if (cmp.stdout.trim() !== '0') throw new Error(`${name}: printed lines awk did not print`);
+        const tolerance = 4 * Math.sqrt(summary.expectedFalseDrops) + 2;
+        const within = Math.abs(falseDrops - summary.expectedFalseDrops) <= tolerance;
+        console.log(
+          `bloomkit ${name}: ${fmt(t)} (${aboveBaselineMiB.toFixed(0)} MiB above node -e 0) | false drops ${falseDrops} (expected ${summary.expectedFalseDrops.toFixed(2)}, ${within ? 'within' : 'OUTSIDE'} ±${tolerance.toFixed(1)}) | vs awk: ${ratio(awk.seconds, t.seconds)} wall, ${ratio(awk.cpuSeconds, t.cpuSeconds)} CPU, ${ratio(awk.maxRssMiB, t.maxRssMiB)} less peak memory (${ratio(awk.maxRssMiB, aboveBaselineMiB)} counting only memory above Node's baseline)`,
+        );
+        if (!within) process.exitCode = 1;
+      }
+      console.log(`awk '!seen[$0]++': ${fmt(awk)}`);
+      results.dedup = {
+        lines: total,
+        distinct: DEDUP_DISTINCT,
+        fpp: DEDUP_FPP,
+        awk,
+        nodeBaseline: baseline,
+        bloomkit: runs,
+      };
     }
-    console.log(`awk '!seen[$0]++': ${fmt(awk)}`);
-    results.dedup = {
-      lines: total,
-      distinct: DEDUP_DISTINCT,
-      fpp: DEDUP_FPP,
-      awk,
-      nodeBaseline: baseline,
-      bloomkit: runs,
-    };
     results.loadAtEnd = load();
     console.log(`load average at end: ${load()}`);
-    const out = fileURLToPath(new URL('./results.json', import.meta.url));
-    writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-    console.log(`wrote ${out}`);
+    if (ONLY === '') {
+      const out = fileURLToPath(new URL('./results.json', import.meta.url));
+      writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+      console.log(`wrote ${out}`);
+    }
   } finally {
     cli.dispose();
     rmSync(work, { recursive: true, force: true });

@@ -105,17 +105,24 @@ export class RecordReader {
     const sep = this.options.separator;
     const cr = sep === 0x0a;
     let count = 0;
+    // The arrays in locals (the hot loop of every command): reloaded only when they grow.
+    let { starts, ends, keyEnds } = this;
+    let room = starts.length - 1;
     for (let s = 0; s < end; ) {
       let e = buf.indexOf(sep, s);
       if (e < 0 || e >= end) e = end;
-      if (count + 1 >= this.starts.length) this.growRecords();
-      this.starts[count] = s;
-      this.ends[count] = e;
-      this.keyEnds[count] = cr && e > s && buf[e - 1] === 0x0d ? e - 1 : e;
+      if (count >= room) {
+        this.growRecords();
+        ({ starts, ends, keyEnds } = this);
+        room = starts.length - 1;
+      }
+      starts[count] = s;
+      ends[count] = e;
+      keyEnds[count] = cr && e > s && buf[e - 1] === 0x0d ? e - 1 : e;
       count++;
       s = e + 1;
     }
-    this.starts[count] = end;
+    starts[count] = end;
     this.used = end;
     const firstRecord = this.recordNo;
     this.recordNo += count;
