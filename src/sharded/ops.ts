@@ -61,8 +61,15 @@ export const WINDOW = 256;
 export const DEPTH = 4;
 
 /** The state of one operation: aborted on timeout, failure or the caller's signal. */
+/** Whether an operation stopped, and why (what `AbortSignal` says, without its event target). */
+export interface OpSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+}
+
 export interface OpContext {
-  readonly signal: AbortSignal;
+  /** Set once the operation failed, timed out or was aborted: `fn` then sends nothing more. */
+  readonly signal: OpSignal;
   /** Restarts the timeout (a batch calls it whenever a window completes). */
   progress(): void;
   /** Stops the timeout until the next `progress()` (while a batch waits for its input). */
@@ -172,15 +179,22 @@ export class StoreOps<S extends ShardStore = ShardStore> {
     const notReady = this.store.notReady();
     if (notReady !== null) throw this.store.error('failed', `${label} failed: ${notReady}`);
     if (signal?.aborted === true) throw signal.reason;
-    const stop = new AbortController();
+    // A plain flag rather than an AbortController: only `fn` reads it, and an AbortController
+    // (an EventTarget) per single-key operation costs more than the rest of the bookkeeping.
+    const stop = { aborted: false, reason: undefined as unknown };
+    const abort = (reason: unknown): void => {
+      if (stop.aborted) return;
+      stop.aborted = true;
+      stop.reason = reason;
+    };
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
     let expire: () => void = () => undefined;
     const ctx: OpContext = {
-      signal: stop.signal,
+      signal: stop,
       progress: () => {
         clearTimeout(timer);
-        if (Number.isFinite(this.timeout) && !stop.signal.aborted) {
+        if (Number.isFinite(this.timeout) && !stop.aborted) {
           timer = setTimeout(expire, this.timeout);
         }
       },
@@ -193,7 +207,7 @@ export class StoreOps<S extends ShardStore = ShardStore> {
           `${label} did not complete within ${this.timeout} ms`,
         ) as Error & { batch?: BatchOutcome };
         if (ctx.outcome !== undefined) err.batch = ctx.outcome.snapshot();
-        stop.abort(err);
+        abort(err);
         reject(err);
       };
       ctx.progress();
@@ -203,7 +217,7 @@ export class StoreOps<S extends ShardStore = ShardStore> {
           if (ctx.outcome !== undefined && reason instanceof Error) {
             (reason as { batch?: BatchOutcome }).batch = ctx.outcome.snapshot();
           }
-          stop.abort(reason);
+          abort(reason);
           reject(reason);
         };
         (signal as AbortSignal).addEventListener('abort', onAbort, { once: true });
@@ -224,7 +238,7 @@ export class StoreOps<S extends ShardStore = ShardStore> {
       ) {
         wrapped.batch = ctx.outcome.snapshot();
       }
-      stop.abort(wrapped);
+      abort(wrapped);
       throw wrapped;
     } finally {
       clearTimeout(timer);
