@@ -34,7 +34,10 @@ const made = new Map<string, Key[]>();
 function mixedKeys(funnel: Funnel, n: number, seed: number): Key[] {
   const id = `${funnel}/${n}/${seed}`;
   let list = made.get(id);
-  if (list === undefined) made.set(id, (list = makeMixedKeys(funnel, n, seed)));
+  if (list === undefined) {
+    list = makeMixedKeys(funnel, n, seed);
+    made.set(id, list);
+  }
   return list;
 }
 
