@@ -15,6 +15,7 @@ import {
   ScalableBloomFilter,
   SplitBlockBloomFilter,
 } from '../src/index.js';
+import { expectBytes } from './support/bytes.js';
 import { mixedKeys } from './support/mixed-keys.js';
 
 interface AnyFilter {
@@ -36,19 +37,6 @@ function keysOf(funnel: Funnel): { present: Key[]; absent: Key[] } {
     keySets.set(funnel, sets);
   }
   return sets;
-}
-
-/**
- * The same bytes, compared with Buffer.compare (toEqual walks a byte array element by element);
- * a difference is reported at its first index.
- */
-function expectBytes(actual: Uint8Array, expected: Uint8Array, what: string): void {
-  if (actual.length === expected.length && Buffer.compare(actual, expected) === 0) return;
-  let i = 0;
-  while (i < actual.length && i < expected.length && actual[i] === expected[i]) i++;
-  expect.fail(
-    `${what}: ${actual.length} vs ${expected.length} bytes, first difference at ${i} (${actual[i]} vs ${expected[i]})`,
-  );
 }
 
 /** Each case: a name, the funnels it takes, and a factory for an empty filter. */

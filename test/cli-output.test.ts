@@ -6,21 +6,10 @@
  * output buffer.
  */
 
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Output } from '../src/cli/output.js';
+import { collector } from './support/cli.js';
 import { mulberry32 } from './support/random.js';
-
-function sink(): { stream: Writable; bytes(): Buffer } {
-  const chunks: Buffer[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      chunks.push(Buffer.from(chunk));
-      callback();
-    },
-  });
-  return { stream, bytes: () => Buffer.concat(chunks) };
-}
 
 /** A batch as RecordReader makes it: records split at `sep`, `\r` kept in the record. */
 function batchOf(text: Buffer, sep: number) {
@@ -43,7 +32,7 @@ async function printed(
   sep = 0x0a,
 ): Promise<{ bytes: Buffer; selected: number }> {
   const { starts, ends, count } = batchOf(text, sep);
-  const out = sink();
+  const out = collector();
   const output = new Output(out.stream);
   // The batch's buffer holds exactly the text: the last record may end at its very end.
   const data = Buffer.from(text);

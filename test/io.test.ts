@@ -28,6 +28,7 @@ import {
 } from '../src/node.js';
 import { ShardedBloomFilter } from '../src/redis.js';
 import { decodeAny, loadAny } from './support/any-filter.js';
+import { expectBytes } from './support/bytes.js';
 import { forge } from './support/native-bytes.js';
 import { lcg } from './support/random.js';
 
@@ -113,12 +114,6 @@ function sample(n = 2000): BloomFilter {
   const f = BloomFilter.create({ capacity: 5000, fpp: 0.01 });
   for (let i = 0; i < n; i++) f.add(`io-${i}`);
   return f;
-}
-
-/** The same bytes (Buffer.compare: toEqual walks a byte array element by element). */
-function expectBytes(actual: Uint8Array, expected: Uint8Array, what?: string): void {
-  expect(actual.length, what).toBe(expected.length);
-  expect(Buffer.compare(actual, expected), what).toBe(0);
 }
 
 async function collect(stream: Readable): Promise<Uint8Array> {

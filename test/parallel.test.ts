@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BloomFilter } from '../src/node.js';
+import { expectBytes } from './support/bytes.js';
 import { isWellFormed, mixedStrings } from './support/mixed-keys.js';
 import { bundleWorker, importNodeBundle, removeBundles } from './support/worker-bundle.js';
 import type { RaceJob } from './support/worker-race.js';
@@ -168,12 +169,6 @@ describe('shared storage written by 4 workers at once', () => {
     expect(lost).toEqual([]);
   });
 });
-
-/** The same bytes (Buffer.compare: toEqual walks a large array element by element). */
-function expectBytes(actual: Uint8Array, expected: Uint8Array): void {
-  expect(actual.length).toBe(expected.length);
-  expect(Buffer.compare(actual, expected)).toBe(0);
-}
 
 describe('buildParallel equals the filter one thread builds', () => {
   const mixed = mixedStrings(60_000, 5, 300);

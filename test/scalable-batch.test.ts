@@ -9,22 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useWasm, usingWasm } from '../src/hash/hasher.js';
 import type { Funnel, Key } from '../src/hash/keys.js';
 import { FilterFullError, packKeys, ScalableBloomFilter, splitRecords } from '../src/index.js';
+import { expectBytes } from './support/bytes.js';
 import { mixedKeys as makeMixedKeys } from './support/mixed-keys.js';
 import { mulberry32 } from './support/random.js';
 
 const FUNNELS: Funnel[] = ['string', 'utf16', 'int', 'long', 'bytes'];
 
 type Scalable = ScalableBloomFilter<Key>;
-
-/** Same bytes, compared with Buffer.compare; a difference is reported at its first index. */
-function expectBytes(actual: Uint8Array, expected: Uint8Array, what: string): void {
-  if (actual.length === expected.length && Buffer.compare(actual, expected) === 0) return;
-  let i = 0;
-  while (i < actual.length && i < expected.length && actual[i] === expected[i]) i++;
-  expect.fail(
-    `${what}: ${actual.length} vs ${expected.length} bytes, first difference at ${i} (${actual[i]} vs ${expected[i]})`,
-  );
-}
 
 /**
  * The same seeded keys, made once: the runs with and without WebAssembly read the same lists

@@ -83,7 +83,7 @@ function pipeStdin(input: string | Uint8Array | undefined): Readable {
 }
 
 /** A stream that keeps a copy of every chunk (the command reuses its buffers once written). */
-function collector(): { stream: Writable; bytes(): Buffer } {
+export function collector(): { stream: Writable; bytes(): Buffer } {
   const chunks: Buffer[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, callback) {
