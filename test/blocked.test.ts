@@ -12,6 +12,7 @@ import {
   keyBytes,
   packKeys,
 } from '../src/index.js';
+import { mixedStrings } from './support/mixed-keys.js';
 import { countFound, packedSequence } from './support/packed-keys.js';
 
 /** A seeded xorshift generator for reproducible inputs. */
@@ -250,6 +251,23 @@ describe('BlockedBloomFilter API', () => {
     expected.add(5);
     expected.add(6);
     expect(partial.equals(expected)).toBe(true);
+  });
+
+  it('addMany and hasMany over mixed strings equal add and has (long, non-ASCII, lone surrogates, one key of 200,000 characters)', () => {
+    // Each key of a batch is encoded at a 4-byte-aligned place with the per-key encoders; the
+    // batch crosses the scratch's size (one huge key grows it mid-batch).
+    const keys = mixedStrings(4000, 11, 600);
+    keys.splice(1500, 0, 'é'.repeat(200_000));
+    const one = BlockedBloomFilter.create({ capacity: 5000, fpp: 0.01 });
+    const many = BlockedBloomFilter.create({ capacity: 5000, fpp: 0.01 });
+    const half = keys.slice(0, 3000);
+    let changed = 0;
+    for (const k of half) if (one.add(k)) changed++;
+    expect(many.addMany(half)).toBe(changed);
+    expect(many.equals(one)).toBe(true);
+    const reference = keys.map((k) => one.has(k));
+    expect(many.hasMany(keys)).toEqual(reference);
+    expect(reference.slice(0, 3000).every(Boolean)).toBe(true);
   });
 
   it('works over shared memory and with every funnel', () => {

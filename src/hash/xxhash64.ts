@@ -22,6 +22,7 @@ import { encodeKeyInto, type Funnel, type Key } from './keys.js';
 import { LITTLE_ENDIAN } from './murmur3.js';
 import { ENCODER_MIN_LENGTH, encodeLongString } from './pack.js';
 import {
+  ENDS_AT,
   HASH_AT,
   HASHES_AT,
   KEY_AT,
@@ -115,12 +116,15 @@ function encodeAscii(s: string, at: number, capacity: number): number {
   return seen < 0x80 ? n : -1;
 }
 
-/** Encodes `key` at `at`, growing the memory when needed; returns the length. */
-function encodeAt(sc: Scratch, funnel: Funnel, key: Key, at: number, aligned: boolean): number {
-  if (aligned && funnel === 'string' && typeof key === 'string') {
+/**
+ * Encodes `key` at `at` (4-byte aligned: ASCII strings are written four bytes per store), growing
+ * the memory when needed; returns the length.
+ */
+function encodeAt(sc: Scratch, funnel: Funnel, key: Key, at: number): number {
+  if (funnel === 'string' && typeof key === 'string') {
     const n =
-      key.length >= ENCODER_MIN_LENGTH && at === KEY_AT
-        ? encodeLongString(key, sc.keyView)
+      key.length >= ENCODER_MIN_LENGTH
+        ? encodeLongString(key, at === KEY_AT ? sc.keyView : sc.bytes.subarray(at))
         : encodeAscii(key, at, sc.capacity);
     if (n >= 0) return n;
   }
@@ -145,7 +149,7 @@ function hashAt(sc: Scratch, p: number, len: number): void {
  */
 export function xxh64Key(funnel: Funnel, key: Key): void {
   const sc = current();
-  hashAt(sc, KEY_AT, encodeAt(sc, funnel, key, KEY_AT, true));
+  hashAt(sc, KEY_AT, encodeAt(sc, funnel, key, KEY_AT));
   if (sc.capacity > SCRATCH_KEEP_BYTES) {
     shrinkScratch();
     current();
@@ -191,12 +195,15 @@ export function xxh64Many(
   let sc = current();
   let p = KEY_AT;
   for (let i = 0; i < count; i++) {
+    // Each key starts 4-byte aligned, so strings take the per-key paths' fast encoders (four
+    // ASCII bytes per store, `TextEncoder` for long ones); key i ends at ends[i].
+    p = (p + 3) & ~3;
     sc.u32[(OFFSETS_AT >> 2) + i] = p - KEY_AT;
-    p += encodeAt(sc, funnel, keys[start + i]!, p, false);
+    p += encodeAt(sc, funnel, keys[start + i]!, p);
     sc = current();
+    sc.u32[(ENDS_AT >> 2) + i] = p - KEY_AT;
   }
-  sc.u32[(OFFSETS_AT >> 2) + count] = p - KEY_AT;
-  xxh64Offsets(sc, KEY_AT, OFFSETS_AT + 4, count);
+  xxh64Offsets(sc, KEY_AT, ENDS_AT, count);
 }
 
 /**
