@@ -104,12 +104,17 @@ describe.skipIf(!hasRedis)('Redis filters never lose an acknowledged add', () =>
         const writer = await type.create(a, name, opts);
         let cleared = false;
         const after: string[] = [];
+        // Writes until five batches started after the clear, however fast the writes are (a
+        // fixed count could all finish before the clear lands, leaving nothing to check).
         const writing = (async () => {
-          for (let r = 0; r < 30; r++) {
+          for (let r = 0, afterClear = 0; afterClear < 5; r++) {
             const batch = keys(`c${r}`, 100);
             const started = cleared;
             await writer.addMany(batch);
-            if (started) after.push(...batch);
+            if (started) {
+              after.push(...batch);
+              afterClear++;
+            }
           }
         })();
         await sleep(30);
