@@ -183,8 +183,8 @@ export function xxh64Float(value: number, width: 4 | 8): void {
 
 /**
  * Hashes `count` keys (count ≤ {@link MAX_BATCH}) from `keys[start]` on in one WebAssembly call;
- * hash i is at `xxViews.many[2i]` (lo) and `[2i + 1]` (hi). The keys are encoded back to back
- * in the scratch, as a packed batch.
+ * hash i is at `xxViews.many[2i]` (lo) and `[2i + 1]` (hi). The keys are encoded in the scratch
+ * as a packed batch with ends (each key starting 4-byte aligned).
  */
 export function xxh64Many(
   funnel: Funnel,
