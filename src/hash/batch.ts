@@ -128,7 +128,7 @@ export function mitz64Batch(
   probeIndex = at >> 2;
   const murmur = sc.instance(MURMUR3_MODULE);
   if (murmur !== null) {
-    murmur.mitz64_batch(HASHES_AT, count, k, mod.m, mod.p63, mod.inv, at);
+    murmur.walk_batch(HASHES_AT, count, k, mod.m, mod.p63, mod.inv, 0, 0, at);
     return stop;
   }
   const i32 = sc.i32;

@@ -47,19 +47,18 @@ export type { KeyBatch };
 export interface MurmurExports {
   murmur3(len: number, seed: number): void;
   murmur3_batch(keys: number, offsets: number, ends: number, count: number, out: number): void;
-  mitz64(len: number, k: number, m: number, p63: number, inv: number): void;
-  bloom_has(len: number, k: number, m: number, p63: number, inv: number, base: number): number;
-  bloom_add(len: number, k: number, m: number, p63: number, inv: number, base: number): number;
-  mitz64_batch(
-    hashes: number,
-    count: number,
+  /** Mode 0: the key's MITZ_64 probes to the scratch; 1: test them at `base`; 2: set them. */
+  probe(
+    len: number,
     k: number,
     m: number,
     p63: number,
     inv: number,
-    out: number,
-  ): void;
-  bloom_batch(
+    mode: number,
+    base: number,
+  ): number;
+  /** {@link probe}'s walks over `count` hashes at `hashes` (mode 0: probes to `out`). */
+  walk_batch(
     hashes: number,
     count: number,
     k: number,
@@ -175,7 +174,7 @@ export function hashKeyInto(funnel: Funnel, key: Key, out: Int32Array): void {
 export function mitz64Probes(funnel: Funnel, key: Key, k: number, mod: Modulus): void {
   const s = current();
   const len = encode(s, funnel, key);
-  if (murmur !== null) murmur.mitz64(len, k, mod.m, mod.p63, mod.inv);
+  if (murmur !== null) murmur.probe(len, k, mod.m, mod.p63, mod.inv, 0, 0);
   else {
     murmur3Core(s.bytes, words32, KEY_AT, len, views.hash, 0);
     mitz64Into(views.hash, 0, k, mod, views.words, 0, views.masks, 0);
@@ -268,14 +267,14 @@ export class BloomKernel {
   has(funnel: Funnel, key: Key, k: number, mod: Modulus): number {
     const len = encodeIn(funnel, key, this.keyArea, this.keyView);
     if (len < 0) return -1;
-    return this.ex.bloom_has(len, k, mod.m, mod.p63, mod.inv, KERNEL_BASE);
+    return this.ex.probe(len, k, mod.m, mod.p63, mod.inv, 1, KERNEL_BASE);
   }
 
   /** Sets the MITZ_64 bits of `key`; returns how many were clear, or -1 if the key is too long. */
   add(funnel: Funnel, key: Key, k: number, mod: Modulus): number {
     const len = encodeIn(funnel, key, this.keyArea, this.keyView);
     if (len < 0) return -1;
-    return this.ex.bloom_add(len, k, mod.m, mod.p63, mod.inv, KERNEL_BASE);
+    return this.ex.probe(len, k, mod.m, mod.p63, mod.inv, 2, KERNEL_BASE);
   }
 
   /**
@@ -314,7 +313,7 @@ export class BloomKernel {
     out: Uint8Array,
     outAt: number,
   ): number {
-    const sum = this.ex.bloom_batch(
+    const sum = this.ex.walk_batch(
       HASHES_AT,
       count,
       k,

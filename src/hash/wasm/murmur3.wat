@@ -8,16 +8,16 @@
 ;;
 ;; Scratch layout (byte offsets; the JavaScript side in hash/scratch.ts names the same numbers):
 ;;   [0, 16)          the last per-key hash: MurmurHash3 h1 then h2 (u64 LE each); XXH64 at [0, 8)
-;;   [64, 1088)       mitz64: the 32-bit word index of each of the k probes (k <= 255)
-;;   [1088, 2112)     mitz64: the bit mask of each probe
+;;   [64, 1088)       probe mode 0: the 32-bit word index of each of the k probes (k <= 255)
+;;   [1088, 2112)     probe mode 0: the bit mask of each probe
 ;;   [4096, 8196)     a batch chunk's key offsets (u32, at most 1024 keys + 1), written by JS
-;;   [8448, 9472)     bloom_batch: one result byte per key of the chunk
+;;   [8448, 9472)     walk_batch modes 1 and 2: one result byte per key of the chunk
 ;;   [9728, 13828)    a chunk's key ends, when they are not the next key's offset (u32)
 ;;   [14336, 30720)   a chunk's hashes: 16 bytes per key (MurmurHash3) or 8 (XXH64)
 ;;   [32768, ...)     key bytes written by JavaScript: one key, or a chunk of packed keys; the
 ;;                    caller keeps 16 spare bytes after the last key because MurmurHash3 reads its
 ;;                    tail with whole 8-byte loads and masks
-;;   [$base, ...)     bloom_has / bloom_add / bloom_batch: a classic filter's bit array (32-bit LE
+;;   [$base, ...)     probe / walk_batch modes 1 and 2: a classic filter's bit array (32-bit LE
 ;;                    words), in a per-filter instance whose memory holds nothing else there
 ;; Batch keys: key i of a chunk is the bytes [$keys + off[i], $keys + end[i]), off[] and end[] being
 ;; the u32s at $offs and $ends ($ends = $offs + 4 when each key ends where the next begins);
@@ -27,55 +27,49 @@
 (module
   (import "env" "memory" (memory 2))
   ;; MurmurHash3 x64 128 of the `len` bytes at `p` with a 32-bit seed; h1, h2 stored at `out`.
+  ;; One pass per 16-byte block, then one for the tail (p = end): its k1 and k2 are the remaining
+  ;; bytes loaded whole and masked (zero-padded; a zero lane mixes to zero, so an absent one
+  ;; changes nothing), and it skips the rotate-add steps, as MurmurHash3's tail does. One copy of
+  ;; the mixing keeps the module small.
   (func $murmur (param $p i32) (param $len i32) (param $seed i32) (param $out i32)
     (local $h1 i64) (local $h2 i64) (local $k1 i64) (local $k2 i64)
-    (local $end i32) (local $rem i32)
+    (local $end i32) (local $bits i64)
     (local.set $h1 (i64.extend_i32_u (local.get $seed)))
     (local.set $h2 (local.get $h1))
     (local.set $end (i32.add (local.get $p) (i32.and (local.get $len) (i32.const -16))))
-    (block $done
-      (loop $blocks
-        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
-        (local.set $k1 (i64.load (local.get $p)))
-        (local.set $k2 (i64.load offset=8 (local.get $p)))
-        (local.set $k1 (i64.mul (local.get $k1) (i64.const 0x87c37b91114253d5)))
-        (local.set $k1 (i64.rotl (local.get $k1) (i64.const 31)))
-        (local.set $k1 (i64.mul (local.get $k1) (i64.const 0x4cf5ad432745937f)))
-        (local.set $h1 (i64.xor (local.get $h1) (local.get $k1)))
-        (local.set $h1 (i64.rotl (local.get $h1) (i64.const 27)))
-        (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
-        (local.set $h1 (i64.add (i64.mul (local.get $h1) (i64.const 5)) (i64.const 0x52dce729)))
-        (local.set $k2 (i64.mul (local.get $k2) (i64.const 0x4cf5ad432745937f)))
-        (local.set $k2 (i64.rotl (local.get $k2) (i64.const 33)))
-        (local.set $k2 (i64.mul (local.get $k2) (i64.const 0x87c37b91114253d5)))
-        (local.set $h2 (i64.xor (local.get $h2) (local.get $k2)))
-        (local.set $h2 (i64.rotl (local.get $h2) (i64.const 31)))
-        (local.set $h2 (i64.add (local.get $h2) (local.get $h1)))
-        (local.set $h2 (i64.add (i64.mul (local.get $h2) (i64.const 5)) (i64.const 0x38495ab5)))
-        (local.set $p (i32.add (local.get $p) (i32.const 16)))
-        (br $blocks)))
-    (local.set $rem (i32.and (local.get $len) (i32.const 15)))
-    (if (i32.gt_u (local.get $rem) (i32.const 8))
-      (then
-        (local.set $k2
-          (i64.and (i64.load offset=8 (local.get $p))
-            (i64.shr_u (i64.const -1)
-              (i64.extend_i32_u (i32.sub (i32.const 128) (i32.shl (local.get $rem) (i32.const 3)))))))
-        (local.set $k2 (i64.mul (local.get $k2) (i64.const 0x4cf5ad432745937f)))
-        (local.set $k2 (i64.rotl (local.get $k2) (i64.const 33)))
-        (local.set $k2 (i64.mul (local.get $k2) (i64.const 0x87c37b91114253d5)))
-        (local.set $h2 (i64.xor (local.get $h2) (local.get $k2)))))
-    (if (i32.gt_u (local.get $rem) (i32.const 0))
-      (then
-        (if (i32.gt_u (local.get $rem) (i32.const 8)) (then (local.set $rem (i32.const 8))))
-        (local.set $k1
-          (i64.and (i64.load (local.get $p))
-            (i64.shr_u (i64.const -1)
-              (i64.extend_i32_u (i32.sub (i32.const 64) (i32.shl (local.get $rem) (i32.const 3)))))))
-        (local.set $k1 (i64.mul (local.get $k1) (i64.const 0x87c37b91114253d5)))
-        (local.set $k1 (i64.rotl (local.get $k1) (i64.const 31)))
-        (local.set $k1 (i64.mul (local.get $k1) (i64.const 0x4cf5ad432745937f)))
-        (local.set $h1 (i64.xor (local.get $h1) (local.get $k1)))))
+    (loop $blocks
+      (local.set $k1 (i64.load (local.get $p)))
+      (local.set $k2 (i64.load offset=8 (local.get $p)))
+      (if (i32.ge_u (local.get $p) (local.get $end))
+        (then
+          ;; The tail: 8·(len & 15) bits; k1 keeps up to 64 of them, k2 the rest.
+          (local.set $bits (i64.extend_i32_u (i32.shl (i32.and (local.get $len) (i32.const 15)) (i32.const 3))))
+          (local.set $k2 (i64.and (local.get $k2)
+            (select (i64.sub (i64.shl (i64.const 1) (i64.sub (local.get $bits) (i64.const 64))) (i64.const 1))
+              (i64.const 0) (i64.gt_u (local.get $bits) (i64.const 64)))))
+          (local.set $k1 (i64.and (local.get $k1)
+            (select (i64.const -1) (i64.sub (i64.shl (i64.const 1) (local.get $bits)) (i64.const 1))
+              (i64.ge_u (local.get $bits) (i64.const 64)))))))
+      (local.set $k1 (i64.mul (local.get $k1) (i64.const 0x87c37b91114253d5)))
+      (local.set $k1 (i64.rotl (local.get $k1) (i64.const 31)))
+      (local.set $k1 (i64.mul (local.get $k1) (i64.const 0x4cf5ad432745937f)))
+      (local.set $h1 (i64.xor (local.get $h1) (local.get $k1)))
+      (if (i32.lt_u (local.get $p) (local.get $end))
+        (then
+          (local.set $h1 (i64.rotl (local.get $h1) (i64.const 27)))
+          (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
+          (local.set $h1 (i64.add (i64.mul (local.get $h1) (i64.const 5)) (i64.const 0x52dce729)))))
+      (local.set $k2 (i64.mul (local.get $k2) (i64.const 0x4cf5ad432745937f)))
+      (local.set $k2 (i64.rotl (local.get $k2) (i64.const 33)))
+      (local.set $k2 (i64.mul (local.get $k2) (i64.const 0x87c37b91114253d5)))
+      (local.set $h2 (i64.xor (local.get $h2) (local.get $k2)))
+      (if (i32.lt_u (local.get $p) (local.get $end))
+        (then
+          (local.set $h2 (i64.rotl (local.get $h2) (i64.const 31)))
+          (local.set $h2 (i64.add (local.get $h2) (local.get $h1)))
+          (local.set $h2 (i64.add (i64.mul (local.get $h2) (i64.const 5)) (i64.const 0x38495ab5)))
+          (local.set $p (i32.add (local.get $p) (i32.const 16)))
+          (br $blocks))))
     (local.set $h1 (i64.xor (local.get $h1) (i64.extend_i32_u (local.get $len))))
     (local.set $h2 (i64.xor (local.get $h2) (i64.extend_i32_u (local.get $len))))
     (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
@@ -91,25 +85,25 @@
     (local.set $h2 (i64.mul (local.get $h2) (i64.const 0xc4ceb9fe1a85ec53)))
     (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 33))))
     (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
-    (local.set $h2 (i64.add (local.get $h2) (local.get $h1)))
     (i64.store (local.get $out) (local.get $h1))
-    (i64.store offset=8 (local.get $out) (local.get $h2)))
+    (i64.store offset=8 (local.get $out) (i64.add (local.get $h2) (local.get $h1))))
   ;; MurmurHash3 of the key at 32768 (seed `seed`) into [0, 16).
   (func (export "murmur3") (param $len i32) (param $seed i32)
     (call $murmur (i32.const 32768) (local.get $len) (local.get $seed) (i32.const 0)))
   ;; MurmurHash3 (seed 0) of the `count` keys of a chunk; key i's h1, h2 go to `out` + 16i.
   (func (export "murmur3_batch") (param $keys i32) (param $offs i32) (param $ends i32) (param $count i32)
     (param $out i32)
-    (local $i i32) (local $a i32) (local $b i32) (local $q i32)
+    (local $a i32)
     (block $done
       (loop $keys_loop
-        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
-        (local.set $q (i32.shl (local.get $i) (i32.const 2)))
-        (local.set $a (i32.load (i32.add (local.get $offs) (local.get $q))))
-        (local.set $b (i32.load (i32.add (local.get $ends) (local.get $q))))
-        (call $murmur (i32.add (local.get $keys) (local.get $a)) (i32.sub (local.get $b) (local.get $a))
-          (i32.const 0) (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 4))))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br_if $done (i32.eqz (local.get $count)))
+        (local.set $a (i32.load (local.get $offs)))
+        (call $murmur (i32.add (local.get $keys) (local.get $a))
+          (i32.sub (i32.load (local.get $ends)) (local.get $a)) (i32.const 0) (local.get $out))
+        (local.set $offs (i32.add (local.get $offs) (i32.const 4)))
+        (local.set $ends (i32.add (local.get $ends) (i32.const 4)))
+        (local.set $out (i32.add (local.get $out) (i32.const 16)))
+        (local.set $count (i32.sub (local.get $count) (i32.const 1)))
         (br $keys_loop))))
   ;; Guava MURMUR128_MITZ_64 over a bit array of m bits (m < 2^36, passed as f64 so that JavaScript
   ;; needs no BigInt), from the h1, h2 at `hp`. The probe walk behind every MITZ_64 export.
@@ -255,43 +249,19 @@
     (if (result i32) (i32.eq (local.get $mode) (i32.const 2))
       (then (local.get $added))
       (else (i32.const 1))))
-  ;; Guava MURMUR128_MITZ_64 probes of the key at 32768 for m bits, written to [64, 2112).
-  (func (export "mitz64") (param $len i32) (param $k i32) (param $mf f64) (param $p63f f64)
-    (param $inv f64)
-    (call $murmur (i32.const 32768) (local.get $len) (i32.const 0) (i32.const 0))
-    (drop (call $walk (i32.const 0) (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv)
-      (i32.const 0) (i32.const 0) (i32.const 64) (i32.const 1024))))
-  ;; 1 if all k MITZ_64 bits of the key at 32768 are set in the bit array at $base, else 0.
-  (func (export "bloom_has") (param $len i32) (param $k i32) (param $mf f64) (param $p63f f64) (param $inv f64)
-    (param $base i32) (result i32)
+  ;; The MITZ_64 walk (mode 0, 1 or 2 as $walk) of the key at 32768, hashed into [0, 16) first:
+  ;; mode 0 writes the k probes to [64, 2112); modes 1 and 2 test or set them in the bit array at
+  ;; `base` and return 1/0 or the bits that were clear.
+  (func (export "probe") (param $len i32) (param $k i32) (param $mf f64) (param $p63f f64) (param $inv f64)
+    (param $mode i32) (param $base i32) (result i32)
     (call $murmur (i32.const 32768) (local.get $len) (i32.const 0) (i32.const 0))
     (call $walk (i32.const 0) (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv)
-      (i32.const 1) (local.get $base) (i32.const 0) (i32.const 0)))
-  ;; Sets the k MITZ_64 bits of the key at 32768 in the bit array at $base; returns how many were clear.
-  (func (export "bloom_add") (param $len i32) (param $k i32) (param $mf f64) (param $p63f f64) (param $inv f64)
-    (param $base i32) (result i32)
-    (call $murmur (i32.const 32768) (local.get $len) (i32.const 0) (i32.const 0))
-    (call $walk (i32.const 0) (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv)
-      (i32.const 2) (local.get $base) (i32.const 0) (i32.const 0)))
-  ;; The MITZ_64 probes of `count` hashes (16 bytes each, at `hashes`): key i's k word indexes go
-  ;; to `out` + 8ki and its k masks to `out` + 8ki + 4k.
-  (func (export "mitz64_batch") (param $hashes i32) (param $count i32) (param $k i32) (param $mf f64)
-    (param $p63f f64) (param $inv f64) (param $out i32)
-    (local $i i32) (local $stride i32)
-    (local.set $stride (i32.shl (local.get $k) (i32.const 3)))
-    (block $done
-      (loop $keys_loop
-        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
-        (drop (call $walk (i32.add (local.get $hashes) (i32.shl (local.get $i) (i32.const 4)))
-          (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv) (i32.const 0) (i32.const 0)
-          (local.get $out) (i32.shl (local.get $k) (i32.const 2))))
-        (local.set $out (i32.add (local.get $out) (local.get $stride)))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $keys_loop))))
-  ;; Tests (mode 1) or sets (mode 2) the MITZ_64 bits of `count` hashes (16 bytes each, at
-  ;; `hashes`) in the bit array at `base`; key i's answer (1/0, or the bits it set) is the byte
-  ;; at `out` + i. Returns the keys found (mode 1) or the bits set (mode 2).
-  (func (export "bloom_batch") (param $hashes i32) (param $count i32) (param $k i32) (param $mf f64)
+      (local.get $mode) (local.get $base) (i32.const 64) (i32.const 1024)))
+  ;; The MITZ_64 walks of `count` hashes (16 bytes each, at `hashes`). Mode 0: key i's k word
+  ;; indexes go to `out` + 8ki and its k masks to `out` + 8ki + 4k. Modes 1 and 2: tests or sets
+  ;; them in the bit array at `base`; key i's answer (1/0, or the bits it set) is the byte at
+  ;; `out` + i. Returns the keys found (mode 1) or the bits set (mode 2).
+  (func (export "walk_batch") (param $hashes i32) (param $count i32) (param $k i32) (param $mf f64)
     (param $p63f f64) (param $inv f64) (param $base i32) (param $mode i32) (param $out i32) (result i32)
     (local $i i32) (local $r i32) (local $sum i32)
     (block $done
@@ -299,8 +269,10 @@
         (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
         (local.set $r (call $walk (i32.add (local.get $hashes) (i32.shl (local.get $i) (i32.const 4)))
           (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv) (local.get $mode)
-          (local.get $base) (i32.const 0) (i32.const 0)))
-        (i32.store8 (i32.add (local.get $out) (local.get $i)) (local.get $r))
+          (local.get $base) (i32.add (local.get $out) (i32.mul (local.get $i) (i32.shl (local.get $k) (i32.const 3))))
+          (i32.shl (local.get $k) (i32.const 2))))
+        (if (local.get $mode)
+          (then (i32.store8 (i32.add (local.get $out) (local.get $i)) (local.get $r))))
         (local.set $sum (i32.add (local.get $sum) (local.get $r)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $keys_loop)))
