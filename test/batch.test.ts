@@ -26,6 +26,11 @@ interface AnyFilter {
   toBytes(): Uint8Array;
 }
 
+/** The maintained popcount of a bit filter, or -1 for a type without one. */
+function bitCountOf(filter: AnyFilter): number {
+  return 'bitCount' in filter ? (filter as { bitCount: number }).bitCount : -1;
+}
+
 const FUNNELS: Funnel[] = ['string', 'utf16', 'int', 'long', 'bytes'];
 
 /** The present and absent keys of a funnel, made once for the file (the tests only read them). */
@@ -66,6 +71,11 @@ const CASES: [string, Funnel[], (funnel: Funnel) => AnyFilter][] = [
     'BlockedBloomFilter',
     FUNNELS,
     (funnel) => BlockedBloomFilter.create({ capacity: 6000, fpp: 0.01, funnel }),
+  ],
+  [
+    'BlockedBloomFilter (small: general path)',
+    ['string'],
+    (funnel) => BlockedBloomFilter.create({ capacity: 2500, fpp: 0.01, funnel }),
   ],
   [
     'BlockedBloomFilter (shared memory)',
@@ -120,6 +130,8 @@ describe('addBatch / hasBatch equal add / has key by key', () => {
         expect(newInBatch).toBe(newOneByOne);
         expect(newInBatch).toBeLessThanOrEqual(present.length);
         expectBytes(batched.toBytes(), oneByOne.toBytes(), 'batch vs one by one');
+        // The popcount a bit filter maintains (behind estimatedCount) follows the batch's bits.
+        expect(bitCountOf(batched)).toBe(bitCountOf(oneByOne));
         // With `out`: key i's own answer, 1 if new, 0 if not (repeats in the batch: 0).
         const flagged = make(funnel);
         const flags = new Uint8Array(added.length + 3).fill(9);
@@ -142,6 +154,35 @@ describe('addBatch / hasBatch equal add / has key by key', () => {
         expect(found.subarray(present.length, all.length).some((v) => v === 0)).toBe(true);
       });
     }
+  }
+
+  // A kernel chunk holds 96 KiB of key bytes: a longer key takes the per-key path, between
+  // chunks, with the same answer and bits.
+  for (const [name, make] of [
+    ['BloomFilter', () => BloomFilter.create({ capacity: 6000, fpp: 0.01 })],
+    ['BlockedBloomFilter', () => BlockedBloomFilter.create({ capacity: 6000, fpp: 0.01 })],
+  ] as [string, () => AnyFilter][]) {
+    it(`${name}: keys longer than a kernel chunk, first, inside and last`, () => {
+      const long = (c: string) => c.repeat(150_000);
+      const keys = [long('a'), ...keysOf('string').present.slice(0, 1500), long('b')];
+      keys.splice(700, 0, long('c'), long('c'));
+      const batched = make();
+      const oneByOne = make();
+      const flags = new Uint8Array(keys.length);
+      const added = batched.addBatch(packKeys('string', keys), flags);
+      const expected = new Uint8Array(keys.length);
+      for (let i = 0; i < keys.length; i++) expected[i] = oneByOne.add(keys[i]!) ? 1 : 0;
+      expectBytes(flags, expected, 'add flags');
+      expect(added).toBe(expected.reduce((a, b) => a + b, 0));
+      expect(flags[701]).toBe(0);
+      expectBytes(batched.toBytes(), oneByOne.toBytes(), 'batch vs one by one');
+      expect(bitCountOf(batched)).toBe(bitCountOf(oneByOne));
+      const probe = [long('x'), ...keys, long('y')];
+      const found = batched.hasBatch(packKeys('string', probe));
+      for (let i = 0; i < probe.length; i++) {
+        expect(found[i], `key ${i}`).toBe(oneByOne.has(probe[i]!) ? 1 : 0);
+      }
+    });
   }
 
   it('an empty batch adds nothing and answers nothing', () => {

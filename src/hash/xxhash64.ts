@@ -38,13 +38,13 @@ import { WASM_BASE64 as XXH64_WASM } from './xxh64-wasm.js';
 import { xxh64Core } from './xxhash64-core.js';
 
 /** The XXH64 module's exports (see wasm/xxh64.wat). */
-interface Xxh64Exports {
+export interface Xxh64Exports {
   xxh64(p: number, len: number, seedLo: number, seedHi: number): void;
   xxh64_batch(keys: number, offsets: number, ends: number, count: number, out: number): void;
 }
 
 /** The XXH64 module, compiled on its first instantiation. */
-const XXH64_MODULE = /* @__PURE__ */ lazyWasm<Xxh64Exports>(XXH64_WASM);
+export const XXH64_MODULE = /* @__PURE__ */ lazyWasm<Xxh64Exports>(XXH64_WASM);
 
 /** Most keys {@link xxh64Many} hashes in one call. */
 export const MAX_BATCH = 1020;

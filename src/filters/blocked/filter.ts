@@ -28,7 +28,7 @@
  * Not interchangeable with RocksDB's filter bytes: RocksDB hashes with XXH3, bloomkit with XXH64.
  */
 
-import { type BitStorage, popcount32 } from '../../bits/bit-array.js';
+import { BitArray, type BitStorage, popcount32 } from '../../bits/bit-array.js';
 import type { SharedFilterHandle } from '../../bits/shared-handle.js';
 import { checkOptions, checkPositiveInteger } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
@@ -38,9 +38,10 @@ import { checkOut, percent } from '../base.js';
 import { xxh64Chunks } from '../batch-chunks.js';
 import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
-import { checkPacked } from '../packed.js';
+import { checkPacked, keyEnd } from '../packed.js';
 import { addHashes, hasHashes } from './batch.js';
 import { blockedFormat } from './format.js';
+import { BlockedKernel } from './kernel.js';
 import { BLOCK_BITS, blockedSize, fastRange32, MAX_BLOCKS, MAX_PROBES } from './sizing.js';
 
 export {
@@ -95,6 +96,8 @@ export class BlockedBloomFilter<K extends Key = Key>
   readonly hashes: number;
   readonly funnel: Funnel;
   private readonly data: Uint32Array;
+  /** Plain bits inside a wasm kernel (see kernel.ts), or null for the general path. */
+  private readonly kernel: BlockedKernel | null;
 
   /** A filter of an explicit shape, or over existing storage of 512·`blocks` bits. */
   constructor(shape: BlockedBloomFilterShape, storage?: BitStorage) {
@@ -104,7 +107,11 @@ export class BlockedBloomFilter<K extends Key = Key>
     this.hashes = checkPositiveInteger('hashes', shape.hashes, MAX_PROBES);
     this.funnel = checkFunnel(shape.funnel ?? 'string');
     const bitSize = this.blocks * BLOCK_BITS;
-    this.bits = bitsOf(bitSize, shape.shared, storage);
+    this.kernel = storage === undefined && !shape.shared ? BlockedKernel.create(this.blocks) : null;
+    this.bits =
+      this.kernel === null
+        ? bitsOf(bitSize, shape.shared, storage)
+        : new BitArray(bitSize, this.kernel.data, 0);
     this.data = this.bits.data;
   }
 
@@ -191,7 +198,12 @@ export class BlockedBloomFilter<K extends Key = Key>
         for (let j = 0; j < count; j++) this.add(keys[start + j]!);
         throw error;
       }
-      added += addHashes(this.bits, this.blocks, this.hashes, xxViews.many, 0, count);
+      if (this.kernel === null) {
+        added += addHashes(this.bits, this.blocks, this.hashes, xxViews.many, 0, count);
+      } else {
+        this.kernel.hashes(xxViews.many, 0, count, this.blocks, this.hashes, true);
+        added += this.kernelTake(count, true, null, 0);
+      }
     }
     return added;
   }
@@ -203,7 +215,12 @@ export class BlockedBloomFilter<K extends Key = Key>
     for (let start = 0; start < keys.length; start += MAX_BATCH) {
       const count = Math.min(MAX_BATCH, keys.length - start);
       xxh64Many(this.funnel, keys, start, count);
-      hasHashes(this.data, this.blocks, this.hashes, xxViews.many, 0, count, found, start);
+      if (this.kernel === null) {
+        hasHashes(this.data, this.blocks, this.hashes, xxViews.many, 0, count, found, start);
+      } else {
+        this.kernel.hashes(xxViews.many, 0, count, this.blocks, this.hashes, false);
+        this.kernelTake(count, false, found, start);
+      }
     }
     const out = new Array<boolean>(keys.length);
     for (let i = 0; i < found.length; i++) out[i] = found[i] === 1;
@@ -218,6 +235,7 @@ export class BlockedBloomFilter<K extends Key = Key>
   override addBatch(batch: PackedKeys, out?: Uint8Array): number {
     const n = checkPacked(batch);
     const flags = out === undefined ? null : checkOut(out, n);
+    if (this.kernel !== null) return this.kernelBatch(batch, n, true, flags);
     return xxh64Chunks(batch, n, (h, at, start, stop) =>
       addHashes(this.bits, this.blocks, this.hashes, h, at, stop - start, flags, start),
     );
@@ -227,10 +245,53 @@ export class BlockedBloomFilter<K extends Key = Key>
   override hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
     const n = checkPacked(batch);
     const result = checkOut(out, n);
+    if (this.kernel !== null) {
+      this.kernelBatch(batch, n, false, result);
+      return result;
+    }
     xxh64Chunks(batch, n, (h, at, start, stop) =>
       hasHashes(this.data, this.blocks, this.hashes, h, at, stop - start, result, start),
     );
     return result;
+  }
+
+  /**
+   * Keys [0, n) of `batch` through the kernel, a chunk per call (a key longer than the kernel's
+   * key area takes the per-key path, with the same result); key i's answer (1/0) to `out[i]`.
+   * Returns how many keys were new (an add) or found (a test).
+   */
+  private kernelBatch(batch: PackedKeys, n: number, add: boolean, out: Uint8Array | null): number {
+    const kernel = this.kernel!;
+    let total = 0;
+    for (let start = 0; start < n; ) {
+      const stop = kernel.chunk(batch, start, n, this.blocks, this.hashes, add);
+      if (stop === start) {
+        const key = batch.bytes.subarray(batch.offsets[start]!, keyEnd(batch, start));
+        const yes = add ? this.addAs('bytes', key) : this.hasAs('bytes', key);
+        if (out !== null) out[start] = yes ? 1 : 0;
+        if (yes) total++;
+        start++;
+        continue;
+      }
+      total += this.kernelTake(stop - start, add, out, start);
+      start = stop;
+    }
+    return total;
+  }
+
+  /**
+   * The kernel's answers for its last `count` keys: to `out[outAt + j]` when `out` is given, the
+   * bits set noted in the popcount (an add); returns how many were new (an add) or found (a test).
+   */
+  private kernelTake(count: number, add: boolean, out: Uint8Array | null, outAt: number): number {
+    const kernel = this.kernel!;
+    const results = kernel.results;
+    if (out !== null) out.set(results.subarray(0, count), outAt);
+    if (!add) return kernel.sum;
+    (this.bits as BitArray).noteSet(kernel.sum);
+    let added = 0;
+    for (let j = 0; j < count; j++) added += results[j]!;
+    return added;
   }
 
   /** What another filter must share with this one to be combined. */
@@ -271,7 +332,11 @@ export class BlockedBloomFilter<K extends Key = Key>
 
   /** An independent copy (with the same kind of storage). */
   clone(): BlockedBloomFilter<K> {
-    return new BlockedBloomFilter<K>(this.shape(), this.bits.clone());
+    if (this.kernel === null) return new BlockedBloomFilter<K>(this.shape(), this.bits.clone());
+    const copy = new BlockedBloomFilter<K>(this.shape());
+    copy.data.set(this.data);
+    copy.bits.recount();
+    return copy;
   }
 
   /** The explicit shape of this filter. */

@@ -1,0 +1,138 @@
+/**
+ * A blocked filter's bits inside a WebAssembly memory of their own (hash/kernel-memory.ts), with
+ * the XXH64 module and the blocked-probe module (hash/wasm/blocked.wat) instantiated over it, so
+ * that a batch chunk costs two WebAssembly calls and no per-key JavaScript: XXH64 of every key of
+ * the chunk, then one pass that computes and touches every key's block (the misses of the chunk
+ * in flight at once) and one that tests or sets the probes. The same bits and answers as
+ * `BlockedBloomFilter.add` / `has` key by key (positions: see blocked.wat and filter.ts), about
+ * twice as fast as the same passes in JavaScript, whose typed-array accesses are bounds-checked.
+ */
+import { WASM_BASE64 as BLOCKED_WASM } from '../../hash/blocked-wasm.js';
+import {
+  KERNEL_BASE,
+  KERNEL_KEY_ROOM,
+  kernelMemory,
+  registerKernel,
+} from '../../hash/kernel-memory.js';
+import {
+  CHUNK_KEYS,
+  chunkEnd,
+  copyChunk,
+  HASHES_AT,
+  KEY_AT,
+  OFFSETS_AT,
+  RESULTS_AT,
+} from '../../hash/scratch.js';
+import { lazyWasm } from '../../hash/wasm-loader.js';
+import { XXH64_MODULE, type Xxh64Exports, xxh64UsesWasm } from '../../hash/xxhash64.js';
+import type { PackedKeys } from '../filter.js';
+
+/** The blocked-probe module's export (see wasm/blocked.wat for its contract). */
+interface BlockedExports {
+  blocked_batch(
+    hashes: number,
+    count: number,
+    base: number,
+    blocks: number,
+    k: number,
+    mode: number,
+    out: number,
+  ): number;
+}
+
+/** The blocked-probe module, compiled on its first instantiation. */
+const BLOCKED_MODULE = /* @__PURE__ */ lazyWasm<BlockedExports>(BLOCKED_WASM);
+
+export class BlockedKernel {
+  /** The filter's words (block b is words [16b, 16b + 16)), inside the kernel's memory. */
+  declare readonly data: Uint32Array;
+  /** Per-key answers of the last chunk (1/0), valid until the next call. */
+  declare readonly results: Uint8Array;
+  /** The last chunk's sum: keys found (a test) or bits set (an add). */
+  sum = 0;
+  declare private readonly xx: Xxh64Exports;
+  declare private readonly probe: BlockedExports;
+  declare private readonly keyArea: Uint8Array;
+  declare private readonly words: Uint32Array;
+  declare private readonly hashArea: Int32Array;
+
+  private constructor(
+    xx: Xxh64Exports,
+    probe: BlockedExports,
+    buffer: ArrayBuffer,
+    blocks: number,
+  ) {
+    this.xx = xx;
+    this.probe = probe;
+    this.keyArea = new Uint8Array(buffer, 0, KERNEL_BASE - 16);
+    this.words = new Uint32Array(buffer, 0, KERNEL_BASE / 4);
+    this.hashArea = new Int32Array(buffer, HASHES_AT, 2 * CHUNK_KEYS);
+    this.results = new Uint8Array(buffer, RESULTS_AT, CHUNK_KEYS);
+    this.data = new Uint32Array(buffer, KERNEL_BASE, blocks * 16);
+  }
+
+  /**
+   * A kernel for `blocks` blocks (all bits 0), or null where XXH64 does not run in WebAssembly,
+   * the bits are outside the sizes a kernel takes, or too many kernels are alive (the caller then
+   * keeps its bits in plain memory: the same answers, in JavaScript).
+   */
+  static create(blocks: number): BlockedKernel | null {
+    if (!xxh64UsesWasm()) return null;
+    const memory = kernelMemory(blocks * 64);
+    if (memory === null) return null;
+    const xx = XXH64_MODULE(memory);
+    const probe = xx === null ? null : BLOCKED_MODULE(memory);
+    if (xx === null || probe === null) return null;
+    const kernel = new BlockedKernel(xx, probe, memory.buffer, blocks);
+    registerKernel(kernel);
+    return kernel;
+  }
+
+  /**
+   * One chunk of a batch: copies the packed keys from `start` on (as many whole keys as fit the
+   * key area, at most {@link CHUNK_KEYS}, none past `end`) into the kernel, hashes them and tests
+   * (`add` false) or sets (`add` true) their probes in key order. Answers are in
+   * {@link results}[0, stop - start), their sum in {@link sum}. Returns the index after the last
+   * key done; `start` itself when key `start` is longer than the key area (the caller takes the
+   * per-key path for it).
+   */
+  chunk(
+    keys: PackedKeys,
+    start: number,
+    end: number,
+    blocks: number,
+    k: number,
+    add: boolean,
+  ): number {
+    const offsets = keys.offsets;
+    const stop = chunkEnd(offsets, start, end, CHUNK_KEYS, KERNEL_KEY_ROOM);
+    const count = stop - start;
+    if (count === 0) return start;
+    const ends = copyChunk(keys, start, stop, this.keyArea, this.words);
+    this.xx.xxh64_batch((KEY_AT - offsets[start]!) | 0, OFFSETS_AT, ends, count, HASHES_AT);
+    this.probeAll(count, blocks, k, add);
+    return stop;
+  }
+
+  /**
+   * {@link chunk} over XXH64 hashes already computed (`xxh64Many`): `count` (at most
+   * {@link CHUNK_KEYS}) [lo, hi] pairs of `h` from pair `at`.
+   */
+  hashes(h: Int32Array, at: number, count: number, blocks: number, k: number, add: boolean): void {
+    this.hashArea.set(h.subarray(2 * at, 2 * (at + count)));
+    this.probeAll(count, blocks, k, add);
+  }
+
+  /** Tests or sets the probes of the `count` hashes at HASHES_AT. */
+  private probeAll(count: number, blocks: number, k: number, add: boolean): void {
+    this.sum = this.probe.blocked_batch(
+      HASHES_AT,
+      count,
+      KERNEL_BASE,
+      blocks,
+      k,
+      add ? 2 : 1,
+      RESULTS_AT,
+    );
+  }
+}
