@@ -59,7 +59,12 @@ export const FILTER_TYPES = {
   binaryFuse: 10,
 } as const;
 
-/** Hash scheme ids: how a key's hash becomes positions. Never reuse or reorder; next free id is 7. */
+/**
+ * Hash scheme ids: how a key's hash becomes positions. Never reuse or reorder; next free id is 7.
+ * A format names its id as a literal checked against this table at compile time
+ * (`1 satisfies typeof HASH_SCHEMES.murmur128Mitz64`), so a bundle carries the table only where
+ * it is read at run time.
+ */
 export const HASH_SCHEMES = {
   /** Guava MURMUR128_MITZ_32 (ordinal 0). */
   murmur128Mitz32: 0,

@@ -21,7 +21,7 @@ import {
   decodeContainer,
   FILTER_TYPES,
   getU64,
-  HASH_SCHEMES,
+  type HASH_SCHEMES,
   setU64,
 } from '../../formats/native.js';
 import { checkTypeHeader, nativeFormat } from '../../formats/native-type.js';
@@ -32,7 +32,7 @@ const FUSE = {
   typeId: FILTER_TYPES.binaryFuse,
   what: 'binary fuse filter',
   paramsBytes: 32,
-  schemes: { binaryFuseMurmur128: HASH_SCHEMES.binaryFuseMurmur128 },
+  schemes: { binaryFuseMurmur128: 6 satisfies typeof HASH_SCHEMES.binaryFuseMurmur128 },
 };
 /** Largest fingerprint array the reader accepts (2^32 − 1 entries, the 32-bit index limit). */
 const MAX_ARRAY = 2 ** 32 - 1;

@@ -23,7 +23,7 @@ import { FormatError } from '../../errors.js';
 import {
   FILTER_TYPES,
   getU64,
-  HASH_SCHEMES,
+  type HASH_SCHEMES,
   type NativeHeader,
   setU64,
 } from '../../formats/native.js';
@@ -63,7 +63,7 @@ export const blockedFormat = wordFormat<BlockedBloomFilterShape, BlockedBloomFil
     typeId: FILTER_TYPES.blocked,
     what: 'blocked filter',
     paramsBytes: 16,
-    schemes: { xxh64Blocked: HASH_SCHEMES.xxh64Blocked },
+    schemes: { xxh64Blocked: 3 satisfies typeof HASH_SCHEMES.xxh64Blocked },
   },
   writeParams(v, filter) {
     setU64(v, 0, filter.blocks);

@@ -21,7 +21,7 @@ import {
   decodeContainer,
   FILTER_TYPES,
   getU64,
-  HASH_SCHEMES,
+  type HASH_SCHEMES,
   setU64,
 } from '../../formats/native.js';
 import { checkTypeHeader, nativeFormat } from '../../formats/native-type.js';
@@ -32,7 +32,7 @@ const CASCADE = {
   typeId: FILTER_TYPES.cascade,
   what: 'filter cascade',
   paramsBytes: 24,
-  schemes: { mlbf: HASH_SCHEMES.mlbf },
+  schemes: { mlbf: 5 satisfies typeof HASH_SCHEMES.mlbf },
 };
 
 /** What a native cascade container holds, checked (the caller makes the class from it). */

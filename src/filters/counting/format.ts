@@ -28,7 +28,7 @@ import {
   decodeContainer,
   FILTER_TYPES,
   getU64,
-  HASH_SCHEMES,
+  type HASH_SCHEMES,
   type NativeHeader,
   setU64,
 } from '../../formats/native.js';
@@ -41,7 +41,7 @@ const COUNTING = {
   typeId: FILTER_TYPES.counting,
   what: 'counting filter',
   paramsBytes: 16,
-  schemes: { MURMUR128_MITZ_64: HASH_SCHEMES.murmur128Mitz64 },
+  schemes: { MURMUR128_MITZ_64: 1 satisfies typeof HASH_SCHEMES.murmur128Mitz64 },
 };
 
 /** Checks a counting header and parameters, including that L matches m (nothing is allocated). */

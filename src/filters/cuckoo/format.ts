@@ -32,7 +32,7 @@ import {
   decodeContainer,
   FILTER_TYPES,
   getU64,
-  HASH_SCHEMES,
+  type HASH_SCHEMES,
   type NativeHeader,
   setU64,
 } from '../../formats/native.js';
@@ -52,7 +52,7 @@ const CUCKOO = {
   typeId: FILTER_TYPES.cuckoo,
   what: 'cuckoo filter',
   paramsBytes: 32,
-  schemes: { cuckooMurmur128: HASH_SCHEMES.cuckooMurmur128 },
+  schemes: { cuckooMurmur128: 2 satisfies typeof HASH_SCHEMES.cuckooMurmur128 },
 };
 
 /** Writes the parameters of `filter`. */

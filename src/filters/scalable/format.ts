@@ -43,7 +43,7 @@ import {
   decodeContainer,
   FILTER_TYPES,
   getU64,
-  HASH_SCHEMES,
+  type HASH_SCHEMES,
   type NativeHeader,
   type PayloadSink,
   setU64,
@@ -59,7 +59,7 @@ const SCALABLE = {
   typeId: FILTER_TYPES.scalable,
   what: 'scalable filter',
   paramsBytes: 32,
-  schemes: { MURMUR128_MITZ_64: HASH_SCHEMES.murmur128Mitz64 },
+  schemes: { MURMUR128_MITZ_64: 1 satisfies typeof HASH_SCHEMES.murmur128Mitz64 },
 };
 const LAYER_HEADER_BYTES = 24;
 /** More layers than a safe-integer capacity allows at s = 2 (c0·2^53 overflows). */

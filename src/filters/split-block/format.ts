@@ -36,7 +36,7 @@ import { FormatError } from '../../errors.js';
 import {
   FILTER_TYPES,
   getU64,
-  HASH_SCHEMES,
+  type HASH_SCHEMES,
   type NativeHeader,
   setU64,
 } from '../../formats/native.js';
@@ -179,7 +179,7 @@ const SPLIT_BLOCK: WordType<{ blocks: number; type: ParquetPhysicalType }, Split
       typeId: FILTER_TYPES.splitBlock,
       what: 'split-block filter',
       paramsBytes: 16,
-      schemes: { xxh64SplitBlock: HASH_SCHEMES.xxh64SplitBlock },
+      schemes: { xxh64SplitBlock: 4 satisfies typeof HASH_SCHEMES.xxh64SplitBlock },
     },
     writeParams(v, filter) {
       setU64(v, 0, filter.blocks);
