@@ -17,6 +17,7 @@ import {
   type ContainerParts,
   checkHashScheme,
   checkParamsLength,
+  checkTypeId,
   containerParts,
   type DecodeOptions,
   headerFunnel,
@@ -55,11 +56,7 @@ export interface NativeFormat<F, C> {
  * funnel: a `FormatError` naming the field otherwise. Nothing is allocated.
  */
 export function checkTypeHeader(header: NativeHeader, type: NativeType): Funnel {
-  if (header.type !== type.typeId) {
-    throw new FormatError(
-      `expected filter type id ${type.typeId}, the bytes hold type id ${header.type}`,
-    );
-  }
+  checkTypeId(header, type.typeId);
   checkParamsLength(header, type.paramsBytes, type.what);
   const schemes = Object.entries(type.schemes);
   if (schemes.length === 1) {

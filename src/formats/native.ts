@@ -139,9 +139,8 @@ export function encodeHeader(
   v.setUint8(6, type);
   v.setUint8(7, hash);
   v.setUint8(8, funnel);
-  v.setUint8(9, 0);
+  // Bytes 9 (flags) and 12..15 (reserved) stay 0.
   v.setUint16(10, paramsLength, true);
-  v.setUint32(12, 0, true);
   v.setUint32(16, payloadLength % 4294967296, true);
   v.setUint32(20, Math.floor(payloadLength / 4294967296), true);
   return out;
@@ -234,11 +233,7 @@ export function decodeContainer(
 ): NativeContainer {
   bytes = checkBytes('bytes', bytes);
   const header = parseHeader(bytes, bytes.length, advise);
-  if (expectedType !== undefined && header.type !== expectedType) {
-    throw new FormatError(
-      `expected filter type id ${expectedType}, the bytes hold type id ${header.type}`,
-    );
-  }
+  if (expectedType !== undefined) checkTypeId(header, expectedType);
   const size = containerSize(header);
   checkAnnouncedSize(size, bytes.length);
   const body = size - TRAILER_BYTES;
@@ -258,6 +253,15 @@ export function decodeContainer(
 }
 
 // Checks every codec makes of a decoded header and parameters (one message for each, everywhere).
+
+/** Throws a `FormatError` unless the header's type id is `typeId`. */
+export function checkTypeId(header: NativeHeader, typeId: number): void {
+  if (header.type !== typeId) {
+    throw new FormatError(
+      `expected filter type id ${typeId}, the bytes hold type id ${header.type}`,
+    );
+  }
+}
 
 /** Throws a `FormatError` unless the parameters are `bytes` long, the size `what` defines. */
 export function checkParamsLength(header: NativeHeader, bytes: number, what: string): void {
