@@ -14,6 +14,7 @@
  *   `views.masks`  the bit mask within that word
  */
 
+import { KERNEL_BASE, KERNEL_KEY_ROOM, kernelMemory, registerKernel } from './kernel-memory.js';
 import { encodeKeyInto, type Funnel, type Key } from './keys.js';
 import { LITTLE_ENDIAN } from './murmur3.js';
 import { murmur3Core } from './murmur3-core.js';
@@ -39,7 +40,7 @@ import {
   shrinkScratch,
 } from './scratch.js';
 import { type Modulus, mitz64Into } from './strategies.js';
-import { lazyWasm, newMemory } from './wasm-loader.js';
+import { lazyWasm } from './wasm-loader.js';
 
 export type { KeyBatch };
 
@@ -196,35 +197,10 @@ export function usingWasm(): boolean {
 }
 
 /**
- * Where a kernel's bit array starts: after the scratch layout and a key area of 96 KiB, which
- * holds the largest single key a kernel hashes and each chunk of a batch.
- */
-const KERNEL_BASE = 131072;
-/** Key bytes a kernel chunk may hold (16 spare bytes stay free for MurmurHash3's tail loads). */
-const KERNEL_KEY_ROOM = KERNEL_BASE - KEY_AT - 16;
-/** Largest bit array placed in a kernel (1 GiB); larger filters use the general path. */
-const KERNEL_MAX_BYTES = 2 ** 30;
-/**
- * Smallest bit array placed in a kernel (4 KiB). Each kernel costs two 64 KiB pages plus the
- * virtual address space an engine reserves per wasm memory (about 8 GiB in V8, so some ten
- * thousand memories exhaust a 47-bit address space); small filters, which sit in cache anyway,
- * stay on the general path.
- */
-const KERNEL_MIN_BYTES = 4096;
-/** At most this many kernels are alive at once; later filters use the general path. */
-const KERNEL_MAX_LIVE = 256;
-let liveKernels = 0;
-const kernelRegistry =
-  typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry<null>(() => {
-        liveKernels--;
-      })
-    : null;
-
-/**
  * A classic filter's bits living inside a wasm instance of their own, so that `has` and `add`
  * (hash, probe walk and bit tests) run in one call with no per-probe JavaScript. The instance's
- * memory is sized once and never grows, so `data` stays valid for the filter's lifetime.
+ * memory (hash/kernel-memory.ts, which also bounds how many kernels live at once) is sized once and
+ * never grows, so `data` stays valid for the filter's lifetime.
  */
 export class BloomKernel {
   /** The filter's 64-bit words as little-endian u32 pairs, inside the kernel's memory. */
@@ -245,21 +221,17 @@ export class BloomKernel {
   }
 
   /**
-   * A kernel for `bitSize` bits, or null where WebAssembly is unavailable, the array is outside
-   * [4 KiB, 1 GiB], or {@link KERNEL_MAX_LIVE} kernels are alive (the caller then uses the general
-   * path, which gives the same answers).
+   * A kernel for `bitSize` bits, or null where WebAssembly is unavailable or `kernelMemory` gives
+   * none (the array is outside [4 KiB, 1 GiB], or too many kernels are alive): the caller then
+   * uses the general path, which gives the same answers.
    */
   static create(bitSize: number): BloomKernel | null {
-    const bytes = bitSize / 8;
-    if (!usingWasm() || bytes > KERNEL_MAX_BYTES || bytes < KERNEL_MIN_BYTES) return null;
-    if (kernelRegistry === null || liveKernels >= KERNEL_MAX_LIVE) return null;
-    // A memory of its own, sized once: it never grows, so `data` stays valid.
-    const memory = newMemory(Math.ceil((KERNEL_BASE + bytes) / 65536));
+    if (!usingWasm()) return null;
+    const memory = kernelMemory(bitSize / 8);
     const ex = memory === null ? null : MURMUR3_MODULE(memory);
     if (ex === null) return null;
     const kernel = new BloomKernel(ex, memory!.buffer, bitSize);
-    liveKernels++;
-    kernelRegistry.register(kernel, null);
+    registerKernel(kernel);
     return kernel;
   }
 
