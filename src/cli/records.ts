@@ -20,6 +20,7 @@ import type { PackedKeys } from '../filters/filter.js';
 import type { Funnel } from '../index.js';
 import { CliError } from './command.js';
 import type { ByteSource } from './input.js';
+import { MAX_FOUND, SEPARATOR_BASE, SeparatorBuffer } from './separators.js';
 
 export interface RecordOptions {
   /** The byte that ends a record: 0x0a (newline) or 0x00 (`-0`). */
@@ -54,7 +55,9 @@ const SLICE = 1 << 20;
 
 /** Reads `RecordBatch`es from one source. */
 export class RecordReader {
-  private buf: Buffer = Buffer.allocUnsafe(SLICE);
+  /** The input buffer and its separator search (`sep.buf` is the buffer). */
+  private readonly sep = new SeparatorBuffer(SLICE);
+  private buf: Buffer = this.sep.buf;
   private len = 0;
   /** Bytes at the front of `buf` that the last batch used (moved out before the next read). */
   private used = 0;
@@ -94,9 +97,8 @@ export class RecordReader {
   }
 
   private grow(): void {
-    const bigger = Buffer.allocUnsafe(this.buf.length * 2);
-    bigger.set(this.buf.subarray(0, this.len));
-    this.buf = bigger;
+    this.sep.grow(this.len);
+    this.buf = this.sep.buf;
   }
 
   /** The records in `buf[0, end)`. */
@@ -107,20 +109,31 @@ export class RecordReader {
     let count = 0;
     // The arrays in locals (the hot loop of every command): reloaded only when they grow.
     let { starts, ends, keyEnds } = this;
-    let room = starts.length - 1;
-    for (let s = 0; s < end; ) {
-      let e = buf.indexOf(sep, s);
-      if (e < 0 || e >= end) e = end;
-      if (count >= room) {
+    let s = 0;
+    const found = this.sep.found;
+    for (;;) {
+      const n = this.sep.scan(s, end, sep);
+      // Room for these records, and for the last one without a separator.
+      while (count + n + 1 >= starts.length) {
         this.growRecords();
         ({ starts, ends, keyEnds } = this);
-        room = starts.length - 1;
       }
+      for (let j = 0; j < n; j++) {
+        const e = found[j]! - SEPARATOR_BASE;
+        starts[count] = s;
+        ends[count] = e;
+        keyEnds[count] = cr && e > s && buf[e - 1] === 0x0d ? e - 1 : e;
+        count++;
+        s = e + 1;
+      }
+      if (n < MAX_FOUND) break;
+    }
+    // An unterminated last record (at the end of the source).
+    if (s < end) {
       starts[count] = s;
-      ends[count] = e;
-      keyEnds[count] = cr && e > s && buf[e - 1] === 0x0d ? e - 1 : e;
+      ends[count] = end;
+      keyEnds[count] = cr && end > s && buf[end - 1] === 0x0d ? end - 1 : end;
       count++;
-      s = e + 1;
     }
     starts[count] = end;
     this.used = end;

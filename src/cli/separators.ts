@@ -1,0 +1,87 @@
+/**
+ * The record reader's input buffer and its separator search. Where WebAssembly runs, the buffer
+ * lives in a WebAssembly memory and hash/wasm/separators.wat finds the separators 16 bytes per
+ * step (SIMD), a few thousand per call: JavaScript's `indexOf` per line, a call into C++ each,
+ * cost about as much as hashing the line. Elsewhere the buffer is a plain `Buffer` and the
+ * search is `indexOf`. Both give the same positions.
+ *
+ * Memory layout: [0, 16 KiB) the positions found by the last call (u32); the input buffer from
+ * 16 KiB on; 64 spare bytes after it, which the search may read (16-byte loads) and ignores.
+ */
+import { WASM_BASE64 } from '../hash/separators-wasm.js';
+import { lazyWasm, newMemory, type WasmMemory } from '../hash/wasm-loader.js';
+
+interface SeparatorExports {
+  find(p: number, end: number, sep: number, out: number, max: number): number;
+}
+
+const SEPARATORS_MODULE = /* @__PURE__ */ lazyWasm<SeparatorExports>(WASM_BASE64);
+
+/** Where the input buffer starts in the memory (after the positions). */
+const BASE = 16384;
+/** What {@link SeparatorBuffer.found} adds to each offset (the buffer's address in the memory). */
+export const SEPARATOR_BASE = BASE;
+/** Positions one search call returns at most. */
+export const MAX_FOUND = BASE / 4;
+const SPARE = 64;
+const PAGE = 65536;
+
+export class SeparatorBuffer {
+  /** The input buffer (replaced by {@link grow}). */
+  buf: Buffer;
+  private memory: WasmMemory | null;
+  private ex: SeparatorExports | null;
+  /** The positions of the last {@link scan}: buffer offsets plus {@link SEPARATOR_BASE}. */
+  found = new Uint32Array(MAX_FOUND);
+
+  /** A buffer of `size` bytes; `wasm: false` takes the `indexOf` search (for tests). */
+  constructor(size: number, wasm = true) {
+    this.memory = wasm ? newMemory(Math.ceil((BASE + size + SPARE) / PAGE)) : null;
+    this.ex = this.memory === null ? null : SEPARATORS_MODULE(this.memory);
+    if (this.memory === null || this.ex === null) {
+      this.memory = null;
+      this.ex = null;
+      this.buf = Buffer.allocUnsafe(size);
+    } else this.buf = this.view(size);
+  }
+
+  private view(size: number): Buffer {
+    const buffer = this.memory!.buffer;
+    this.found = new Uint32Array(buffer, 0, MAX_FOUND);
+    return Buffer.from(buffer, BASE, size);
+  }
+
+  /** Doubles the buffer, keeping its first `len` bytes. */
+  grow(len: number): void {
+    const size = this.buf.length * 2;
+    if (this.memory === null) {
+      const bigger = Buffer.allocUnsafe(size);
+      bigger.set(this.buf.subarray(0, len));
+      this.buf = bigger;
+      return;
+    }
+    // The memory grows in place: the bytes stay where they are, only the views are new.
+    const need = Math.ceil((BASE + size + SPARE) / PAGE) - this.memory.buffer.byteLength / PAGE;
+    if (need > 0) this.memory.grow(need);
+    this.buf = this.view(size);
+  }
+
+  /**
+   * Finds the `sep` bytes in `buf[s, end)` from the first on, at most {@link MAX_FOUND} of them:
+   * their offsets (plus {@link SEPARATOR_BASE}) are in {@link found}[0, n), in order. Returns n;
+   * less than {@link MAX_FOUND} means none are left in the range, else the caller goes on from
+   * the byte after the last one found.
+   */
+  scan(s: number, end: number, sep: number): number {
+    if (this.ex !== null) return this.ex.find(BASE + s, BASE + end, sep, 0, MAX_FOUND);
+    const { buf, found } = this;
+    let n = 0;
+    while (n < MAX_FOUND) {
+      const e = buf.indexOf(sep, s);
+      if (e < 0 || e >= end) break;
+      found[n++] = BASE + e;
+      s = e + 1;
+    }
+    return n;
+  }
+}
