@@ -81,14 +81,13 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
   declare readonly hashes: number;
   declare readonly funnel: Funnel;
   declare readonly strategy: StrategyName;
-  // Private state as `#` fields: a minifier shortens their names (not those of `private` ones).
-  readonly #mod: Modulus;
-  readonly #data: Uint32Array;
-  readonly #mitz64: boolean;
-  readonly #idx: Float64Array;
+  declare private readonly mod: Modulus;
+  declare private readonly data: Uint32Array;
+  declare private readonly mitz64: boolean;
+  declare private readonly idx: Float64Array;
   /** Plain bits inside a wasm kernel (see hash/hasher.ts), or null for the general path. */
-  readonly #kernel: BloomKernel | null;
-  readonly #plain: BitArray | null;
+  declare private readonly kernel: BloomKernel | null;
+  declare private readonly plain: BitArray | null;
 
   /**
    * A filter of an explicit shape, or over existing storage (`storage` must have `bits` bits,
@@ -102,15 +101,15 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
     const bitSize = Math.ceil(bits / 64) * 64;
     this.funnel = checkFunnel(shape.funnel ?? 'string');
     this.strategy = checkStrategy(shape.strategy ?? 'MURMUR128_MITZ_64');
-    this.#mitz64 = this.strategy === 'MURMUR128_MITZ_64';
-    this.#kernel =
-      storage === undefined && !shape.shared && this.#mitz64 ? BloomKernel.create(bitSize) : null;
-    this.#plain = this.#kernel === null ? null : new BitArray(bitSize, this.#kernel.data, 0);
-    this.bits = this.#plain ?? bitsOf(bitSize, shape.shared, storage);
+    this.mitz64 = this.strategy === 'MURMUR128_MITZ_64';
+    this.kernel =
+      storage === undefined && !shape.shared && this.mitz64 ? BloomKernel.create(bitSize) : null;
+    this.plain = this.kernel === null ? null : new BitArray(bitSize, this.kernel.data, 0);
+    this.bits = this.plain ?? bitsOf(bitSize, shape.shared, storage);
     this.hashes = hashes;
-    this.#mod = new Modulus(bitSize);
-    this.#data = this.bits.data;
-    this.#idx = new Float64Array(hashes);
+    this.mod = new Modulus(bitSize);
+    this.data = this.bits.data;
+    this.idx = new Float64Array(hashes);
   }
 
   /**
@@ -129,61 +128,61 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
 
   /** Adds `key`. True iff a bit changed, i.e. the key was certainly not in the filter before. */
   override add(key: K): boolean {
-    return this.#addAs(this.funnel, key);
+    return this.addAs(this.funnel, key);
   }
 
   /** False if `key` was certainly never added; true if it probably was. */
   override has(key: K): boolean {
-    return this.#hasAs(this.funnel, key);
+    return this.hasAs(this.funnel, key);
   }
 
   protected override addEncoded(bytes: Uint8Array): boolean {
-    return this.#addAs('bytes', bytes);
+    return this.addAs('bytes', bytes);
   }
 
   protected override hasEncoded(bytes: Uint8Array): boolean {
-    return this.#hasAs('bytes', bytes);
+    return this.hasAs('bytes', bytes);
   }
 
-  #addAs(funnel: Funnel, key: Key): boolean {
+  private addAs(funnel: Funnel, key: Key): boolean {
     const k = this.hashes;
-    if (this.#kernel !== null) {
-      const added = this.#kernel.add(funnel, key, k, this.#mod);
+    if (this.kernel !== null) {
+      const added = this.kernel.add(funnel, key, k, this.mod);
       if (added >= 0) {
-        this.#plain!.noteSet(added);
+        this.plain!.noteSet(added);
         return added > 0;
       }
     }
     const bits = this.bits;
     let changed = false;
-    if (this.#mitz64) {
-      mitz64Probes(funnel, key, k, this.#mod);
+    if (this.mitz64) {
+      mitz64Probes(funnel, key, k, this.mod);
       return bits.setProbes(views.words, views.masks, k);
     }
     hashKey(funnel, key);
-    mitz32Indexes(views.hash, k, this.#mod.m, this.#idx);
-    for (let i = 0; i < k; i++) if (bits.set(this.#idx[i]!)) changed = true;
+    mitz32Indexes(views.hash, k, this.mod.m, this.idx);
+    for (let i = 0; i < k; i++) if (bits.set(this.idx[i]!)) changed = true;
     return changed;
   }
 
-  #hasAs(funnel: Funnel, key: Key): boolean {
+  private hasAs(funnel: Funnel, key: Key): boolean {
     const k = this.hashes;
-    if (this.#kernel !== null) {
-      const found = this.#kernel.has(funnel, key, k, this.#mod);
+    if (this.kernel !== null) {
+      const found = this.kernel.has(funnel, key, k, this.mod);
       if (found >= 0) return found === 1;
     }
-    const data = this.#data;
-    if (this.#mitz64) {
-      mitz64Probes(funnel, key, k, this.#mod);
+    const data = this.data;
+    if (this.mitz64) {
+      mitz64Probes(funnel, key, k, this.mod);
       const words = views.words;
       const masks = views.masks;
       for (let i = 0; i < k; i++) if ((data[words[i]!]! & masks[i]!) === 0) return false;
       return true;
     }
     hashKey(funnel, key);
-    mitz32Indexes(views.hash, k, this.#mod.m, this.#idx);
+    mitz32Indexes(views.hash, k, this.mod.m, this.idx);
     for (let i = 0; i < k; i++) {
-      const j = this.#idx[i]!;
+      const j = this.idx[i]!;
       if ((data[(j / 32) | 0]! & (1 << (j & 31))) === 0) return false;
     }
     return true;
@@ -195,17 +194,17 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
    * (see batch.ts): the same bits, and the same answers, as `add` key by key.
    */
   override addBatch(batch: PackedKeys, out?: Uint8Array): number {
-    if (!this.#mitz64) return super.addBatch(batch, out);
+    if (!this.mitz64) return super.addBatch(batch, out);
     const n = checkPacked(batch);
     const flags = out === undefined ? null : checkOut(out, n);
     const k = this.hashes;
-    if (this.#kernel === null) return storageAddBatch(this.bits, batch, n, k, this.#mod, flags);
+    if (this.kernel === null) return storageAddBatch(this.bits, batch, n, k, this.mod, flags);
     // The kernel writes each key's count of bits it set (nonzero: new), then made 1/0 here.
     const set = flags ?? scratchFlags(n);
-    const bits = kernelBatch(this.#kernel, batch, n, k, this.#mod, true, set, (i) =>
+    const bits = kernelBatch(this.kernel, batch, n, k, this.mod, true, set, (i) =>
       this.addEncoded(packedKey(batch, i)),
     );
-    this.#plain!.noteSet(bits);
+    this.plain!.noteSet(bits);
     let added = 0;
     for (let i = 0; i < n; i++) {
       const fresh = set[i] === 0 ? 0 : 1;
@@ -217,13 +216,13 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
 
   /** `has` of every packed key: `out[i]` is 1 or 0 (see {@link addBatch}). */
   override hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
-    if (!this.#mitz64) return super.hasBatch(batch, out);
+    if (!this.mitz64) return super.hasBatch(batch, out);
     const n = checkPacked(batch);
     const result = checkOut(out, n);
     const k = this.hashes;
-    if (this.#kernel === null) storageHasBatch(this.#data, batch, n, k, this.#mod, result);
+    if (this.kernel === null) storageHasBatch(this.data, batch, n, k, this.mod, result);
     else {
-      kernelBatch(this.#kernel, batch, n, k, this.#mod, false, result, (i) =>
+      kernelBatch(this.kernel, batch, n, k, this.mod, false, result, (i) =>
         this.hasEncoded(packedKey(batch, i)),
       );
     }
@@ -240,10 +239,10 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
    * @internal
    */
   kernelHashes(h: Int32Array, at: number, count: number, add: boolean, out: Uint8Array): number {
-    const kernel = this.#kernel;
+    const kernel = this.kernel;
     if (kernel === null) return -1;
-    const sum = kernel.hashes(h, at, count, this.hashes, this.#mod, add, out);
-    if (add) this.#plain!.noteSet(sum);
+    const sum = kernel.hashes(h, at, count, this.hashes, this.mod, add, out);
+    if (add) this.plain!.noteSet(sum);
     return sum;
   }
 
@@ -254,8 +253,8 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
   indexesOf(key: K): number[] {
     hashKey(this.funnel, key);
     const out = new Float64Array(this.hashes);
-    if (this.#mitz64) mitz64Indexes(views.hash, this.hashes, this.#mod, out);
-    else mitz32Indexes(views.hash, this.hashes, this.#mod.m, out);
+    if (this.mitz64) mitz64Indexes(views.hash, this.hashes, this.mod, out);
+    else mitz32Indexes(views.hash, this.hashes, this.mod.m, out);
     return Array.from(out);
   }
 
@@ -284,7 +283,7 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
     if (this.bits instanceof SharedBitArray)
       return new BloomFilter<K>(this.shape(), this.bits.clone());
     const copy = new BloomFilter<K>(this.shape());
-    copy.bits.data.set(this.#data);
+    copy.bits.data.set(this.data);
     copy.bits.recount();
     return copy;
   }
