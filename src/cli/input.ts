@@ -124,7 +124,11 @@ class StreamSource implements ByteSource {
         this.pending = next.value;
       }
       const take = Math.min(this.pending.length, into.length - done);
-      into.set(this.pending.subarray(0, take), done);
+      // Buffer's copy (a memmove): `set` into the reader's buffer, which lives in a WebAssembly
+      // memory, can take a slow path (see cli/output.ts).
+      const pending = this.pending;
+      if (Buffer.isBuffer(pending)) pending.copy(into, done, 0, take);
+      else into.set(pending.subarray(0, take), done);
       done += take;
       this.pending = take === this.pending.length ? null : this.pending.subarray(take);
     }

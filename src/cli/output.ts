@@ -42,7 +42,10 @@ export class Output {
     while (s < e) {
       if (this.len === this.buf.length) this.spill();
       const take = Math.min(e - s, this.buf.length - this.len);
-      this.buf.set(data.subarray(s, s + take), this.len);
+      // Buffer's copy (a memmove): `set` over a view of the input buffer, which lives in a
+      // WebAssembly memory (cli/separators.ts), took 89 ms against 2 ms in a dedup of 6M lines.
+      if (Buffer.isBuffer(data)) data.copy(this.buf, this.len, s, s + take);
+      else this.buf.set(data.subarray(s, s + take), this.len);
       this.len += take;
       s += take;
     }
