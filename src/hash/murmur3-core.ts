@@ -101,10 +101,14 @@ export function murmur3Core(
   }
   h1lo ^= len;
   h2lo ^= len;
-  t = (h1lo >>> 0) + (h2lo >>> 0); h1lo = t | 0; h1hi = (h1hi + h2hi + (t > 0xffffffff ? 1 : 0)) | 0;
-  t = (h2lo >>> 0) + (h1lo >>> 0); h2lo = t | 0; h2hi = (h2hi + h1hi + (t > 0xffffffff ? 1 : 0)) | 0;
-  // fmix64 of h1 (j = 0) then h2 (j = 1), one copy of the code.
-  for (let j = 0; j < 2; j++) {
+  // h1 += h2, h2 += h1 (j = 0), fmix64 of h1 (j = 0) then of h2 (j = 1), h1 += h2, h2 += h1
+  // again (j = 2): one copy of each step.
+  for (let j = 0; ; j++) {
+    if (j !== 1) {
+      t = (h1lo >>> 0) + (h2lo >>> 0); h1lo = t | 0; h1hi = (h1hi + h2hi + (t > 0xffffffff ? 1 : 0)) | 0;
+      t = (h2lo >>> 0) + (h1lo >>> 0); h2lo = t | 0; h2hi = (h2hi + h1hi + (t > 0xffffffff ? 1 : 0)) | 0;
+    }
+    if (j === 2) break;
     let lo = j === 0 ? h1lo : h2lo;
     let hi = j === 0 ? h1hi : h2hi;
     lo ^= hi >>> 1;
@@ -124,8 +128,6 @@ export function murmur3Core(
       h2hi = hi;
     }
   }
-  t = (h1lo >>> 0) + (h2lo >>> 0); h1lo = t | 0; h1hi = (h1hi + h2hi + (t > 0xffffffff ? 1 : 0)) | 0;
-  t = (h2lo >>> 0) + (h1lo >>> 0); h2lo = t | 0; h2hi = (h2hi + h1hi + (t > 0xffffffff ? 1 : 0)) | 0;
   out[0] = h1lo;
   out[1] = h1hi;
   out[2] = h2lo;
