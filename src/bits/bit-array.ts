@@ -38,7 +38,7 @@ export interface BitStorage {
   orWith(other: BitStorage): void;
   /** ANDs `other`'s bits into this one (same size required). */
   andWith(other: BitStorage): void;
-  /** Recomputes any cached count after `data` was written directly. */
+  /** Marks any cached count stale after `data` was written directly (counted when next asked). */
   recount(): void;
   /** An independent copy with the same kind of storage. */
   clone(): BitStorage;
@@ -84,15 +84,21 @@ export function checkSameSize(a: BitStorage, b: BitStorage): void {
   }
 }
 
-/** Plain in-memory bits with a popcount maintained on every change. */
+/**
+ * Plain in-memory bits with a popcount maintained on every change. After bits were written
+ * directly (a view over loaded bytes, `recount`, `orWith`), the popcount is unknown until
+ * `bitCount()` is first asked, which counts once (O(m/32)): a command that loads a filter,
+ * adds and saves never pays for it.
+ */
 export class BitArray implements BitStorage {
   declare readonly bitSize: number;
   declare readonly data: Uint32Array;
+  /** Bits set, or -1 while unknown. */
   declare private count: number;
 
   /**
    * A zeroed array of `bitSize` bits, or a view over existing `data` (not copied; its popcount
-   * is computed once, unless the caller passes the known `count`).
+   * is counted when first asked, unless the caller passes the known `count`).
    */
   constructor(bitSize: number, data?: Uint32Array, count?: number) {
     this.bitSize = checkBitSize(bitSize);
@@ -101,13 +107,13 @@ export class BitArray implements BitStorage {
       this.count = 0;
     } else {
       this.data = checkWords(bitSize, data);
-      this.count = count ?? popcountAll(data);
+      this.count = count ?? -1;
     }
   }
 
   /** Records `n` bits set directly in `data` by a kernel that knows they were clear. */
   noteSet(n: number): void {
-    this.count += n;
+    if (this.count >= 0) this.count += n;
   }
 
   get(index: number): boolean {
@@ -120,7 +126,7 @@ export class BitArray implements BitStorage {
     const old = this.data[w]!;
     if ((old & mask) !== 0) return false;
     this.data[w] = old | mask;
-    this.count++;
+    if (this.count >= 0) this.count++;
     return true;
   }
 
@@ -128,7 +134,7 @@ export class BitArray implements BitStorage {
     const old = this.data[word]!;
     if ((old & mask) === mask) return false;
     this.data[word] = old | mask;
-    this.count += popcount32((old & mask) ^ mask);
+    if (this.count >= 0) this.count += popcount32((old & mask) ^ mask);
     return true;
   }
 
@@ -145,11 +151,12 @@ export class BitArray implements BitStorage {
       const fresh = ~old & mask;
       added += (fresh | -fresh) >>> 31;
     }
-    this.count += added;
+    if (this.count >= 0) this.count += added;
     return added !== 0;
   }
 
   bitCount(): number {
+    if (this.count < 0) this.count = popcountAll(this.data);
     return this.count;
   }
 
@@ -163,7 +170,7 @@ export class BitArray implements BitStorage {
     const a = this.data;
     const b = other.data;
     for (let i = 0; i < a.length; i++) a[i]! |= b[i]!;
-    this.count = popcountAll(a);
+    this.count = -1;
   }
 
   andWith(other: BitStorage): void {
@@ -171,14 +178,14 @@ export class BitArray implements BitStorage {
     const a = this.data;
     const b = other.data;
     for (let i = 0; i < a.length; i++) a[i]! &= b[i]!;
-    this.count = popcountAll(a);
+    this.count = -1;
   }
 
   recount(): void {
-    this.count = popcountAll(this.data);
+    this.count = -1;
   }
 
   clone(): BitArray {
-    return new BitArray(this.bitSize, this.data.slice());
+    return new BitArray(this.bitSize, this.data.slice(), this.count < 0 ? undefined : this.count);
   }
 }
