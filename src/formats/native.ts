@@ -34,6 +34,7 @@
 
 import { checkBytes, FormatError } from '../errors.js';
 import { type Funnel, funnelFromId } from '../hash/keys.js';
+import { MAX_BITS } from '../math.js';
 import { crc32cOf } from './crc32c.js';
 import { adviceFor } from './detect.js';
 
@@ -291,10 +292,25 @@ export function headerFunnel(header: NativeHeader): Funnel {
   return funnel;
 }
 
-/** Throws a `FormatError` unless `hashes`, a stored number of hash functions, is in 1..255. */
-export function checkHashCount(hashes: number): void {
+/**
+ * Throws a `FormatError` unless `hashes`, a stored number of hash functions, is in 1..255; `where`
+ * (`' in layer 2'`) places the field in the message.
+ */
+export function checkHashCount(hashes: number, where = ''): void {
   if (hashes < 1 || hashes > 255) {
-    throw new FormatError(`bad number of hash functions ${hashes}: must be 1..255`);
+    throw new FormatError(`bad number of hash functions ${hashes}${where}: must be 1..255`);
+  }
+}
+
+/**
+ * Throws a `FormatError` unless `bits`, a stored bit array size, is a positive multiple of 64 up
+ * to `MAX_BITS`; `where` places the field in the message.
+ */
+export function checkStoredBits(bits: number, where = ''): void {
+  if (bits === 0 || bits % 64 !== 0 || bits > MAX_BITS) {
+    throw new FormatError(
+      `bad bit size ${bits}${where}: must be a positive multiple of 64 up to ${MAX_BITS}`,
+    );
   }
 }
 

@@ -24,6 +24,7 @@ import { FormatError } from '../../errors.js';
 import { guavaAdvice } from '../../formats/detect.js';
 import {
   checkHashCount,
+  checkStoredBits,
   FILTER_TYPES,
   getU64,
   type NativeHeader,
@@ -37,7 +38,6 @@ import {
   type StrategyName,
   strategyFromOrdinal,
 } from '../../hash/strategies.js';
-import { MAX_BITS } from '../../math.js';
 import type { BloomFilter } from './filter.js';
 
 interface BloomShape {
@@ -51,11 +51,7 @@ interface BloomShape {
 function checkBloom(header: NativeHeader, params: DataView, funnel: Funnel): BloomShape {
   const bits = getU64(params, 0, 'bit size');
   const hashes = params.getUint32(8, true);
-  if (bits === 0 || bits % 64 !== 0 || bits > MAX_BITS) {
-    throw new FormatError(
-      `bad bit size ${bits}: must be a positive multiple of 64 up to ${MAX_BITS}`,
-    );
-  }
+  checkStoredBits(bits);
   checkHashCount(hashes);
   if (params.getUint32(12, true) !== 0)
     throw new FormatError('reserved bloom parameter bytes are not zero');

@@ -39,6 +39,8 @@
 
 import { FormatError } from '../../errors.js';
 import {
+  checkHashCount,
+  checkStoredBits,
   type DecodeOptions,
   decodeContainer,
   FILTER_TYPES,
@@ -52,7 +54,7 @@ import { checkTypeHeader, nativeFormat, withSink } from '../../formats/native-ty
 import { bytesToWords, wordsToBytes } from '../../formats/words.js';
 import type { Funnel } from '../../hash/keys.js';
 import { LITTLE_ENDIAN } from '../../hash/murmur3.js';
-import { MAX_BITS, scalableLayerTarget } from '../../math.js';
+import { scalableLayerTarget } from '../../math.js';
 import type { ScalableBloomFilter } from './filter.js';
 
 const SCALABLE = {
@@ -135,14 +137,8 @@ function checkLayer(
   if (view.getUint32(p + 20, true) !== 0) {
     throw new FormatError(`reserved bytes of layer ${i} are not zero`);
   }
-  if (bits === 0 || bits % 64 !== 0 || bits > MAX_BITS) {
-    throw new FormatError(
-      `bad bit size ${bits} in layer ${i}: must be a positive multiple of 64 up to ${MAX_BITS}`,
-    );
-  }
-  if (hashes < 1 || hashes > 255) {
-    throw new FormatError(`bad number of hash functions ${hashes} in layer ${i}: must be 1..255`);
-  }
+  checkStoredBits(bits, ` in layer ${i}`);
+  checkHashCount(hashes, ` in layer ${i}`);
   const { capacity } = scalableLayerTarget(i, shape.c0, shape.fpp, shape.growth, shape.ratio);
   if (!Number.isSafeInteger(capacity)) {
     throw new FormatError(`layer ${i} would hold ${capacity} keys, past 2^53`);
