@@ -112,8 +112,14 @@ const TWO_32 = 4294967296;
 const MIN_LONG = -(2n ** 63n);
 const MAX_LONG = 2n ** 63n - 1n;
 
-function wrongKind(funnel: Funnel, key: unknown, expected: string): TypeError {
-  return new TypeError(`key for funnel '${funnel}' must be ${expected}, got ${show(key)}`);
+/** `key for funnel '<funnel>' must be <expected>, got <key>`: a `TypeError`, or `Ctor`. */
+function badKey(
+  funnel: Funnel,
+  key: unknown,
+  expected: string,
+  Ctor: new (message: string) => Error = TypeError,
+): Error {
+  return new Ctor(`key for funnel '${funnel}' must be ${expected}, got ${show(key)}`);
 }
 
 /**
@@ -126,19 +132,17 @@ export function encodeKeyInto(funnel: Funnel, key: Key, out: Uint8Array, off: nu
   const room = out.length - off - 16;
   switch (funnel) {
     case 'string':
-      if (typeof key !== 'string') throw wrongKind(funnel, key, 'a string');
+      if (typeof key !== 'string') throw badKey(funnel, key, 'a string');
       if (key.length * 3 > room) return -key.length * 3;
       return encodeUtf8(key, out, off);
     case 'utf16':
-      if (typeof key !== 'string') throw wrongKind(funnel, key, 'a string');
+      if (typeof key !== 'string') throw badKey(funnel, key, 'a string');
       if (key.length * 2 > room) return -key.length * 2;
       return encodeUtf16(key, out, off);
     case 'int':
-      if (typeof key !== 'number') throw wrongKind(funnel, key, 'an integer number');
+      if (typeof key !== 'number') throw badKey(funnel, key, 'an integer number');
       if (!Number.isInteger(key) || key < -2147483648 || key > 2147483647) {
-        throw new RangeError(
-          `key for funnel 'int' must be an integer in [-2^31, 2^31), got ${show(key)}`,
-        );
+        throw badKey(funnel, key, 'an integer in [-2^31, 2^31)', RangeError);
       }
       if (out.length - off < 4) return -4;
       put32(out, off, key | 0);
@@ -147,9 +151,7 @@ export function encodeKeyInto(funnel: Funnel, key: Key, out: Uint8Array, off: nu
       if (out.length - off < 8 && (typeof key === 'number' || typeof key === 'bigint')) return -8;
       if (typeof key === 'number') {
         if (!Number.isSafeInteger(key)) {
-          throw new RangeError(
-            `key for funnel 'long' must be a safe integer or a bigint, got ${show(key)}`,
-          );
+          throw badKey(funnel, key, 'a safe integer or a bigint', RangeError);
         }
         put32(out, off, key >>> 0);
         put32(out, off + 4, Math.floor(key / TWO_32) | 0);
@@ -157,15 +159,15 @@ export function encodeKeyInto(funnel: Funnel, key: Key, out: Uint8Array, off: nu
       }
       if (typeof key === 'bigint') {
         if (key < MIN_LONG || key > MAX_LONG) {
-          throw new RangeError(`key for funnel 'long' must be in [-2^63, 2^63), got ${show(key)}`);
+          throw badKey(funnel, key, 'in [-2^63, 2^63)', RangeError);
         }
         put32(out, off, Number(BigInt.asUintN(32, key)));
         put32(out, off + 4, Number(BigInt.asUintN(32, key >> 32n)));
         return 8;
       }
-      throw wrongKind(funnel, key, 'a bigint or a safe-integer number');
+      throw badKey(funnel, key, 'a bigint or a safe-integer number');
     case 'bytes':
-      if (!(key instanceof Uint8Array)) throw wrongKind(funnel, key, 'a Uint8Array');
+      if (!(key instanceof Uint8Array)) throw badKey(funnel, key, 'a Uint8Array');
       if (key.length > room) return -key.length;
       out.set(key, off);
       return key.length;
