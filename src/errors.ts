@@ -33,6 +33,19 @@ export function show(value: unknown): string {
   return typeof value === 'object' ? Object.prototype.toString.call(value) : String(value);
 }
 
+/**
+ * The one form of an argument error, `<name> must be <expected>, got <value>` (the value as
+ * {@link show} writes it): a `RangeError`, or `Ctor` (`TypeError` for a value of the wrong kind).
+ */
+export function mustBe(
+  name: string,
+  expected: string,
+  value: unknown,
+  Ctor: new (message: string) => Error = RangeError,
+): Error {
+  return new Ctor(`${name} must be ${expected}, got ${show(value)}`);
+}
+
 /** Throws a `RangeError` unless `value` is a positive safe integer; returns it. */
 export function checkPositiveInteger(
   name: string,
@@ -40,10 +53,10 @@ export function checkPositiveInteger(
   max = Number.MAX_SAFE_INTEGER,
 ): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`${name} must be a positive safe integer, got ${show(value)}`);
+    throw mustBe(name, 'a positive safe integer', value);
   }
   if (value > max) {
-    throw new RangeError(`${name} must be at most ${max}, got ${show(value)}`);
+    throw mustBe(name, `at most ${max}`, value);
   }
   return value;
 }
@@ -51,7 +64,7 @@ export function checkPositiveInteger(
 /** Throws a `TypeError` unless `value` is a `Uint8Array` (keys and hash inputs: no other view). */
 export function checkUint8Array(name: string, value: unknown): Uint8Array {
   if (!(value instanceof Uint8Array)) {
-    throw new TypeError(`${name} must be a Uint8Array, got ${show(value)}`);
+    throw mustBe(name, 'a Uint8Array', value, TypeError);
   }
   return value;
 }
@@ -68,15 +81,13 @@ export function checkBytes(name: string, value: unknown): Uint8Array {
   if (ArrayBuffer.isView(value)) {
     return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   }
-  throw new TypeError(
-    `${name} must be a Uint8Array, an ArrayBuffer or an ArrayBufferView, got ${show(value)}`,
-  );
+  throw mustBe(name, 'a Uint8Array, an ArrayBuffer or an ArrayBufferView', value, TypeError);
 }
 
 /** Throws a `TypeError` unless `value` is a non-null object (an options bag); returns it. */
 export function checkOptions<T extends object>(name: string, value: unknown): T {
   if (value === null || typeof value !== 'object') {
-    throw new TypeError(`${name} must be an object, got ${show(value)}`);
+    throw mustBe(name, 'an object', value, TypeError);
   }
   return value as T;
 }
@@ -84,7 +95,7 @@ export function checkOptions<T extends object>(name: string, value: unknown): T 
 /** Throws a `RangeError` unless `value` is a number strictly inside (0, 1); returns it. */
 export function checkProbability(name: string, value: unknown): number {
   if (typeof value !== 'number' || !(value > 0 && value < 1)) {
-    throw new RangeError(`${name} must be in (0, 1), got ${show(value)}`);
+    throw mustBe(name, 'in (0, 1)', value);
   }
   return value;
 }

@@ -20,7 +20,7 @@
  * Newer Guava computes k from p alone; readers must take k and the size from the serialized header.
  */
 
-import { checkPositiveInteger, checkProbability, show } from './errors.js';
+import { checkPositiveInteger, checkProbability, mustBe, show } from './errors.js';
 
 /**
  * The largest bit array bloomkit allocates: 2^36 bits (8 GiB). Index arithmetic is exact below it,
@@ -84,9 +84,7 @@ function checkFinite(name: string, value: unknown, min: number, exclusive: boole
     !Number.isFinite(value) ||
     (exclusive ? value <= min : value < min)
   ) {
-    throw new RangeError(
-      `${name} must be a finite number ${exclusive ? '>' : '>='} ${min}, got ${show(value)}`,
-    );
+    throw mustBe(name, `a finite number ${exclusive ? '>' : '>='} ${min}`, value);
   }
   return value;
 }
@@ -96,9 +94,7 @@ function checkFill(bitCount: number, bitSize: number, k: number): void {
   checkPositiveInteger('bitSize', bitSize);
   checkPositiveInteger('k', k);
   if (!Number.isSafeInteger(bitCount) || bitCount < 0 || bitCount > bitSize) {
-    throw new RangeError(
-      `bitCount must be an integer in [0, bitSize=${bitSize}], got ${show(bitCount)}`,
-    );
+    throw mustBe('bitCount', `an integer in [0, bitSize=${bitSize}]`, bitCount);
   }
 }
 

@@ -13,7 +13,7 @@
  * Indexes up to {@link MAX_BITS} (2^36) are exact: the word is `(i / 32) | 0`, the bit `i & 31`.
  */
 
-import { checkPositiveInteger, IncompatibleFiltersError, show } from '../errors.js';
+import { checkPositiveInteger, IncompatibleFiltersError, mustBe } from '../errors.js';
 import { MAX_BITS } from '../math.js';
 
 /** What a filter needs from its bits. */
@@ -62,7 +62,7 @@ export function popcountAll(data: Uint32Array): number {
 export function checkBitSize(bitSize: number): number {
   checkPositiveInteger('bits', bitSize, MAX_BITS);
   if (bitSize % 64 !== 0) {
-    throw new RangeError(`bits must be a multiple of 64, got ${show(bitSize)}`);
+    throw mustBe('bits', 'a multiple of 64', bitSize);
   }
   return bitSize;
 }

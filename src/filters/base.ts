@@ -8,7 +8,7 @@
  * has a faster one (the blocked filter's `hasMany`, the batch kernels).
  */
 
-import { show, typeNameOf } from '../errors.js';
+import { mustBe, typeNameOf } from '../errors.js';
 import type { Key } from '../hash/keys.js';
 import type { PackedKeys } from './filter.js';
 import { checkKeys, checkPacked, keyEnd } from './packed.js';
@@ -42,7 +42,7 @@ export function toBase64(bytes: Uint8Array): string {
 
 /** The bytes of a base64 string; a `TypeError` naming the problem for anything else. */
 export function fromBase64(text: string): Uint8Array {
-  if (typeof text !== 'string') throw new TypeError(`base64 must be a string, got ${show(text)}`);
+  if (typeof text !== 'string') throw mustBe('base64', 'a string', text, TypeError);
   let binary: string;
   try {
     binary = atob(text);
@@ -153,7 +153,7 @@ export abstract class FilterBase<K extends Key = Key> extends ReadonlyFilterBase
 export function checkOut(out: Uint8Array | undefined, count: number): Uint8Array {
   const result = out ?? new Uint8Array(count);
   if (!(result instanceof Uint8Array) || result.length < count) {
-    throw new RangeError(`out must be a Uint8Array of at least ${count} bytes, got ${show(out)}`);
+    throw mustBe('out', `a Uint8Array of at least ${count} bytes`, out);
   }
   return result;
 }

@@ -10,7 +10,7 @@
  * capacity by bisection over integers, fpp by bisection over log(fpp) to 1e-9 relative.
  */
 
-import { checkOptions, checkPositiveInteger, checkProbability, show } from '../errors.js';
+import { checkOptions, checkPositiveInteger, checkProbability, mustBe } from '../errors.js';
 import { bloomSize } from '../math.js';
 import { blockedSize } from './blocked/sizing.js';
 import { cuckooSize } from './cuckoo/sizing.js';
@@ -29,7 +29,7 @@ const BYTES: Readonly<Record<SizedType, (capacity: number, fpp: number) => numbe
 
 function checkType(type: unknown): SizedType {
   if (typeof type === 'string' && Object.hasOwn(BYTES, type)) return type as SizedType;
-  throw new RangeError(`type must be one of ${Object.keys(BYTES).join(', ')}, got ${show(type)}`);
+  throw mustBe('type', `one of ${Object.keys(BYTES).join(', ')}`, type);
 }
 
 /** Bytes a `type` filter sized for (capacity, fpp) holds its bits in. */

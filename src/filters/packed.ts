@@ -9,7 +9,7 @@
  * filter a line's raw UTF-8 bytes are its key bytes, so invalid UTF-8 is hashed as it is.
  */
 
-import { checkBytes, show } from '../errors.js';
+import { checkBytes, mustBe } from '../errors.js';
 import { encodeKeyInto, type Funnel, type Key } from '../hash/keys.js';
 import { packAll } from '../hash/pack.js';
 import type { PackedKeys } from './filter.js';
@@ -57,7 +57,7 @@ export function splitRecords(
 ): Required<PackedKeys> & { rest: number } {
   buffer = checkBytes('buffer', buffer);
   if (!Number.isInteger(separator) || separator < 0 || separator > 255) {
-    throw new RangeError(`separator must be a byte value (0 to 255), got ${show(separator)}`);
+    throw mustBe('separator', 'a byte value (0 to 255)', separator);
   }
   const trailing = options.trailing ?? true;
   let starts: Uint32Array = new Uint32Array(257);
@@ -119,14 +119,10 @@ export function checkPacked(batch: PackedKeys): number {
   for (let i = 1; i <= count; i++) {
     const o = offsets[i]!;
     if (o < prev || o > bytes.length) {
-      throw new RangeError(
-        `batch.offsets[${i}] must be in [${prev}, ${bytes.length}], got ${show(o)}`,
-      );
+      throw mustBe(`batch.offsets[${i}]`, `in [${prev}, ${bytes.length}]`, o);
     }
     if (ends !== undefined && !(ends[i - 1]! >= prev && ends[i - 1]! <= o)) {
-      throw new RangeError(
-        `batch.ends[${i - 1}] must be in [${prev}, ${o}], got ${show(ends[i - 1])}`,
-      );
+      throw mustBe(`batch.ends[${i - 1}]`, `in [${prev}, ${o}]`, ends[i - 1]);
     }
     prev = o;
   }
@@ -140,19 +136,19 @@ export function checkPacked(batch: PackedKeys): number {
  */
 export function packedCount(batch: PackedKeys): number {
   if (batch === null || typeof batch !== 'object') {
-    throw new TypeError(`batch must be { bytes, offsets }, got ${show(batch)}`);
+    throw mustBe('batch', '{ bytes, offsets }', batch, TypeError);
   }
   const { bytes, offsets } = batch;
   if (!(bytes instanceof Uint8Array)) {
-    throw new TypeError(`batch.bytes must be a Uint8Array, got ${show(bytes)}`);
+    throw mustBe('batch.bytes', 'a Uint8Array', bytes, TypeError);
   }
   if (!(offsets instanceof Uint32Array) || offsets.length < 1) {
-    throw new TypeError(`batch.offsets must be a non-empty Uint32Array, got ${show(offsets)}`);
+    throw mustBe('batch.offsets', 'a non-empty Uint32Array', offsets, TypeError);
   }
   const count = offsets.length - 1;
   const ends = batch.ends;
   if (ends !== undefined && (!(ends instanceof Uint32Array) || ends.length !== count)) {
-    throw new TypeError(`batch.ends must be a Uint32Array of ${count} entries, got ${show(ends)}`);
+    throw mustBe('batch.ends', `a Uint32Array of ${count} entries`, ends, TypeError);
   }
   return count;
 }
@@ -165,6 +161,6 @@ export function checkKeys(keys: unknown): void {
     typeof keys !== 'object' ||
     typeof (keys as Iterable<unknown>)[Symbol.iterator] !== 'function'
   ) {
-    throw new TypeError(`keys must be an iterable of keys (not a string), got ${show(keys)}`);
+    throw mustBe('keys', 'an iterable of keys (not a string)', keys, TypeError);
   }
 }

@@ -4,7 +4,7 @@
  * `crc32c(b, crc32c(a))` equals `crc32c(a ++ b)`. Check value: crc32c("123456789") = 0xE3069283.
  */
 
-import { checkUint8Array, show } from '../errors.js';
+import { checkUint8Array, mustBe } from '../errors.js';
 
 const TABLES = (() => {
   const t = new Uint32Array(8 * 256);
@@ -27,7 +27,7 @@ const TABLES = (() => {
 export function crc32c(bytes: Uint8Array, crc = 0): number {
   checkUint8Array('bytes', bytes);
   if (!Number.isInteger(crc) || crc < 0 || crc > 0xffffffff) {
-    throw new RangeError(`crc must be an integer in [0, 2^32), got ${show(crc)}`);
+    throw mustBe('crc', 'an integer in [0, 2^32)', crc);
   }
   return crc32cOf(bytes, crc);
 }

@@ -9,7 +9,7 @@
  * `npx tsx scripts/make-golden.ts` for its golden fixture (docs/ARCHITECTURE.md has the steps).
  */
 
-import { checkBytes, FormatError, show } from '../errors.js';
+import { checkBytes, FormatError, mustBe } from '../errors.js';
 import { fromBase64 } from '../filters/base.js';
 import { binaryFuseCodec } from '../filters/binary-fuse/codec.js';
 import { blockedCodec } from '../filters/blocked/codec.js';
@@ -93,8 +93,11 @@ export function fromJSON<K extends Key = Key>(json: unknown): ReadonlyMembership
     (value as { format?: unknown }).format !== 'bloomkit' ||
     typeof (value as { base64?: unknown }).base64 !== 'string'
   ) {
-    throw new TypeError(
-      `json must be { format: 'bloomkit', base64 } as filter.toJSON() writes, got ${show(value)}`,
+    throw mustBe(
+      'json',
+      `{ format: 'bloomkit', base64 } as filter.toJSON() writes`,
+      value,
+      TypeError,
     );
   }
   return fromBytes<K>(fromBase64((value as { base64: string }).base64));
@@ -107,7 +110,7 @@ export function fromJSON<K extends Key = Key>(json: unknown): ReadonlyMembership
 export function describeFilter(filter: object): FilterFacts & { typeId: number } {
   const c = codecOf(filter);
   if (c === undefined) {
-    throw new TypeError(`filter must be a bloomkit filter, got ${show(filter)}`);
+    throw mustBe('filter', 'a bloomkit filter', filter, TypeError);
   }
   return { ...c.describe(filter), typeId: c.typeId };
 }

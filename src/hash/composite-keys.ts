@@ -28,7 +28,7 @@
  * MurmurHash3 x64 128; the key layout is reproduced, the bits are not.
  */
 
-import { show } from '../errors.js';
+import { mustBe } from '../errors.js';
 import { keyBytes } from './keys.js';
 
 /** One field of a composite key: a string (UTF-8) or raw bytes. */
@@ -42,7 +42,7 @@ export const MAX_FAMILY_BYTES = 127;
 function partBytes(name: string, part: unknown): Uint8Array {
   if (typeof part === 'string') return keyBytes('string', part);
   if (part instanceof Uint8Array) return part;
-  throw new TypeError(`${name} must be a string or a Uint8Array, got ${show(part)}`);
+  throw mustBe(name, 'a string or a Uint8Array', part, TypeError);
 }
 
 /** HBase ROW key: the row's bytes, nothing more (a single field needs no prefix). */
@@ -102,7 +102,7 @@ export function hbaseRowColBloomKey(row: KeyPart, qualifier: KeyPart): Uint8Arra
  * bytes. Prefix-free, so no two different tuples (of any lengths) share an encoding.
  */
 export function compositeKey(parts: readonly KeyPart[]): Uint8Array {
-  if (!Array.isArray(parts)) throw new TypeError(`parts must be an array, got ${show(parts)}`);
+  if (!Array.isArray(parts)) throw mustBe('parts', 'an array', parts, TypeError);
   const encoded = parts.map((p, i) => partBytes(`parts[${i}]`, p));
   let size = 0;
   for (const e of encoded) size += varintSize(e.length) + e.length;

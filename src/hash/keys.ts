@@ -15,7 +15,7 @@
  * Strings are encoded by hand into the caller's scratch buffer, so the hot path allocates nothing.
  */
 
-import { show } from '../errors.js';
+import { mustBe } from '../errors.js';
 
 /** A key that a filter accepts; which kinds are allowed depends on the filter's funnel. */
 export type Key = string | Uint8Array | number | bigint;
@@ -45,10 +45,8 @@ export function checkFunnel(funnel: unknown): Funnel {
   throw checkFunnelError(funnel);
 }
 
-function checkFunnelError(funnel: unknown): RangeError {
-  return new RangeError(
-    `funnel must be one of 'string', 'utf16', 'int', 'long', 'bytes', got ${show(funnel)}`,
-  );
+function checkFunnelError(funnel: unknown): Error {
+  return mustBe('funnel', `one of 'string', 'utf16', 'int', 'long', 'bytes'`, funnel);
 }
 
 /** Writes `s` as UTF-8 (Java flavour: lone surrogates become '?') into `out` at `off`. */
@@ -119,7 +117,7 @@ function badKey(
   expected: string,
   Ctor: new (message: string) => Error = TypeError,
 ): Error {
-  return new Ctor(`key for funnel '${funnel}' must be ${expected}, got ${show(key)}`);
+  return mustBe(`key for funnel '${funnel}'`, expected, key, Ctor);
 }
 
 /**

@@ -8,7 +8,7 @@
  * 32-bit (`Math.imul`), so nothing is allocated and no BigInt is involved.
  */
 
-import { checkUint8Array, show } from '../errors.js';
+import { checkUint8Array, mustBe } from '../errors.js';
 
 const C1 = 0xcc9e2d51;
 const C2 = 0x1b873593;
@@ -59,7 +59,7 @@ export function murmur3x86_32Range(
 export function murmur3x86_32(bytes: Uint8Array, seed = 0): number {
   checkUint8Array('bytes', bytes);
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
-    throw new RangeError(`seed must be an integer in [0, 2^32), got ${show(seed)}`);
+    throw mustBe('seed', 'an integer in [0, 2^32)', seed);
   }
   return murmur3x86_32Range(bytes, 0, bytes.length, seed);
 }

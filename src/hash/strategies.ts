@@ -19,7 +19,7 @@
  * reads and queries such filters but creates new ones with MITZ_64.
  */
 
-import { show } from '../errors.js';
+import { mustBe } from '../errors.js';
 
 /** Guava's strategy names. */
 export type StrategyName = 'MURMUR128_MITZ_32' | 'MURMUR128_MITZ_64';
@@ -40,9 +40,7 @@ export function strategyFromOrdinal(ordinal: number): StrategyName | undefined {
 /** Throws a `RangeError` unless `name` is a strategy name; returns it. */
 export function checkStrategy(name: unknown): StrategyName {
   if (name === 'MURMUR128_MITZ_64' || name === 'MURMUR128_MITZ_32') return name;
-  throw new RangeError(
-    `strategy must be 'MURMUR128_MITZ_64' or 'MURMUR128_MITZ_32', got ${show(name)}`,
-  );
+  throw mustBe('strategy', `'MURMUR128_MITZ_64' or 'MURMUR128_MITZ_32'`, name);
 }
 
 const TWO_32 = 4294967296;

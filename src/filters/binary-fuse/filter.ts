@@ -15,7 +15,7 @@
  * (see mix.ts). Keys with equal 64-bit hashes count once (they are one key to the filter).
  */
 
-import { checkOptions, show } from '../../errors.js';
+import { checkOptions, mustBe } from '../../errors.js';
 import { joinContainer } from '../../formats/native.js';
 import { batchScratch, hashIndex, murmur3Batch, releaseBatch } from '../../hash/batch.js';
 import { hashKey, views } from '../../hash/hasher.js';
@@ -101,7 +101,7 @@ export class BinaryFuseFilter<K extends Key = string>
     checkOptions('options', options);
     const bits = options.fingerprintBits ?? 8;
     if (bits !== 8 && bits !== 16) {
-      throw new RangeError(`fingerprintBits must be 8 or 16, got ${show(bits)}`);
+      throw mustBe('fingerprintBits', '8 or 16', bits);
     }
     const funnel = checkFunnel(options.funnel ?? 'string');
     // Keys are packed 4096 at a time and each chunk hashed in one WebAssembly call.

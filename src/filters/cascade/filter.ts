@@ -15,7 +15,7 @@
  * `'bytes'` takes them as they are), and those bytes are what Mozilla's tools hash.
  */
 
-import { checkOptions, show } from '../../errors.js';
+import { checkOptions, mustBe } from '../../errors.js';
 import { joinContainer } from '../../formats/native.js';
 import { checkFunnel, encodeKeyInto, type Funnel, type Key, keyBytes } from '../../hash/keys.js';
 import { ReadonlyFilterBase } from '../base.js';
@@ -78,7 +78,7 @@ function checkKeySet(name: string, value: unknown): void {
     typeof value !== 'object' ||
     typeof (value as Iterable<unknown>)[Symbol.iterator] !== 'function'
   ) {
-    throw new TypeError(`${name} must be an iterable of keys (not a string), got ${show(value)}`);
+    throw mustBe(name, 'an iterable of keys (not a string)', value, TypeError);
   }
 }
 
@@ -133,11 +133,10 @@ export class FilterCascade<K extends Key = string>
     const funnel = checkFunnel(options.funnel ?? 'string');
     const hash = options.hash ?? 'murmur3';
     if (!Object.hasOwn(MLBF_HASHES, hash)) {
-      throw new RangeError(`hash must be 'murmur3', 'sha256l32' or 'sha256ctr', got ${show(hash)}`);
+      throw mustBe('hash', `'murmur3', 'sha256l32' or 'sha256ctr'`, hash);
     }
     const salt = options.salt ?? new Uint8Array(0);
-    if (!(salt instanceof Uint8Array))
-      throw new TypeError(`salt must be a Uint8Array, got ${show(salt)}`);
+    if (!(salt instanceof Uint8Array)) throw mustBe('salt', 'a Uint8Array', salt, TypeError);
     if (salt.length >= 256)
       throw new RangeError(`salt must be under 256 bytes, got ${salt.length}`);
     if (salt.length > 0 && hash === 'murmur3') {
@@ -151,7 +150,7 @@ export class FilterCascade<K extends Key = string>
       exclude = Array.from(exclude);
       excludeSize = (exclude as Key[]).length;
     } else if (!Number.isSafeInteger(excludeSize) || excludeSize < 0) {
-      throw new RangeError(`excludeSize must be a non-negative integer, got ${show(excludeSize)}`);
+      throw mustBe('excludeSize', 'a non-negative integer', excludeSize);
     }
     const inverted = include.length > excludeSize;
     const encoded = inverted
@@ -183,8 +182,7 @@ export class FilterCascade<K extends Key = string>
     bytes: Uint8Array,
     options: CascadeReadOptions<F> = {},
   ): FilterCascade<KeyOf<F>> | null {
-    if (!(bytes instanceof Uint8Array))
-      throw new TypeError(`bytes must be a Uint8Array, got ${show(bytes)}`);
+    if (!(bytes instanceof Uint8Array)) throw mustBe('bytes', 'a Uint8Array', bytes, TypeError);
     const parsed = decodeMlbf(bytes);
     if (parsed === null) return null;
     return new FilterCascade<KeyOf<F>>({

@@ -4,7 +4,7 @@
  * which closes the hazard of removing a false positive (see filter.ts).
  */
 
-import { show } from '../../errors.js';
+import { mustBe, show } from '../../errors.js';
 import type { Key } from '../../hash/keys.js';
 
 /**
@@ -20,9 +20,7 @@ export function sourceHolds(source: MembershipSource, key: Key): boolean {
   else if (source !== null && typeof source === 'object' && typeof source.has === 'function') {
     present = source.has(key);
   } else {
-    throw new TypeError(
-      `source must be a Set, an object with has(key) or a function, got ${show(source)}`,
-    );
+    throw mustBe('source', 'a Set, an object with has(key) or a function', source, TypeError);
   }
   if (typeof present !== 'boolean') {
     throw new TypeError(`source must answer a boolean for ${show(key)}, got ${show(present)}`);

@@ -3,7 +3,7 @@
  * f = ⌈log2(2b/ε)⌉, and the measured safe load of a table of B buckets. See filter.ts.
  */
 
-import { checkPositiveInteger, checkProbability, show } from '../../errors.js';
+import { checkPositiveInteger, checkProbability, mustBe, show } from '../../errors.js';
 
 /** Slots per bucket (b). */
 export const CUCKOO_BUCKET_SIZE = 4;
@@ -35,7 +35,7 @@ const LARGE_TABLE_LOAD = 0.94;
 export function cuckooSafeCapacity(buckets: number): number {
   checkPositiveInteger('buckets', buckets, CUCKOO_MAX_BUCKETS);
   if ((buckets & (buckets - 1)) !== 0) {
-    throw new RangeError(`buckets must be a power of two, got ${show(buckets)}`);
+    throw mustBe('buckets', 'a power of two', buckets);
   }
   const load = SMALL_TABLE_LOADS[Math.log2(buckets)] ?? LARGE_TABLE_LOAD;
   return Math.floor(B * buckets * load);
@@ -67,7 +67,7 @@ export function checkCuckooShape(shape: { buckets: number; fingerprintBits: numb
 } {
   const buckets = checkPositiveInteger('buckets', shape.buckets, CUCKOO_MAX_BUCKETS);
   if ((buckets & (buckets - 1)) !== 0) {
-    throw new RangeError(`buckets must be a power of two, got ${show(buckets)}`);
+    throw mustBe('buckets', 'a power of two', buckets);
   }
   const f = shape.fingerprintBits;
   if (
@@ -76,7 +76,7 @@ export function checkCuckooShape(shape: { buckets: number; fingerprintBits: numb
     f < CUCKOO_MIN_FINGERPRINT_BITS ||
     f > CUCKOO_MAX_FINGERPRINT_BITS
   ) {
-    throw new RangeError(`fingerprintBits must be an integer from 6 to 32, got ${show(f)}`);
+    throw mustBe('fingerprintBits', 'an integer from 6 to 32', f);
   }
   const bits = buckets * B * f;
   if (bits > CUCKOO_MAX_TABLE_BITS) {

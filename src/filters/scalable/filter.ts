@@ -37,7 +37,7 @@ import {
   checkPositiveInteger,
   checkProbability,
   FilterFullError,
-  show,
+  mustBe,
 } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { hashKeyInto } from '../../hash/hasher.js';
@@ -103,7 +103,7 @@ export class ScalableBloomFilter<K extends Key = Key>
     const fpp = checkProbability('fpp', options.fpp);
     const growth = options.growth ?? SCALABLE_DEFAULT_GROWTH;
     if (growth !== 2 && growth !== 4) {
-      throw new RangeError(`growth must be 2 or 4, got ${show(growth)}`);
+      throw mustBe('growth', '2 or 4', growth);
     }
     const ratio = checkProbability('ratio', options.ratio ?? SCALABLE_DEFAULT_RATIO);
     const funnel = checkFunnel(options.funnel ?? 'string');
@@ -274,7 +274,7 @@ export class ScalableBloomFilter<K extends Key = Key>
   layer(i: number): BloomFilter {
     const l = this.chain[i];
     if (l === undefined) {
-      throw new RangeError(`layer must be an index below ${this.chain.length}, got ${show(i)}`);
+      throw mustBe('layer', `an index below ${this.chain.length}`, i);
     }
     return l.filter;
   }

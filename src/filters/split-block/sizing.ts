@@ -4,7 +4,7 @@
  * Σ_j Pois(j; λ)·(1 − (1 − 1/32)^j)^8). See filter.ts.
  */
 
-import { show } from '../../errors.js';
+import { mustBe } from '../../errors.js';
 import type { Funnel } from '../../hash/keys.js';
 import { BlockSizing, poissonMix } from '../blocked/sizing.js';
 
@@ -70,9 +70,7 @@ export function checkParquetType(type: unknown): ParquetPhysicalType {
   if (typeof type === 'string' && Object.hasOwn(PARQUET_TYPE_IDS, type)) {
     return type as ParquetPhysicalType;
   }
-  throw new RangeError(
-    `type must be one of ${Object.keys(PARQUET_TYPE_IDS).join(', ')}, got ${show(type)}`,
-  );
+  throw mustBe('type', `one of ${Object.keys(PARQUET_TYPE_IDS).join(', ')}`, type);
 }
 
 /** The model false positive rate of a split-block filter at λ values per block. */
