@@ -261,9 +261,74 @@
   ;; indexes go to `out` + 8ki and its k masks to `out` + 8ki + 4k. Modes 1 and 2: tests or sets
   ;; them in the bit array at `base`; key i's answer (1/0, or the bits it set) is the byte at
   ;; `out` + i. Returns the keys found (mode 1) or the bits set (mode 2).
+  ;; Mode 2 goes 16 keys at a time: their probes are walked into [32768, ...) (the chunk's keys
+  ;; are hashed by then), every probed word is loaded once (independent loads: the cache misses of
+  ;; 16 keys in flight at once), then the bits are set key by key, in order, so a key repeated in
+  ;; the chunk sees the bits its first copy set. On a 14 MB filter with k = 20 that took 2.4x less
+  ;; time than walking and setting key by key; tests keep the walk that stops at the first clear
+  ;; bit (absent keys usually need one or two probes).
   (func (export "walk_batch") (param $hashes i32) (param $count i32) (param $k i32) (param $mf f64)
     (param $p63f f64) (param $inv f64) (param $base i32) (param $mode i32) (param $out i32) (result i32)
     (local $i i32) (local $r i32) (local $sum i32)
+    (local $n i32) (local $j i32) (local $per i32) (local $q i32) (local $end i32) (local $t i32)
+    (local $addr i32) (local $old i32) (local $mask i32)
+    (if (i32.eq (local.get $mode) (i32.const 2))
+      (then
+        (local.set $per (i32.shl (local.get $k) (i32.const 3)))
+        (block $groups_done
+          (loop $groups
+            (br_if $groups_done (i32.ge_u (local.get $i) (local.get $count)))
+            (local.set $n (i32.sub (local.get $count) (local.get $i)))
+            (if (i32.gt_u (local.get $n) (i32.const 16)) (then (local.set $n (i32.const 16))))
+            ;; The group's probes: key j's k word indexes at 32768 + 8kj, its masks after them.
+            (local.set $j (i32.const 0))
+            (loop $walks
+              (drop (call $walk
+                (i32.add (local.get $hashes) (i32.shl (i32.add (local.get $i) (local.get $j)) (i32.const 4)))
+                (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv) (i32.const 0) (i32.const 0)
+                (i32.add (i32.const 32768) (i32.mul (local.get $j) (local.get $per)))
+                (i32.shl (local.get $k) (i32.const 2))))
+              (local.set $j (i32.add (local.get $j) (i32.const 1)))
+              (br_if $walks (i32.lt_u (local.get $j) (local.get $n))))
+            ;; Load every probed word (the value is kept at [8, 12) so the loads stay).
+            (local.set $q (i32.const 32768))
+            (local.set $end (i32.add (i32.const 32768) (i32.mul (local.get $n) (local.get $per))))
+            (loop $touch
+              (local.set $j (i32.const 0))
+              (loop $word
+                (local.set $t
+                  (i32.or (local.get $t)
+                    (i32.load (i32.add (local.get $base)
+                      (i32.shl (i32.load (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 2))))
+                        (i32.const 2))))))
+                (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                (br_if $word (i32.lt_u (local.get $j) (local.get $k))))
+              (local.set $q (i32.add (local.get $q) (local.get $per)))
+              (br_if $touch (i32.lt_u (local.get $q) (local.get $end))))
+            ;; Set the bits key by key; key i's byte counts the bits it set.
+            (local.set $q (i32.const 32768))
+            (loop $keys
+              (local.set $r (i32.const 0))
+              (local.set $j (i32.const 0))
+              (loop $bits
+                (local.set $addr (i32.add (local.get $base)
+                  (i32.shl (i32.load (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 2))))
+                    (i32.const 2))))
+                (local.set $mask
+                  (i32.load (i32.add (local.get $q) (i32.shl (i32.add (local.get $j) (local.get $k)) (i32.const 2)))))
+                (local.set $old (i32.load (local.get $addr)))
+                (i32.store (local.get $addr) (i32.or (local.get $old) (local.get $mask)))
+                (local.set $r (i32.add (local.get $r) (i32.eqz (i32.and (local.get $old) (local.get $mask)))))
+                (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                (br_if $bits (i32.lt_u (local.get $j) (local.get $k))))
+              (i32.store8 (i32.add (local.get $out) (local.get $i)) (local.get $r))
+              (local.set $sum (i32.add (local.get $sum) (local.get $r)))
+              (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (local.set $q (i32.add (local.get $q) (local.get $per)))
+              (br_if $keys (i32.lt_u (local.get $q) (local.get $end))))
+            (br $groups)))
+        (i32.store (i32.const 8) (local.get $t))
+        (return (local.get $sum))))
     (block $done
       (loop $keys_loop
         (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
