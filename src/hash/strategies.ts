@@ -30,7 +30,7 @@ export const STRATEGY_ORDINALS: Readonly<Record<StrategyName, number>> = {
   MURMUR128_MITZ_64: 1,
 };
 
-const STRATEGY_BY_ORDINAL: readonly StrategyName[] = ['MURMUR128_MITZ_32', 'MURMUR128_MITZ_64'];
+const STRATEGY_BY_ORDINAL = Object.keys(STRATEGY_ORDINALS) as readonly StrategyName[];
 
 /** The strategy with Guava ordinal `ordinal`, or `undefined`. */
 export function strategyFromOrdinal(ordinal: number): StrategyName | undefined {
@@ -39,7 +39,8 @@ export function strategyFromOrdinal(ordinal: number): StrategyName | undefined {
 
 /** Throws a `RangeError` unless `name` is a strategy name; returns it. */
 export function checkStrategy(name: unknown): StrategyName {
-  if (name === 'MURMUR128_MITZ_64' || name === 'MURMUR128_MITZ_32') return name;
+  if (typeof name === 'string' && Object.hasOwn(STRATEGY_ORDINALS, name))
+    return name as StrategyName;
   throw mustBe('strategy', `'MURMUR128_MITZ_64' or 'MURMUR128_MITZ_32'`, name);
 }
 
