@@ -116,7 +116,13 @@ function sieve(layer: Layer, live: number, hit: Uint8Array | null, start: number
       continue;
     }
     if (w !== j) {
-      rows.copyWithin(4 * w, 4 * j, 4 * j + 4);
+      // Four element moves: a copyWithin call per row took about a tenth of a scalable dedup.
+      const a = 4 * w;
+      const b = 4 * j;
+      rows[a] = rows[b]!;
+      rows[a + 1] = rows[b + 1]!;
+      rows[a + 2] = rows[b + 2]!;
+      rows[a + 3] = rows[b + 3]!;
       place[w] = place[j]!;
     }
     w++;
