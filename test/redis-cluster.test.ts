@@ -17,10 +17,17 @@ import { rawCommand, rawCommands, requireRedis, serverStats } from './support/re
 const hasRedis = requireRedis();
 type Cluster = NodeCluster;
 
+/**
+ * The ioredis cluster client. `io` has the type this infers: declared `IoCluster`, tsc compares
+ * two instantiations of ioredis' class to assign it (seconds of type checking).
+ */
+const ioCluster = (nodes: { host: string; port: number }[]) =>
+  new IoCluster(nodes, { enableOfflineQueue: false, enableAutoPipelining: true });
+
 describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
   let cluster: RedisClusterHandle;
   let client: Cluster;
-  let io: IoCluster;
+  let io: ReturnType<typeof ioCluster>;
   let counter = 0;
   const fresh = (): string => `cluster:${counter++}`;
 
@@ -38,7 +45,7 @@ describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
     // an export) go through ioredis's per-command Buffer methods: its `callBuffer` loses the
     // command name in an auto-pipeline ("ERR unknown command 'bk:b:{...}'"), which this
     // configuration would show.
-    io = new IoCluster(cluster.nodes, { enableOfflineQueue: false, enableAutoPipelining: true });
+    io = ioCluster(cluster.nodes);
     await new Promise<void>((resolve, reject) => {
       io.once('ready', resolve);
       io.once('error', reject);

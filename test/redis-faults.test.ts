@@ -19,7 +19,23 @@ import { type RedisServerHandle, requireRedis, startRedis } from './support/redi
 import { bundleProgram, removeBundles } from './support/worker-bundle.js';
 
 const hasRedis = requireRedis();
-type Client = ReturnType<typeof createClient>;
+
+/**
+ * A node-redis client, not connected yet. `Client` is the type this infers: typing it
+ * `ReturnType<typeof createClient>` makes tsc compare two instantiations of node-redis' command
+ * maps (seconds of type checking; see test/support/redis-clients.ts).
+ */
+function makeClient(url: string, options: { offlineQueue?: boolean; reconnect?: boolean }) {
+  return createClient({
+    url,
+    disableOfflineQueue: !options.offlineQueue,
+    socket: {
+      reconnectStrategy: options.reconnect === false ? false : () => 50,
+      connectTimeout: 1000,
+    },
+  });
+}
+type Client = ReturnType<typeof makeClient>;
 
 afterAll(removeBundles);
 
@@ -39,14 +55,7 @@ describe.skipIf(!hasRedis)('Redis filters under faults', () => {
     url: string,
     options: { offlineQueue?: boolean; reconnect?: boolean } = {},
   ): Promise<Client> {
-    const c = createClient({
-      url,
-      disableOfflineQueue: !options.offlineQueue,
-      socket: {
-        reconnectStrategy: options.reconnect === false ? false : () => 50,
-        connectTimeout: 1000,
-      },
-    });
+    const c = makeClient(url, options);
     c.on('error', () => undefined);
     await c.connect();
     cleanups.push(async () => {

@@ -23,6 +23,7 @@ import {
   RedisScalableBloomFilter,
 } from '../src/redis.js';
 import { keys } from './support/random.js';
+import { type NodeClient, nodeClient } from './support/redis-clients.js';
 import { type RedisProxy, startProxy } from './support/redis-proxy.js';
 import {
   type RedisServerHandle,
@@ -32,7 +33,7 @@ import {
 } from './support/redis-server.js';
 
 const hasRedis = requireRedis();
-type Client = ReturnType<typeof createClient>;
+type Client = NodeClient;
 
 describe.skipIf(!hasRedis)('Redis filters never lose an acknowledged add', () => {
   let server: RedisServerHandle;
@@ -45,8 +46,7 @@ describe.skipIf(!hasRedis)('Redis filters never lose an acknowledged add', () =>
   const clients: { close(): Promise<unknown> }[] = [];
 
   async function connect(url: string): Promise<Client> {
-    const c = createClient({ url, disableOfflineQueue: true });
-    c.on('error', () => undefined);
+    const c = nodeClient(url);
     await c.connect();
     clients.push(c);
     return c;

@@ -5,7 +5,6 @@
  * full filter whose moves are undone) and scalable layers. So the memory store is a faithful
  * model of the Redis one, and both keep docs/FORMAT.md's layout.
  */
-import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   MemoryShardStore,
@@ -22,6 +21,7 @@ import {
   RedisScalableBloomFilter,
 } from '../src/redis.js';
 import { keys } from './support/random.js';
+import { type NodeClient, nodeClient } from './support/redis-clients.js';
 import { type RedisServerHandle, requireRedis, startRedis } from './support/redis-server.js';
 
 const hasRedis = requireRedis();
@@ -39,13 +39,12 @@ async function shardBytes(store: ShardStore, refs: string[], bytes: number): Pro
 
 describe.skipIf(!hasRedis)('RedisShardStore and MemoryShardStore hold the same bytes', () => {
   let server: RedisServerHandle;
-  let client: ReturnType<typeof createClient>;
+  let client: NodeClient;
   const memory = new MemoryShardStore();
 
   beforeAll(async () => {
     server = await startRedis();
-    client = createClient({ url: server.url, disableOfflineQueue: true });
-    client.on('error', () => undefined);
+    client = nodeClient(server.url);
     await client.connect();
   });
 
