@@ -270,21 +270,27 @@ export function runConformance(target: ConformanceTarget): void {
     });
 
     itIf('remove', 'removes keys without creating false negatives for the others', async () => {
-      const all = keys('present', 4000);
-      const f = await filled(target, { capacity: 4000, fpp }, all);
+      // 4,000 keys, half of them removed (2n at the Redis second-client scale, n = 1,000). Every
+      // removal must be acknowledged and every kept key held, each checked key by key; a removal
+      // that cleared nothing would leave nearly all removed keys answering true, against a limit
+      // of 10% (the kept half fills the filter to half its capacity: a rate far below 1%).
+      const size = Math.min(4000, 2 * n);
+      const half = size / 2;
+      const all = keys('present', size);
+      const f = await filled(target, { capacity: size, fpp }, all);
       try {
         expect(f.remove, 'remove (or declare it lacking)').toBeDefined();
         const refused: string[] = [];
         await each(
-          all.slice(0, 2000),
+          all.slice(0, half),
           (k) => f.remove!(k),
           (r, k) => {
             if (!r) refused.push(k);
           },
         );
         expect(refused).toEqual([]);
-        expect(await missing(f, all.slice(2000))).toEqual([]);
-        expect(await countHits(f, all.slice(0, 2000))).toBeLessThan(200);
+        expect(await missing(f, all.slice(half))).toEqual([]);
+        expect(await countHits(f, all.slice(0, half))).toBeLessThan(half / 10);
       } finally {
         await f.dispose?.();
       }
