@@ -14,7 +14,13 @@
  *   `views.masks`  the bit mask within that word
  */
 
-import { KERNEL_BASE, KERNEL_KEY_ROOM, kernelMemory, registerKernel } from './kernel-memory.js';
+import {
+  KERNEL_BASE,
+  kernelEnds,
+  kernelMemory,
+  loadKernelChunk,
+  registerKernel,
+} from './kernel-memory.js';
 import { encodeKeyInto, type Funnel, type Key } from './keys.js';
 import { LITTLE_ENDIAN } from './murmur3.js';
 import { murmur3Core } from './murmur3-core.js';
@@ -22,8 +28,6 @@ import { WASM_BASE64 as MURMUR3_WASM } from './murmur3-wasm.js';
 import { ENCODER_MIN_LENGTH, encodeLongString } from './pack.js';
 import {
   CHUNK_KEYS,
-  chunkEnd,
-  copyChunk,
   HASH_AT,
   HASHES_AT,
   KEY_AT,
@@ -266,13 +270,11 @@ export class BloomKernel {
     add: boolean,
     out: Uint8Array,
   ): number {
-    const offsets = keys.offsets;
-    const stop = chunkEnd(offsets, start, end, CHUNK_KEYS, KERNEL_KEY_ROOM);
-    const count = stop - start;
-    if (count === 0) return start;
-    const ends = copyChunk(keys, start, stop, this.keyArea, this.words);
-    this.ex.murmur3_batch((KEY_AT - offsets[start]!) | 0, OFFSETS_AT, ends, count, HASHES_AT);
-    this.probe(count, k, mod, add, out, start);
+    const stop = loadKernelChunk(keys, start, end, this.keyArea, this.words);
+    if (stop === start) return start;
+    const keysAt = (KEY_AT - keys.offsets[start]!) | 0;
+    this.ex.murmur3_batch(keysAt, OFFSETS_AT, kernelEnds, stop - start, HASHES_AT);
+    this.probe(stop - start, k, mod, add, out, start);
     return stop;
   }
 

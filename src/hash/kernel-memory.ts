@@ -5,7 +5,7 @@
  * hash/hasher.ts, the blocked filter's in filters/blocked/kernel.ts). A kernel's memory is sized
  * once and never grows, so views of its bits stay valid for the filter's lifetime.
  */
-import { KEY_AT } from './scratch.js';
+import { CHUNK_KEYS, chunkEnd, copyChunk, KEY_AT, type KeyBatch } from './scratch.js';
 import { newMemory, type WasmMemory } from './wasm-loader.js';
 
 /**
@@ -49,4 +49,27 @@ export function kernelMemory(bytes: number): WasmMemory | null {
 export function registerKernel(kernel: object): void {
   live++;
   registry!.register(kernel, null);
+}
+
+/** Where {@link loadKernelChunk} put the chunk's key ends (see `copyChunk`). */
+export let kernelEnds = 0;
+
+/**
+ * Copies the packed keys of `keys` from `start` on (as many whole keys as fit a kernel's key
+ * area, at most {@link CHUNK_KEYS}, none past `end`) into a kernel's memory (`bytes` and `u32`
+ * view it from 0), for its hash's batch function: key i of the chunk is at
+ * KEY_AT - offsets[start] + offsets[start + i], its end at {@link kernelEnds}. Returns the index
+ * after the last key copied; `start` itself when key `start` alone is longer than the area (the
+ * caller takes the per-key path for it).
+ */
+export function loadKernelChunk(
+  keys: KeyBatch,
+  start: number,
+  end: number,
+  bytes: Uint8Array,
+  u32: Uint32Array,
+): number {
+  const stop = chunkEnd(keys.offsets, start, end, CHUNK_KEYS, KERNEL_KEY_ROOM);
+  if (stop !== start) kernelEnds = copyChunk(keys, start, stop, bytes, u32);
+  return stop;
 }

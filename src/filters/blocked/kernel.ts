@@ -10,19 +10,12 @@
 import { WASM_BASE64 as BLOCKED_WASM } from '../../hash/blocked-wasm.js';
 import {
   KERNEL_BASE,
-  KERNEL_KEY_ROOM,
+  kernelEnds,
   kernelMemory,
+  loadKernelChunk,
   registerKernel,
 } from '../../hash/kernel-memory.js';
-import {
-  CHUNK_KEYS,
-  chunkEnd,
-  copyChunk,
-  HASHES_AT,
-  KEY_AT,
-  OFFSETS_AT,
-  RESULTS_AT,
-} from '../../hash/scratch.js';
+import { CHUNK_KEYS, HASHES_AT, KEY_AT, OFFSETS_AT, RESULTS_AT } from '../../hash/scratch.js';
 import { lazyWasm } from '../../hash/wasm-loader.js';
 import { XXH64_MODULE, type Xxh64Exports, xxh64UsesWasm } from '../../hash/xxhash64.js';
 import type { PackedKeys } from '../filter.js';
@@ -104,13 +97,11 @@ export class BlockedKernel {
     k: number,
     add: boolean,
   ): number {
-    const offsets = keys.offsets;
-    const stop = chunkEnd(offsets, start, end, CHUNK_KEYS, KERNEL_KEY_ROOM);
-    const count = stop - start;
-    if (count === 0) return start;
-    const ends = copyChunk(keys, start, stop, this.keyArea, this.words);
-    this.xx.xxh64_batch((KEY_AT - offsets[start]!) | 0, OFFSETS_AT, ends, count, HASHES_AT);
-    this.probeAll(count, blocks, k, add);
+    const stop = loadKernelChunk(keys, start, end, this.keyArea, this.words);
+    if (stop === start) return start;
+    const keysAt = (KEY_AT - keys.offsets[start]!) | 0;
+    this.xx.xxh64_batch(keysAt, OFFSETS_AT, kernelEnds, stop - start, HASHES_AT);
+    this.probeAll(stop - start, blocks, k, add);
     return stop;
   }
 
