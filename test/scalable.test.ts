@@ -194,6 +194,17 @@ describe('ScalableBloomFilter', () => {
     expect(() => f.layer(4)).toThrow(/layer must be an index below 4, got 4/);
     expect(f.expectedFpp()).toBeGreaterThan(0);
     expect(f.expectedFpp()).toBeLessThan(0.02);
+    // 1 − Π(1 − p_i) over the layers' own rates, also when they are far below 1e-16 (a lightly
+    // filled layer at a tight rate), where 1 − p_i rounds to 1: then it is their sum.
+    const rates = (g: ScalableBloomFilter) =>
+      Array.from({ length: g.layerCount }, (_, i) => g.layer(i).expectedFpp());
+    expect(f.expectedFpp()).toBeCloseTo(1 - rates(f).reduce((m, p) => m * (1 - p), 1), 12);
+    const tight = ScalableBloomFilter.create({ capacity: 100_000, fpp: 1e-6 });
+    for (const k of keys('t', 5000)) tight.add(k);
+    const sum = rates(tight).reduce((a, b) => a + b);
+    expect(sum).toBeGreaterThan(0);
+    expect(sum).toBeLessThan(1e-20);
+    expect(tight.expectedFpp() / sum).toBeCloseTo(1, 9);
   });
 
   it('throws FilterFullError and changes nothing when the next layer cannot be made', () => {

@@ -281,11 +281,13 @@ export class ScalableBloomFilter<K extends Key = Key>
 
   /** The rate the bits set now imply: 1 − Π(1 − (bitCount_i/m_i)^k_i). */
   expectedFpp(): number {
-    let miss = 1;
+    // 1 − Π(1 − p_i) through logarithms: written directly, a layer rate below 1e-16 would
+    // vanish (1 − p_i rounds to 1) and a fresh filter would report a rate of exactly 0.
+    let logMiss = 0;
     for (const l of this.chain) {
-      miss *= 1 - expectedFpp(l.filter.bitCount, l.filter.bitSize, l.filter.hashes);
+      logMiss += Math.log1p(-expectedFpp(l.filter.bitCount, l.filter.bitSize, l.filter.hashes));
     }
-    return 1 - miss;
+    return -Math.expm1(logMiss);
   }
 
   /** Forgets every key: back to one empty first layer. */
