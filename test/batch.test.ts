@@ -88,6 +88,11 @@ const CASES: [string, Funnel[], (funnel: Funnel) => AnyFilter][] = [
     () => SplitBlockBloomFilter.create({ capacity: 6000, fpp: 0.01 }),
   ],
   [
+    'SplitBlockBloomFilter (small: general path)',
+    ['string'],
+    () => SplitBlockBloomFilter.create({ capacity: 2000, fpp: 0.01 }),
+  ],
+  [
     'SplitBlockBloomFilter (INT64)',
     ['long'],
     () => SplitBlockBloomFilter.create({ capacity: 6000, fpp: 0.01, type: 'INT64' }),
@@ -161,6 +166,7 @@ describe('addBatch / hasBatch equal add / has key by key', () => {
   for (const [name, make] of [
     ['BloomFilter', () => BloomFilter.create({ capacity: 6000, fpp: 0.01 })],
     ['BlockedBloomFilter', () => BlockedBloomFilter.create({ capacity: 6000, fpp: 0.01 })],
+    ['SplitBlockBloomFilter', () => SplitBlockBloomFilter.create({ capacity: 6000, fpp: 0.01 })],
   ] as [string, () => AnyFilter][]) {
     it(`${name}: keys longer than a kernel chunk, first, inside and last`, () => {
       const long = (c: string) => c.repeat(150_000);

@@ -39,13 +39,14 @@ const BUDGET = 30_000;
  *   (1.3 kB); `{ shared: true }`/`fromShared` (2.2 kB); typed errors naming parameter and value
  *   (1.2 kB); the class, its bases, bit array, probe strategies, packed keys and sizing math
  *   (11.0 kB).
- * - `BlockedBloomFilter` (31.4 kB): the same container, storage and funnels, XXH64 in WebAssembly
+ * - `BlockedBloomFilter` (31.6 kB): the same container, storage and funnels, XXH64 in WebAssembly
  *   and JavaScript (3.8 kB), and since its batch paths run in a WebAssembly kernel of their own,
- *   that kernel (the blocked-probe module, 0.5 kB of base64; its memory and calls, 1.1 kB; the
+ *   that kernel (the blocked-probe module, 0.5 kB of base64; its memory and calls, 1.5 kB; the
  *   class's kernel paths), about 2.4 kB in all.
- * - `SplitBlockBloomFilter` (33.3 kB): the same container, storage and funnels, XXH64 in
- *   WebAssembly and JavaScript (3.9 kB), and Parquet's thrift header for `fromParquet` /
- *   `toParquet` (2.7 kB, plus its part of format.ts).
+ * - `SplitBlockBloomFilter` (35.7 kB): the same container, storage and funnels, XXH64 in
+ *   WebAssembly and JavaScript (3.9 kB), Parquet's thrift header for `fromParquet` /
+ *   `toParquet` (2.7 kB, plus its part of format.ts), and the same kind of kernel as the blocked
+ *   filter's with its own probe module (about 2.4 kB: batch adds and tests 2.4x / 2x faster).
  * - `CountingBloomFilter` (42.1 kB) and `ScalableBloomFilter` (43.2 kB): a whole `BloomFilter`
  *   (`toBloomFilter()` returns one; a scalable filter's layers are classic filters, `layer(i)`),
  *   whose static readers and writers come with the class, plus 6.9 and 7.5 kB of their own (the
@@ -54,8 +55,8 @@ const BUDGET = 30_000;
  */
 const OVER_BUDGET: Readonly<Record<string, number>> = {
   BloomFilter: 36_200,
-  BlockedBloomFilter: 32_400,
-  SplitBlockBloomFilter: 34_300,
+  BlockedBloomFilter: 32_600,
+  SplitBlockBloomFilter: 36_800,
   CountingBloomFilter: 43_300,
   ScalableBloomFilter: 44_500,
 };

@@ -32,7 +32,9 @@ import { BitArray, type BitStorage, popcount32 } from '../../bits/bit-array.js';
 import type { SharedFilterHandle } from '../../bits/shared-handle.js';
 import { checkOptions, checkPositiveInteger } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
+import { WASM_BASE64 as BLOCKED_WASM } from '../../hash/blocked-wasm.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
+import { lazyWasm } from '../../hash/wasm-loader.js';
 import { MAX_BATCH, xxh64Key, xxh64Many, xxViews } from '../../hash/xxhash64.js';
 import { checkOut, percent } from '../base.js';
 import { xxh64Chunks } from '../batch-chunks.js';
@@ -41,7 +43,7 @@ import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter
 import { checkPacked, keyEnd } from '../packed.js';
 import { addHashes, hasHashes } from './batch.js';
 import { blockedFormat } from './format.js';
-import { BlockedKernel } from './kernel.js';
+import { BlockedKernel, type BlockProbeExports } from './kernel.js';
 import { BLOCK_BITS, blockedSize, fastRange32, MAX_BLOCKS, MAX_PROBES } from './sizing.js';
 
 export {
@@ -55,6 +57,9 @@ export {
 } from './sizing.js';
 
 const GOLDEN = 0x9e3779b9 | 0;
+
+/** The blocked filter's probe module (hash/wasm/blocked.wat), compiled on first use. */
+const BLOCKED_MODULE = /* @__PURE__ */ lazyWasm<BlockProbeExports>(BLOCKED_WASM);
 
 /** Options shared by every way of making a blocked filter. */
 export interface BlockedBloomFilterCommonOptions<F extends Funnel = Funnel> {
@@ -107,7 +112,10 @@ export class BlockedBloomFilter<K extends Key = Key>
     this.hashes = checkPositiveInteger('hashes', shape.hashes, MAX_PROBES);
     this.funnel = checkFunnel(shape.funnel ?? 'string');
     const bitSize = this.blocks * BLOCK_BITS;
-    this.kernel = storage === undefined && !shape.shared ? BlockedKernel.create(this.blocks) : null;
+    this.kernel =
+      storage === undefined && !shape.shared
+        ? BlockedKernel.create(this.blocks, BLOCK_BITS / 8, BLOCKED_MODULE)
+        : null;
     this.bits =
       this.kernel === null
         ? bitsOf(bitSize, shape.shared, storage)
@@ -202,7 +210,7 @@ export class BlockedBloomFilter<K extends Key = Key>
         added += addHashes(this.bits, this.blocks, this.hashes, xxViews.many, 0, count);
       } else {
         this.kernel.hashes(xxViews.many, 0, count, this.blocks, this.hashes, true);
-        added += this.kernelTake(count, true, null, 0);
+        added += this.kernel.take(count, true, null, 0, this.bits as BitArray);
       }
     }
     return added;
@@ -219,7 +227,7 @@ export class BlockedBloomFilter<K extends Key = Key>
         hasHashes(this.data, this.blocks, this.hashes, xxViews.many, 0, count, found, start);
       } else {
         this.kernel.hashes(xxViews.many, 0, count, this.blocks, this.hashes, false);
-        this.kernelTake(count, false, found, start);
+        this.kernel.take(count, false, found, start, this.bits as BitArray);
       }
     }
     const out = new Array<boolean>(keys.length);
@@ -256,42 +264,23 @@ export class BlockedBloomFilter<K extends Key = Key>
   }
 
   /**
-   * Keys [0, n) of `batch` through the kernel, a chunk per call (a key longer than the kernel's
-   * key area takes the per-key path, with the same result); key i's answer (1/0) to `out[i]`.
-   * Returns how many keys were new (an add) or found (a test).
+   * Keys [0, n) of `batch` through the kernel (see kernel.ts); a key longer than the kernel's key
+   * area takes the per-key path, with the same result.
    */
   private kernelBatch(batch: PackedKeys, n: number, add: boolean, out: Uint8Array | null): number {
-    const kernel = this.kernel!;
-    let total = 0;
-    for (let start = 0; start < n; ) {
-      const stop = kernel.chunk(batch, start, n, this.blocks, this.hashes, add);
-      if (stop === start) {
-        const key = batch.bytes.subarray(batch.offsets[start]!, keyEnd(batch, start));
-        const yes = add ? this.addAs('bytes', key) : this.hasAs('bytes', key);
-        if (out !== null) out[start] = yes ? 1 : 0;
-        if (yes) total++;
-        start++;
-        continue;
-      }
-      total += this.kernelTake(stop - start, add, out, start);
-      start = stop;
-    }
-    return total;
-  }
-
-  /**
-   * The kernel's answers for its last `count` keys: to `out[outAt + j]` when `out` is given, the
-   * bits set noted in the popcount (an add); returns how many were new (an add) or found (a test).
-   */
-  private kernelTake(count: number, add: boolean, out: Uint8Array | null, outAt: number): number {
-    const kernel = this.kernel!;
-    const results = kernel.results;
-    if (out !== null) out.set(results.subarray(0, count), outAt);
-    if (!add) return kernel.sum;
-    (this.bits as BitArray).noteSet(kernel.sum);
-    let added = 0;
-    for (let j = 0; j < count; j++) added += results[j]!;
-    return added;
+    return this.kernel!.run(
+      batch,
+      n,
+      this.blocks,
+      this.hashes,
+      add,
+      out,
+      this.bits as BitArray,
+      (i) => {
+        const key = batch.bytes.subarray(batch.offsets[i]!, keyEnd(batch, i));
+        return add ? this.addAs('bytes', key) : this.hasAs('bytes', key);
+      },
+    );
   }
 
   /** What another filter must share with this one to be combined. */

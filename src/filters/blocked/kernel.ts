@@ -1,13 +1,14 @@
 /**
- * A blocked filter's bits inside a WebAssembly memory of their own (hash/kernel-memory.ts), with
- * the XXH64 module and the blocked-probe module (hash/wasm/blocked.wat) instantiated over it, so
+ * A block filter's bits inside a WebAssembly memory of their own (hash/kernel-memory.ts), with
+ * the XXH64 module and a probe module (hash/wasm/blocked.wat for the blocked filter,
+ * hash/wasm/split-block.wat for Parquet's split-block filter) instantiated over it, so
  * that a batch chunk costs two WebAssembly calls and no per-key JavaScript: XXH64 of every key of
  * the chunk, then one pass that computes and touches every key's block (the misses of the chunk
  * in flight at once) and one that tests or sets the probes. The same bits and answers as
  * `BlockedBloomFilter.add` / `has` key by key (positions: see blocked.wat and filter.ts), about
  * twice as fast as the same passes in JavaScript, whose typed-array accesses are bounds-checked.
  */
-import { WASM_BASE64 as BLOCKED_WASM } from '../../hash/blocked-wasm.js';
+import type { BitArray } from '../../bits/bit-array.js';
 import {
   KERNEL_BASE,
   kernelEnds,
@@ -16,13 +17,17 @@ import {
   registerKernel,
 } from '../../hash/kernel-memory.js';
 import { CHUNK_KEYS, HASHES_AT, KEY_AT, OFFSETS_AT, RESULTS_AT } from '../../hash/scratch.js';
-import { lazyWasm } from '../../hash/wasm-loader.js';
+import type { WasmInstantiator } from '../../hash/wasm-loader.js';
 import { XXH64_MODULE, type Xxh64Exports, xxh64UsesWasm } from '../../hash/xxhash64.js';
 import type { PackedKeys } from '../filter.js';
 
-/** The blocked-probe module's export (see wasm/blocked.wat for its contract). */
-interface BlockedExports {
-  blocked_batch(
+/**
+ * A block filter's probe module (wasm/blocked.wat, wasm/split-block.wat): tests (mode 1) or sets
+ * (mode 2) the probes of `count` XXH64 hashes at `hashes` in the blocks at `base`; per-key
+ * answers to `out`; returns the keys found or the bits set.
+ */
+export interface BlockProbeExports {
+  batch(
     hashes: number,
     count: number,
     base: number,
@@ -33,9 +38,6 @@ interface BlockedExports {
   ): number;
 }
 
-/** The blocked-probe module, compiled on its first instantiation. */
-const BLOCKED_MODULE = /* @__PURE__ */ lazyWasm<BlockedExports>(BLOCKED_WASM);
-
 export class BlockedKernel {
   /** The filter's words (block b is words [16b, 16b + 16)), inside the kernel's memory. */
   declare readonly data: Uint32Array;
@@ -44,16 +46,16 @@ export class BlockedKernel {
   /** The last chunk's sum: keys found (a test) or bits set (an add). */
   sum = 0;
   declare private readonly xx: Xxh64Exports;
-  declare private readonly probe: BlockedExports;
+  declare private readonly probe: BlockProbeExports;
   declare private readonly keyArea: Uint8Array;
   declare private readonly words: Uint32Array;
   declare private readonly hashArea: Int32Array;
 
   private constructor(
     xx: Xxh64Exports,
-    probe: BlockedExports,
+    probe: BlockProbeExports,
     buffer: ArrayBuffer,
-    blocks: number,
+    words: number,
   ) {
     this.xx = xx;
     this.probe = probe;
@@ -61,22 +63,27 @@ export class BlockedKernel {
     this.words = new Uint32Array(buffer, 0, KERNEL_BASE / 4);
     this.hashArea = new Int32Array(buffer, HASHES_AT, 2 * CHUNK_KEYS);
     this.results = new Uint8Array(buffer, RESULTS_AT, CHUNK_KEYS);
-    this.data = new Uint32Array(buffer, KERNEL_BASE, blocks * 16);
+    this.data = new Uint32Array(buffer, KERNEL_BASE, words);
   }
 
   /**
-   * A kernel for `blocks` blocks (all bits 0), or null where XXH64 does not run in WebAssembly,
-   * the bits are outside the sizes a kernel takes, or too many kernels are alive (the caller then
-   * keeps its bits in plain memory: the same answers, in JavaScript).
+   * A kernel for `blocks` blocks of `blockBytes` (all bits 0) probed by `module` (blocked.wat or
+   * split-block.wat, each bundled only with its filter), or null where XXH64 does not run in
+   * WebAssembly, the bits are outside the sizes a kernel takes, or too many kernels are alive
+   * (the caller then keeps its bits in plain memory: the same answers, in JavaScript).
    */
-  static create(blocks: number): BlockedKernel | null {
+  static create(
+    blocks: number,
+    blockBytes: number,
+    module: WasmInstantiator<BlockProbeExports>,
+  ): BlockedKernel | null {
     if (!xxh64UsesWasm()) return null;
-    const memory = kernelMemory(blocks * 64);
+    const memory = kernelMemory(blocks * blockBytes);
     if (memory === null) return null;
     const xx = XXH64_MODULE(memory);
-    const probe = xx === null ? null : BLOCKED_MODULE(memory);
+    const probe = xx === null ? null : module(memory);
     if (xx === null || probe === null) return null;
-    const kernel = new BlockedKernel(xx, probe, memory.buffer, blocks);
+    const kernel = new BlockedKernel(xx, probe, memory.buffer, (blocks * blockBytes) / 4);
     registerKernel(kernel);
     return kernel;
   }
@@ -114,16 +121,54 @@ export class BlockedKernel {
     this.probeAll(count, blocks, k, add);
   }
 
+  /**
+   * Keys [0, n) of `batch`, chunk by chunk, in order; key i's answer (1/0) to `out[i]` when `out`
+   * is given, the bits an add sets noted in `bits` (the filter's plain storage, these words).
+   * A key longer than the key area goes to `one(i)`, the filter's per-key path, which says if it
+   * was new (an add) or found (a test). Returns how many keys were new or found.
+   */
+  run(
+    batch: PackedKeys,
+    n: number,
+    blocks: number,
+    k: number,
+    add: boolean,
+    out: Uint8Array | null,
+    bits: BitArray,
+    one: (i: number) => boolean,
+  ): number {
+    let total = 0;
+    for (let start = 0; start < n; ) {
+      const stop = this.chunk(batch, start, n, blocks, k, add);
+      if (stop === start) {
+        const yes = one(start);
+        if (out !== null) out[start] = yes ? 1 : 0;
+        if (yes) total++;
+        start++;
+        continue;
+      }
+      total += this.take(stop - start, add, out, start, bits);
+      start = stop;
+    }
+    return total;
+  }
+
+  /**
+   * The answers of the last `count` keys: to `out[outAt + j]` when `out` is given, the bits set
+   * noted in `bits` (an add); returns how many were new (an add) or found (a test).
+   */
+  take(count: number, add: boolean, out: Uint8Array | null, outAt: number, bits: BitArray): number {
+    const results = this.results;
+    if (out !== null) out.set(results.subarray(0, count), outAt);
+    if (!add) return this.sum;
+    bits.noteSet(this.sum);
+    let added = 0;
+    for (let j = 0; j < count; j++) added += results[j]!;
+    return added;
+  }
+
   /** Tests or sets the probes of the `count` hashes at HASHES_AT. */
   private probeAll(count: number, blocks: number, k: number, add: boolean): void {
-    this.sum = this.probe.blocked_batch(
-      HASHES_AT,
-      count,
-      KERNEL_BASE,
-      blocks,
-      k,
-      add ? 2 : 1,
-      RESULTS_AT,
-    );
+    this.sum = this.probe.batch(HASHES_AT, count, KERNEL_BASE, blocks, k, add ? 2 : 1, RESULTS_AT);
   }
 }

@@ -24,15 +24,17 @@
  * here and are not supported.
  */
 
-import { type BitStorage, popcount32 } from '../../bits/bit-array.js';
+import { BitArray, type BitStorage, popcount32 } from '../../bits/bit-array.js';
 import type { SharedFilterHandle } from '../../bits/shared-handle.js';
 import { checkOptions, checkPositiveInteger } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
+import { bytesToWords, wordsToBytes } from '../../formats/words.js';
 import { checkOut, percent } from '../base.js';
 import { xxh64Chunks } from '../batch-chunks.js';
 import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
-import { checkPacked } from '../packed.js';
+import { checkPacked, keyEnd } from '../packed.js';
 import { decodeParquetBloomFilter, encodeParquetHeader, splitBlockFormatCore } from './format.js';
+import { splitBlockKernel } from './kernel.js';
 import {
   checkParquetType,
   MAX_SPLIT_BLOCKS,
@@ -57,7 +59,9 @@ export {
 
 import type { Funnel, Key } from '../../hash/keys.js';
 import { xxh64Key, xxViews } from '../../hash/xxhash64.js';
+import type { BlockedKernel } from '../blocked/kernel.js';
 import { fastRange32 } from '../blocked/sizing.js';
+
 import type { MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 
 const SALTS = Int32Array.from(SALT);
@@ -109,6 +113,8 @@ export class SplitBlockBloomFilter<K extends Key = Key>
   declare readonly funnel: Funnel;
   declare private readonly data: Uint32Array;
   declare private readonly typeId: number;
+  /** Plain bits inside a wasm kernel (see ../blocked/kernel.ts), or null for the general path. */
+  declare private readonly kernel: BlockedKernel | null;
 
   constructor(shape: SplitBlockShape, storage?: BitStorage) {
     super();
@@ -118,7 +124,11 @@ export class SplitBlockBloomFilter<K extends Key = Key>
     this.typeId = PARQUET_TYPE_IDS[this.type];
     this.funnel = PARQUET_FUNNELS[this.type];
     const bitSize = this.blocks * SPLIT_BLOCK_BITS;
-    this.bits = bitsOf(bitSize, shape.shared, storage);
+    this.kernel = storage === undefined && !shape.shared ? splitBlockKernel(this.blocks) : null;
+    this.bits =
+      this.kernel === null
+        ? bitsOf(bitSize, shape.shared, storage)
+        : new BitArray(bitSize, this.kernel.data, 0);
     this.data = this.bits.data;
   }
 
@@ -169,6 +179,7 @@ export class SplitBlockBloomFilter<K extends Key = Key>
   override addBatch(batch: PackedKeys, out?: Uint8Array): number {
     const n = checkPacked(batch);
     const flags = out === undefined ? null : checkOut(out, n);
+    if (this.kernel !== null) return this.kernelBatch(batch, n, true, flags);
     return xxh64Chunks(batch, n, (h, at, start, stop) => {
       let added = 0;
       for (let j = start; j < stop; j++, at += 2) {
@@ -184,12 +195,28 @@ export class SplitBlockBloomFilter<K extends Key = Key>
   override hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
     const n = checkPacked(batch);
     const result = checkOut(out, n);
+    if (this.kernel !== null) {
+      this.kernelBatch(batch, n, false, result);
+      return result;
+    }
     xxh64Chunks(batch, n, (h, at, start, stop) => {
       for (let j = start; j < stop; j++, at += 2)
         result[j] = this.findHash(h[at]!, h[at + 1]!) ? 1 : 0;
       return 0;
     });
     return result;
+  }
+
+  /**
+   * Values [0, n) of `batch` through the kernel (XXH64 and the probes of a chunk in two
+   * WebAssembly calls, see ../blocked/kernel.ts); a value longer than the kernel's key area takes
+   * the per-value path, with the same result.
+   */
+  private kernelBatch(batch: PackedKeys, n: number, add: boolean, out: Uint8Array | null): number {
+    return this.kernel!.run(batch, n, this.blocks, 8, add, out, this.bits as BitArray, (i) => {
+      const value = batch.bytes.subarray(batch.offsets[i]!, keyEnd(batch, i));
+      return add ? this.addEncoded(value) : this.hasEncoded(value);
+    });
   }
 
   /** Adds a 64-bit XXH64 hash computed elsewhere (the spec's `filter_insert(h)`). */
@@ -276,7 +303,11 @@ export class SplitBlockBloomFilter<K extends Key = Key>
 
   /** An independent copy (with the same kind of storage). */
   clone(): SplitBlockBloomFilter<K> {
-    return new SplitBlockBloomFilter<K>(this.shape(), this.bits.clone());
+    if (this.kernel === null) return new SplitBlockBloomFilter<K>(this.shape(), this.bits.clone());
+    const copy = new SplitBlockBloomFilter<K>(this.shape());
+    copy.data.set(this.data);
+    copy.bits.recount();
+    return copy;
   }
 
   /** The filter behind a {@link share} handle, on the same shared bits. */
@@ -296,11 +327,7 @@ export class SplitBlockBloomFilter<K extends Key = Key>
 
   /** The bitset as Parquet stores it after the header: 32·z bytes, words little-endian (a copy). */
   toBitset(): Uint8Array {
-    const out = new Uint8Array(this.blocks * 32);
-    const v = new DataView(out.buffer);
-    const d = this.data;
-    for (let i = 0; i < d.length; i++) v.setUint32(4 * i, d[i]!, true);
-    return out;
+    return wordsToBytes(this.data).slice();
   }
 
   /**
@@ -326,9 +353,7 @@ export class SplitBlockBloomFilter<K extends Key = Key>
       throw new RangeError(`bitset length must be a positive multiple of 32, got ${bitset.length}`);
     }
     const filter = new SplitBlockBloomFilter({ ...options, blocks: bitset.length / 32 });
-    const v = new DataView(bitset.buffer, bitset.byteOffset, bitset.byteLength);
-    const d = filter.bits.data;
-    for (let i = 0; i < d.length; i++) d[i] = v.getUint32(4 * i, true);
+    bytesToWords(bitset, filter.bits.data);
     filter.bits.recount();
     return filter;
   }
