@@ -2,10 +2,11 @@
  * Small real Redis Clusters for tests: `masters` cluster-enabled redis-servers (no RDB, no AOF),
  * each with `replicas` replicas, joined with plain cluster commands on one connection per node:
  * CLUSTER SET-CONFIG-EPOCH and ADDSLOTSRANGE on each master (its share of the 16384 slots),
- * CLUSTER MEET from the first node to every other one, CLUSTER REPLICATE on each replica, then a
- * short poll until every node reports cluster_state:ok with every slot and node known, knows every
- * replica's role, and every replica's link to its master is up. (`redis-cli --cluster create`
- * did the same through a separate process with second-long waits.)
+ * CLUSTER MEET from the first node to every other one (again every 2 s while some node has not
+ * learned of every other: a loaded machine can make a handshake time out), CLUSTER REPLICATE on
+ * each replica, then a short poll until every node reports cluster_state:ok with every slot and
+ * node known, knows every replica's role, and every replica's link to its master is up.
+ * (`redis-cli --cluster create` did the same through a separate process with second-long waits.)
  *
  * A master turns cluster_state:ok only 2 s after its start (Redis' CLUSTER_WRITABLE_DELAY), so a
  * cluster is ready about 2 s after the servers are spawned, whatever is done meanwhile.
@@ -221,9 +222,29 @@ export async function startRedisCluster(
           ? ['CLUSTER', 'MEET', s.host, String(s.port), String(s.busPort)]
           : ['CLUSTER', 'MEET', s.host, String(s.port)],
       );
-    if (meets.length > 0) {
+    let met = Date.now();
+    const meet = async (): Promise<void> => {
+      met = Date.now();
+      if (meets.length === 0) return;
       for (const r of await rawCommands(servers[0]!.port, meets)) check(r, 'CLUSTER MEET');
-    }
+    };
+    await meet();
+    /**
+     * `check`, sending the MEETs again every 2 s while it finds a node that does not know every
+     * other: a node drops a handshake that does not finish within the node timeout (at least
+     * 1 s), which a loaded machine can make happen, and would then never learn of that node. A
+     * MEET of a node already known only starts a handshake that ends by finding it known.
+     */
+    const meeting =
+      (check: () => Promise<string | undefined>) => async (): Promise<string | undefined> => {
+        const pending = await check();
+        const unmet =
+          pending !== undefined &&
+          (/unknown node/i.test(pending) ||
+            [...pending.matchAll(/known=(\d+)/g)].some((m) => Number(m[1]) < total));
+        if (unmet && Date.now() - met >= 2_000) await meet();
+        return pending;
+      };
     // A replica can follow its master once it has heard of it (the MEET handshakes spread that).
     await Promise.all(
       replicaOf.map(async (m, i) => {
@@ -231,14 +252,14 @@ export async function startRedisCluster(
         await pollUntil(
           `replica ${servers[i]!.port} of ${servers[m]!.port}`,
           deadline,
-          async () => {
+          meeting(async () => {
             const r = await rawCommand(servers[i]!.port, ['CLUSTER', 'REPLICATE', ids[m]!]);
             return r === 'OK' ? undefined : String(r);
-          },
+          }),
         );
       }),
     );
-    await pollUntil('cluster_state:ok', deadline, clusterOk(servers, total));
+    await pollUntil('cluster_state:ok', deadline, meeting(clusterOk(servers, total)));
     await pollUntil('replica roles', deadline, rolesSettled(servers, ids, replicaOf));
   } catch (err) {
     await stopAll();
