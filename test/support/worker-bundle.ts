@@ -9,16 +9,18 @@
  *   const worker = new Worker(path, { workerData });
  *
  *   const node = await importNodeBundle(); // bloomkit/node built from src, as dist/node.js is
- *   await node.buildParallel(keys, { workers: 4, ... }); // its workers load this same bundle
+ *   await node.buildParallel(keys, { workers: 4, ... }); // its workers load the built files
  *
- * The bundles are built from the current sources at every run (nothing is cached on disk), into
- * a temporary folder that `removeBundles()` (in `afterAll`) deletes.
+ * Workers and programs are bundled from the current sources at every run (nothing is cached on
+ * disk), into a temporary folder that `removeBundles()` (in `afterAll`) deletes; `bloomkit/node`
+ * is the command build's (cached on disk while the sources are unchanged).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { cliBuild } from './cli-build.js';
 
 type NodeApi = typeof import('../../src/node.js');
 
@@ -107,7 +109,11 @@ export async function importNodeBundle(): Promise<NodeApi> {
   return (await import(/* @vite-ignore */ pathToFileURL(await bundleNode()).href)) as NodeApi;
 }
 
-/** The path of that `bloomkit/node` bundle (see {@link importNodeBundle}). */
-export function bundleNode(): Promise<string> {
-  return bundle(new URL('../../src/node.ts', import.meta.url), 'node.js');
+/**
+ * The path of that `bloomkit/node` bundle (see {@link importNodeBundle}): the `node.js` of the
+ * command's build (test/support/cli-build.ts), built once for all test files and kept while the
+ * sources are unchanged. Its worker pools start their threads on the `cli-worker.js` beside it.
+ */
+export async function bundleNode(): Promise<string> {
+  return join(await cliBuild(), 'node.js');
 }
