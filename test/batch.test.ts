@@ -5,6 +5,7 @@
  * that are non-ASCII, hold lone surrogates, repeat within the batch, or are longer than a chunk.
  */
 import { describe, expect, it } from 'vitest';
+import { hashKeyInto } from '../src/hash/hasher.js';
 import type { Funnel, Key } from '../src/hash/keys.js';
 import {
   BlockedBloomFilter,
@@ -211,3 +212,114 @@ describe('addBatch / hasBatch equal add / has key by key', () => {
     );
   });
 });
+
+describe('the kernels against the general path', () => {
+  // The classic kernel adds 16 keys at a time (walk_batch mode 2): their probes are walked into
+  // the key area (16·8k bytes, 32,640 at k = 255), then set key by key; a repeat inside a group
+  // must see the bits its first copy set, and each key's count of bits set must be the per-key
+  // walk's (the scalable filter reads it through kernelHashes).
+  for (const k of [1, 16, 17, 255]) {
+    it(`BloomFilter, k = ${k}: grouped adds give add's flags, bits, count and bits set per key`, () => {
+      const present = keysOf('string').present.slice(0, 600);
+      const keys: Key[] = [];
+      for (let i = 0; i < present.length; i++) {
+        keys.push(present[i]!);
+        if (i % 7 === 3) keys.push(present[i]!); // the next key, same group
+        if (i % 50 === 20) keys.push(present[i - 9]!); // in the same group or the one before
+      }
+      const shape = { bits: 1 << 18, hashes: k };
+      const general = new BloomFilter({ ...shape, shared: true });
+      const expected = new Uint8Array(keys.length);
+      const setPerKey = new Uint8Array(keys.length);
+      for (let i = 0; i < keys.length; i++) {
+        const before = general.bitCount;
+        expected[i] = general.add(keys[i]!) ? 1 : 0;
+        setPerKey[i] = general.bitCount - before;
+      }
+      const batched = new BloomFilter(shape);
+      const flags = new Uint8Array(keys.length);
+      expect(batched.addBatch(packKeys('string', keys), flags)).toBe(
+        expected.reduce((a, b) => a + b, 0),
+      );
+      expectBytes(flags, expected, 'add flags');
+      expectBytes(batched.toBytes(), general.toBytes(), 'bits');
+      expect(batched.bitCount).toBe(general.bitCount);
+      // The same keys as MurmurHash3 rows through kernelHashes, a chunk at most 1024 keys.
+      const rows = new Int32Array(4 * keys.length);
+      for (let i = 0; i < keys.length; i++) {
+        hashKeyInto('string', keys[i]!, rows.subarray(4 * i, 4 * i + 4));
+      }
+      const fromRows = new BloomFilter(shape);
+      const out = new Uint8Array(keys.length);
+      const sum = fromRows.kernelHashes(rows, 0, keys.length, true, out);
+      expect(sum, 'a kernel took the rows').toBe(general.bitCount);
+      expectBytes(out, setPerKey, 'bits set per key');
+      expectBytes(fromRows.toBytes(), general.toBytes(), 'bits from rows');
+    });
+  }
+
+  // A popcount left unknown (a filter read from bytes, a union) is counted when first asked:
+  // adds in between, through a kernel (noteSet) or key by key, must not be counted on top.
+  const popcount = (data: Uint32Array) => {
+    let n = 0;
+    for (let w of data) for (; w !== 0; w &= w - 1) n++;
+    return n;
+  };
+  const kinds: [string, () => BitFilterLike, (b: Uint8Array, copy: boolean) => BitFilterLike][] = [
+    [
+      'BloomFilter',
+      () => BloomFilter.create({ capacity: 6000, fpp: 0.01 }),
+      (b, copy) => BloomFilter.fromBytes(b, { copy }),
+    ],
+    [
+      'BlockedBloomFilter',
+      () => BlockedBloomFilter.create({ capacity: 6000, fpp: 0.01 }),
+      (b, copy) => BlockedBloomFilter.fromBytes(b, { copy }),
+    ],
+    [
+      'SplitBlockBloomFilter',
+      () => SplitBlockBloomFilter.create({ capacity: 6000, fpp: 0.01 }),
+      (b, copy) => SplitBlockBloomFilter.fromBytes(b, { copy }),
+    ],
+  ];
+  for (const [name, make, read] of kinds) {
+    it(`${name}: the popcount after fromBytes, union and clone follows later adds`, () => {
+      const keys = keysOf('string').present;
+      const first = packKeys('string', keys.slice(0, 1000));
+      const later = packKeys('string', keys.slice(1000, 2000));
+      const known = make();
+      known.addBatch(first);
+      const bytes = known.toBytes();
+      const counted = (f: BitFilterLike, what: string) => {
+        expect(f.bitCount, what).toBe(popcount(f.bits.data));
+        expect(f.bitCount, what).toBe(known.bitCount);
+      };
+      known.addBatch(later);
+      known.add(keys[2000]!);
+      for (const copy of [true, false]) {
+        const loaded = read(new Uint8Array(bytes), copy); // copy: in a kernel; else a view
+        loaded.addBatch(later);
+        loaded.add(keys[2000]!);
+        counted(loaded, `fromBytes, copy: ${copy}`);
+      }
+      const merged = read(bytes, true);
+      const other = make();
+      other.addBatch(later);
+      merged.union(other);
+      const twin = merged.clone(); // a clone of an unknown count
+      for (const f of [merged, twin]) {
+        f.add(keys[2000]!);
+        f.addBatch(later);
+        counted(f, 'after a union');
+      }
+    });
+  }
+});
+
+/** What the popcount test needs of a bit filter. */
+interface BitFilterLike extends AnyFilter {
+  readonly bitCount: number;
+  readonly bits: { readonly data: Uint32Array };
+  union(other: BitFilterLike): unknown;
+  clone(): BitFilterLike;
+}
