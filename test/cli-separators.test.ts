@@ -65,6 +65,25 @@ describe.each([true, false])('SeparatorBuffer (WebAssembly: %s)', (wasm) => {
     b.buf[(1 << 17) - 1] = 10;
     expect(scanAll(b, 0, 1 << 17, 10)).toEqual([100, 65_535, (1 << 17) - 1]);
   });
+
+  it('moves to plain memory, bytes kept, when the WebAssembly memory cannot grow (past 4 GiB)', () => {
+    const b = new SeparatorBuffer(1 << 16, wasm);
+    const memory = (b as unknown as { memory: { grow(pages: number): number } | null }).memory;
+    if (memory !== null) {
+      memory.grow = () => {
+        throw new RangeError('WebAssembly.Memory.grow(): Maximum memory size exceeded');
+      };
+    }
+    b.buf.fill(0x61);
+    b.buf[7] = 10;
+    b.buf[65_535] = 10;
+    b.grow(1 << 16);
+    expect(b.buf.length).toBe(1 << 17);
+    expect(b.buf.subarray(0, 7).every((c) => c === 0x61)).toBe(true);
+    b.buf.fill(0x62, 1 << 16);
+    b.buf[70_000] = 10;
+    expect(scanAll(b, 0, 1 << 17, 10)).toEqual([7, 65_535, 70_000]);
+  });
 });
 
 /** A source handing out `data` in reads of 1 to `piece` bytes (as a pipe or gzip does). */

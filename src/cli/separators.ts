@@ -51,19 +51,28 @@ export class SeparatorBuffer {
     return Buffer.from(buffer, BASE, size);
   }
 
-  /** Doubles the buffer, keeping its first `len` bytes. */
+  /**
+   * Doubles the buffer, keeping its first `len` bytes. Past what a WebAssembly memory can hold
+   * (4 GiB, for a record of gigabytes), the buffer moves to plain memory and `indexOf`.
+   */
   grow(len: number): void {
     const size = this.buf.length * 2;
-    if (this.memory === null) {
-      const bigger = Buffer.allocUnsafe(size);
-      bigger.set(this.buf.subarray(0, len));
-      this.buf = bigger;
-      return;
+    if (this.memory !== null) {
+      // The memory grows in place: the bytes stay where they are, only the views are new.
+      const need = Math.ceil((BASE + size + SPARE) / PAGE) - this.memory.buffer.byteLength / PAGE;
+      try {
+        if (need > 0) this.memory.grow(need);
+        this.buf = this.view(size);
+        return;
+      } catch {
+        this.memory = null;
+        this.ex = null;
+        this.found = new Uint32Array(MAX_FOUND);
+      }
     }
-    // The memory grows in place: the bytes stay where they are, only the views are new.
-    const need = Math.ceil((BASE + size + SPARE) / PAGE) - this.memory.buffer.byteLength / PAGE;
-    if (need > 0) this.memory.grow(need);
-    this.buf = this.view(size);
+    const bigger = Buffer.allocUnsafe(size);
+    this.buf.copy(bigger, 0, 0, len);
+    this.buf = bigger;
   }
 
   /**
