@@ -128,7 +128,8 @@ describe('ScalableBloomFilter', () => {
           // missing).
           layers = f.layerCount;
           checks++;
-          for (let j = 0; j <= i; j += 16) if (!f.has(j)) expect.fail(`false negative ${j} at ${i}`);
+          for (let j = 0; j <= i; j += 16)
+            if (!f.has(j)) expect.fail(`false negative ${j} at ${i}`);
         }
       }
       // Every key, through hasBatch (its answers are has's: test/scalable-batch.test.ts, every
