@@ -301,7 +301,7 @@ export function runConformance(target: ConformanceTarget): void {
       // 4,000 keys, half of them removed (2n at the Redis second-client scale, n = 1,000). Every
       // removal must be acknowledged and every kept key held, each checked key by key; a removal
       // that cleared nothing would leave nearly all removed keys answering true, against a limit
-      // of 10% (the kept half fills the filter to half its capacity: a rate far below 1%).
+      // of 10% (the kept half fills the filter to half its capacity: a rate below 1%).
       const size = Math.min(4000, 2 * n);
       const half = size / 2;
       const all = keys('present', size);
