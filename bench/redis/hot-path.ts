@@ -27,7 +27,9 @@ interface Result {
   memory?: { keys: number; peakRss: number; peakHeap: number; ms: number };
 }
 
-type Client = ReturnType<typeof createClient>;
+/** The node-redis client, typed as the factory infers (see bench/redis/shared.ts). */
+const connect = (url: string) => createClient({ url, disableOfflineQueue: true });
+type Client = ReturnType<typeof connect>;
 
 function arg(argv: string[], name: string): string | undefined {
   const i = argv.indexOf(name);
@@ -46,7 +48,7 @@ export async function run(argv: string[]): Promise<Result> {
   const n = Number(arg(argv, '--keys') ?? 200_000);
   const rounds = Number(arg(argv, '--rounds') ?? 5);
   const server = await startRedis();
-  const client: Client = createClient({ url: server.url, disableOfflineQueue: true });
+  const client: Client = connect(server.url);
   client.on('error', () => undefined);
   await client.connect();
   const name = `hot-${process.pid}`;
