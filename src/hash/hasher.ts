@@ -17,6 +17,7 @@
 import {
   KERNEL_BASE,
   kernelEnds,
+  kernelKeys,
   kernelMemory,
   loadKernelChunk,
   registerKernel,
@@ -272,8 +273,7 @@ export class BloomKernel {
   ): number {
     const stop = loadKernelChunk(keys, start, end, this.keyArea, this.words);
     if (stop === start) return start;
-    const keysAt = (KEY_AT - keys.offsets[start]!) | 0;
-    this.ex.murmur3_batch(keysAt, OFFSETS_AT, kernelEnds, stop - start, HASHES_AT);
+    this.ex.murmur3_batch(kernelKeys, OFFSETS_AT, kernelEnds, stop - start, HASHES_AT);
     this.probe(stop - start, k, mod, add, out, start);
     return stop;
   }

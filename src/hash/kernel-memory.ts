@@ -53,12 +53,15 @@ export function registerKernel(kernel: object): void {
 
 /** Where {@link loadKernelChunk} put the chunk's key ends (see `copyChunk`). */
 export let kernelEnds = 0;
+/** The `keys` address of that chunk for a batch hash call: key i starts at it + offsets[i]. */
+export let kernelKeys = 0;
 
 /**
  * Copies the packed keys of `keys` from `start` on (as many whole keys as fit a kernel's key
  * area, at most {@link CHUNK_KEYS}, none past `end`) into a kernel's memory (`bytes` and `u32`
- * view it from 0), for its hash's batch function: key i of the chunk is at
- * KEY_AT - offsets[start] + offsets[start + i], its end at {@link kernelEnds}. Returns the index
+ * view it from 0), for its hash's batch function: its `keys` argument is {@link kernelKeys}
+ * (key i of the chunk at KEY_AT - offsets[start] + offsets[start + i]) and its ends
+ * {@link kernelEnds}. Returns the index
  * after the last key copied; `start` itself when key `start` alone is longer than the area (the
  * caller takes the per-key path for it).
  */
@@ -70,6 +73,9 @@ export function loadKernelChunk(
   u32: Uint32Array,
 ): number {
   const stop = chunkEnd(keys.offsets, start, end, CHUNK_KEYS, KERNEL_KEY_ROOM);
-  if (stop !== start) kernelEnds = copyChunk(keys, start, stop, bytes, u32);
+  if (stop !== start) {
+    kernelEnds = copyChunk(keys, start, stop, bytes, u32);
+    kernelKeys = (KEY_AT - keys.offsets[start]!) | 0;
+  }
   return stop;
 }

@@ -13,11 +13,12 @@ import type { BitArray } from '../../bits/bit-array.js';
 import {
   KERNEL_BASE,
   kernelEnds,
+  kernelKeys,
   kernelMemory,
   loadKernelChunk,
   registerKernel,
 } from '../../hash/kernel-memory.js';
-import { CHUNK_KEYS, HASHES_AT, KEY_AT, OFFSETS_AT, RESULTS_AT } from '../../hash/scratch.js';
+import { CHUNK_KEYS, HASHES_AT, OFFSETS_AT, RESULTS_AT } from '../../hash/scratch.js';
 import type { WasmInstantiator } from '../../hash/wasm-loader.js';
 import { XXH64_MODULE, type Xxh64Exports, xxh64UsesWasm } from '../../hash/xxhash64.js';
 import type { PackedKeys } from '../filter.js';
@@ -107,8 +108,7 @@ export class BlockedKernel {
   ): number {
     const stop = loadKernelChunk(keys, start, end, this.keyArea, this.words);
     if (stop === start) return start;
-    const keysAt = (KEY_AT - keys.offsets[start]!) | 0;
-    this.xx.xxh64_batch(keysAt, OFFSETS_AT, kernelEnds, stop - start, HASHES_AT);
+    this.xx.xxh64_batch(kernelKeys, OFFSETS_AT, kernelEnds, stop - start, HASHES_AT);
     this.probeAll(stop - start, blocks, k, add);
     return stop;
   }

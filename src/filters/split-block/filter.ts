@@ -61,7 +61,6 @@ import type { Funnel, Key } from '../../hash/keys.js';
 import { xxh64Key, xxViews } from '../../hash/xxhash64.js';
 import type { BlockedKernel } from '../blocked/kernel.js';
 import { fastRange32 } from '../blocked/sizing.js';
-
 import type { MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 
 const SALTS = Int32Array.from(SALT);
