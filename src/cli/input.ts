@@ -11,6 +11,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { CliError, type CliIo } from './command.js';
+import { copyBytes } from './separators.js';
 
 /** A byte stream read into caller-owned buffers. */
 export interface ByteSource {
@@ -124,11 +125,7 @@ class StreamSource implements ByteSource {
         this.pending = next.value;
       }
       const take = Math.min(this.pending.length, into.length - done);
-      // Buffer's copy (a memmove): `set` into the reader's buffer, which lives in a WebAssembly
-      // memory, can take a slow path (see cli/output.ts).
-      const pending = this.pending;
-      if (Buffer.isBuffer(pending)) pending.copy(into, done, 0, take);
-      else into.set(pending.subarray(0, take), done);
+      copyBytes(this.pending, 0, take, into, done);
       done += take;
       this.pending = take === this.pending.length ? null : this.pending.subarray(take);
     }

@@ -20,7 +20,7 @@ import type { PackedKeys } from '../filters/filter.js';
 import type { Funnel } from '../index.js';
 import { CliError } from './command.js';
 import type { ByteSource } from './input.js';
-import { MAX_FOUND, SEPARATOR_BASE, SeparatorBuffer } from './separators.js';
+import { copyBytes, MAX_FOUND, SEPARATOR_BASE, SeparatorBuffer } from './separators.js';
 
 export interface RecordOptions {
   /** The byte that ends a record: 0x0a (newline) or 0x00 (`-0`). */
@@ -197,7 +197,7 @@ export class RecordReader {
       switch (funnel) {
         case 'string':
         case 'bytes':
-          copy(text, s, e, out, w);
+          copyBytes(text, s, e, out, w);
           w += e - s;
           break;
         case 'int':
@@ -240,20 +240,11 @@ export class RecordReader {
       if (p > e) continue; // the record has fewer fields: this one is empty
       let q = buf.indexOf(delimiter, p);
       if (q < 0 || q > e) q = e;
-      copy(buf, p, q, out, w);
+      copyBytes(buf, p, q, out, w);
       w += q - p;
     }
     return w - start;
   }
-}
-
-/** `dst.set(src.subarray(s, e), w)` without the view for short runs. */
-function copy(src: Uint8Array, s: number, e: number, dst: Uint8Array, w: number): void {
-  if (e - s > 32) {
-    dst.set(src.subarray(s, e), w);
-    return;
-  }
-  for (let i = s; i < e; i++) dst[w++] = src[i]!;
 }
 
 const TWO_32 = 4294967296;
