@@ -138,7 +138,7 @@ describe('save and load', () => {
       BloomFilter.create({ capacity: 3000, fpp: 0.001, strategy: 'MURMUR128_MITZ_32' }),
       BloomFilter.create({ capacity: 3000, fpp: 0.01, shared: true }),
     ]) {
-      f.add(f.funnel === 'int' ? 5 : 'x');
+      (f as BloomFilter<string | number>).add(f.funnel === 'int' ? 5 : 'x');
       const path = join(dir, 'f.blmk');
       const n = await save(f, path);
       const bytes = new Uint8Array(await readFile(path));
