@@ -9,8 +9,6 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BloomFilter,
@@ -20,9 +18,8 @@ import {
   keyBytes,
   murmur3x64_128,
 } from '../src/node.js';
+import { gc } from './support/gc.js';
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 const MIB = 2 ** 20;
 
 function used(): number {

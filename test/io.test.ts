@@ -8,8 +8,6 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN_CASES } from '../scripts/golden-cases.js';
 import {
@@ -29,11 +27,9 @@ import {
 import { ShardedBloomFilter } from '../src/redis.js';
 import { decodeAny, loadAny } from './support/any-filter.js';
 import { expectBytes } from './support/bytes.js';
+import { gc } from './support/gc.js';
 import { forge } from './support/native-bytes.js';
 import { lcg } from './support/random.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 /**
  * heap + external, after a full collection. `external` already includes `arrayBuffers` (Node's
