@@ -21,6 +21,7 @@ import {
   fromBytes,
   SplitBlockBloomFilter,
 } from '../src/index.js';
+import { expectBytes } from './support/bytes.js';
 import {
   type BuiltCli,
   buildCli,
@@ -114,7 +115,7 @@ describe('create, add, check', () => {
   it('writes the bits the library writes for the same keys (Guava sizing and hashing)', async () => {
     const ref = BloomFilter.create({ capacity: 3000, fpp: 0.01 });
     for (const w of words) ref.add(w);
-    expect(readFileSync(path('w.bloom'))).toEqual(Buffer.from(ref.toBytes()));
+    expectBytes(readFileSync(path('w.bloom')), Buffer.from(ref.toBytes()));
     const size = bloomSize(3000, 0.01);
     const info = JSON.parse(await out(['info', '--json', path('w.bloom')]));
     expect(info).toMatchObject({
@@ -176,7 +177,7 @@ describe('create, add, check', () => {
     const r = await cli.run(['add', path('w.bloom'), path('cut.gz')]);
     ok(r, 2);
     expect(r.stderr).toContain('cut.gz');
-    expect(readFileSync(path('w.bloom'))).toEqual(before);
+    expectBytes(readFileSync(path('w.bloom')), before);
   });
 
   it('hashes invalid UTF-8, a 10,000,000-character line, CRLF and empty lines as bytes', async () => {
@@ -232,7 +233,7 @@ describe('create, add, check', () => {
     ok(await cli.run(['add', path('l.bloom')], { input: '42\n-7\n9223372036854775807\n' }));
     const ref = BloomFilter.create({ capacity: 1000, fpp: 0.01, funnel: 'long' });
     for (const k of [42n, -7n, 9223372036854775807n]) ref.add(k);
-    expect(readFileSync(path('l.bloom'))).toEqual(Buffer.from(ref.toBytes()));
+    expectBytes(readFileSync(path('l.bloom')), Buffer.from(ref.toBytes()));
     const r = await cli.run(['add', path('l.bloom')], { input: '1\n2\nfour\n' });
     ok(r, 2);
     expect(r.stderr).toContain('standard input: line 3: "four" is not a decimal integer');
@@ -307,7 +308,7 @@ describe('merge, convert, info, calc', () => {
       `${words.length}\n`,
     );
     ok(await cli.run(['convert', path('w.guava'), path('w2.bloom'), '--to', 'native']));
-    expect(readFileSync(path('w2.bloom'))).toEqual(readFileSync(path('w.bloom')));
+    expectBytes(readFileSync(path('w2.bloom')), readFileSync(path('w.bloom')));
     ok(
       await cli.run([
         'convert',
@@ -387,7 +388,7 @@ describe('bad files', () => {
     writeFileSync(path('none.txt'), '');
     const before = readFileSync(path('w.bloom'));
     ok(await cli.run(['add', path('w.bloom'), path('none.txt')]));
-    expect(readFileSync(path('w.bloom'))).toEqual(before);
+    expectBytes(readFileSync(path('w.bloom')), before);
     ok(await cli.run(['check', path('w.bloom'), path('none.txt')]), 1);
     const d = await cli.run(['dedup', path('none.txt')]);
     ok(d);
@@ -430,7 +431,7 @@ describe('the built command, as a process', () => {
 
   it('runs the filter-file commands end to end, writing the bits the library writes', async () => {
     const ref = reference();
-    expect(readFileSync(path('p.bloom'))).toEqual(Buffer.from(ref.toBytes()));
+    expectBytes(readFileSync(path('p.bloom')), Buffer.from(ref.toBytes()));
     const all = [...words.slice(0, 100), ...absent.slice(0, 100)];
     const check = await same(['check', path('p.bloom'), path('mixed.txt')]);
     expect(lines(check.stdout)).toEqual(all.filter((k) => ref.has(k)));

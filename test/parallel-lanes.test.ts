@@ -6,6 +6,7 @@
  * answers copied to the wrong place would show here as a wrong answer or a differing bit.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { expectBytes } from './support/bytes.js';
 import { mulberry32 } from './support/random.js';
 import { importNodeBundle, removeBundles } from './support/worker-bundle.js';
 
@@ -57,7 +58,7 @@ describe('worker pool lanes', () => {
       expect(progress.at(-1)).toBe(added.length);
       // Chunks: a full key-limited one at least, and the long keys one or two per chunk.
       expect(progress.length).toBeGreaterThanOrEqual(1 + 3);
-      expect(pooled.toBytes()).toEqual(one.toBytes());
+      expectBytes(pooled.toBytes(), one.toBytes());
       const batch = packKeys('string', keys);
       const found = await pool.hasBatch(batch);
       expect(found).toEqual(one.hasBatch(batch));
@@ -79,7 +80,7 @@ describe('worker pool lanes', () => {
     const pool = await FilterWorkerPool.open(pooled, { workers: 2 });
     try {
       await pool.addBatch(records);
-      expect(pooled.toBytes()).toEqual(one.toBytes());
+      expectBytes(pooled.toBytes(), one.toBytes());
       const probes = lines.map((l, i) => (i % 2 === 0 ? l : `absent ${l}`));
       const batches = [0, 1, 2].map((j) => packKeys('string', probes.slice(j * 20000)));
       const answers = await Promise.all(batches.map((b) => pool.hasBatch(b)));
