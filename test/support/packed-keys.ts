@@ -21,18 +21,21 @@ export function packedSequence(prefix: string, n: number, from = 0): PackedKeys 
   const widest = String(Math.max(from, from + n - 1)).length;
   const bytes = new Uint8Array(n * (head.length + widest));
   const offsets = new Uint32Array(n + 1);
+  // The current number's ASCII digits, right-aligned in `digits` from `first` on, counted up
+  // by one per key like an odometer (a carry past the leftmost digit adds a digit).
+  const digits = new Uint8Array(widest);
+  const start = String(from);
+  let first = widest - start.length;
+  for (let j = 0; j < start.length; j++) digits[first + j] = start.charCodeAt(j);
   let p = 0;
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < head.length; j++) bytes[p++] = head[j]!;
-    let v = from + i;
-    let digits = 1;
-    for (let t = v; t >= 10; t = Math.floor(t / 10)) digits++;
-    for (let j = digits - 1; j >= 0; j--) {
-      bytes[p + j] = 48 + (v % 10);
-      v = Math.floor(v / 10);
-    }
-    p += digits;
+    for (let j = first; j < widest; j++) bytes[p++] = digits[j]!;
     offsets[i + 1] = p;
+    let j = widest - 1;
+    while (j >= first && digits[j] === 57) digits[j--] = 48;
+    if (j >= first) digits[j]!++;
+    else if (first > 0) digits[--first] = 49;
   }
   return { bytes: bytes.subarray(0, p), offsets };
 }
