@@ -14,10 +14,17 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';
 
-/** The system Chromium (Debian's package), or undefined when it is not installed. */
-export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) =>
-  existsSync(p),
-);
+/**
+ * The system Chromium, or undefined when it is not installed: Chromium's headless shell first
+ * (Debian's chromium-headless-shell, the build Playwright itself runs headless: the same Blink and
+ * V8 without the desktop browser; the browser tests take about a quarter less CPU with it), else
+ * the full browser (Debian's chromium) in headless mode.
+ */
+export const CHROMIUM = [
+  '/usr/bin/chromium-headless-shell',
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+].find((p) => existsSync(p));
 
 /** Headless, no sandbox (containers), and no traffic to anything but the test's own server. */
 export const CHROMIUM_ARGS = [
@@ -42,8 +49,10 @@ function isCI(): boolean {
  */
 export function requireChromium(what: string): string | undefined {
   if (CHROMIUM !== undefined) return CHROMIUM;
-  if (isCI()) throw new Error('Chromium is required in CI: apt-get install chromium');
-  console.warn(`${what} skipped: install Chromium (apt-get install chromium)`);
+  if (isCI()) {
+    throw new Error('Chromium is required in CI: apt-get install chromium-headless-shell');
+  }
+  console.warn(`${what} skipped: install Chromium (apt-get install chromium-headless-shell)`);
   return undefined;
 }
 
