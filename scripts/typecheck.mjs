@@ -2,9 +2,9 @@
  * `npm run typecheck`: the three TypeScript projects, two at a time (one per core of a small
  * machine), failing if any fails. The checker is TypeScript 7, the native compiler (the
  * `typescript-7` dev dependency): the whole check takes about 6 s of CPU against about 30 s with
- * TypeScript 5.9, which stays the `typescript` dependency because the declaration build (tsup),
- * the API docs (typedoc) and the package test's consumer check use its JavaScript API (and so
- * check the sources and the published declarations with 5.9 too). The projects:
+ * TypeScript 5.9, which stays the `typescript` dependency because the declaration build (tsup)
+ * and the API docs (typedoc) use its JavaScript API (so the sources are also compiled by 5.9
+ * when their declarations are built). The projects:
  * - tsconfig.json: the browser-safe core alone, with neither Node's nor the DOM's types;
  * - tsconfig.node.json: everything with Node's types (sources, tests and type tests, benchmarks,
  *   scripts);
