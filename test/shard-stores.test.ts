@@ -116,7 +116,15 @@ describe.skipIf(!hasRedis)('RedisShardStore and MemoryShardStore hold the same b
     const r = await RedisScalableBloomFilter.create(client, 's', o);
     const m = await StoredScalableBloomFilter.create(memory, 's', o);
     const all = keys('s', 2000);
-    expect(await r.addEach(all)).toEqual(await m.addEach(all));
+    // One window per call (the scalable filter's windows are 512 keys). A batch keeps several
+    // windows in flight, and they interleave as their replies arrive: which layer takes a key
+    // sent just before a growth then depends on timing (seen under load: layer counts 804/487
+    // against 785/506, same answers, same total). Within one window both stores apply the same
+    // operations in the same order.
+    for (let start = 0; start < all.length; start += 500) {
+      const part = all.slice(start, start + 500);
+      expect(await r.addEach(part)).toEqual(await m.addEach(part));
+    }
     expect(r.layers).toEqual(m.layers);
     expect(await r.info()).toEqual(await m.info());
   });
