@@ -14,6 +14,7 @@ import {
   StoredCuckooFilter,
   StoredScalableBloomFilter,
 } from '../src/index.js';
+import { GROUP_CELLS } from '../src/redis/bitfield.js';
 import {
   RedisBloomFilter,
   RedisCountingBloomFilter,
@@ -61,6 +62,32 @@ describe.skipIf(!hasRedis)('RedisShardStore and MemoryShardStore hold the same b
     const all = keys('b', 3000);
     expect(await r.addEach(all)).toEqual(await m.addEach(all));
     expectBytes(await r.toBytes(), await m.toBytes());
+  });
+
+  it('one command per shard of a window (split past GROUP_CELLS), keys repeated within it', async () => {
+    // fpp 1e-7: k = 24, so a window of 256 keys on one shard (6,144 cells) is sent as two
+    // commands; the repeats sit in the same command and across the two.
+    const o = { capacity: 1000, fpp: 1e-7, shardBits: 2 ** 16 };
+    const base = keys('g', 200);
+    const batch = [...base, ...base.slice(0, 60), base[5]!, base[190]!, ...keys('h', 300)];
+    const rb = await RedisBloomFilter.create(client, 'g', o);
+    const mb = await StoredBloomFilter.create(memory, 'g', o);
+    expect(rb.shards).toBe(1);
+    expect(rb.hashes * 256).toBeGreaterThan(GROUP_CELLS);
+    const added = await rb.addEach(batch);
+    expect(added).toEqual(await mb.addEach(batch));
+    expect(added.filter(Boolean)).toHaveLength(500);
+    const rc = await RedisCountingBloomFilter.create(client, 'gc', o);
+    const mc = await StoredCountingBloomFilter.create(memory, 'gc', o);
+    expect(await rc.addEach(batch)).toEqual(await mc.addEach(batch));
+    const probes = [...batch, ...keys('absent', 600)];
+    expect(await rb.hasMany(probes)).toEqual(await mb.hasMany(probes));
+    expect(await rc.hasMany(probes)).toEqual(await mc.hasMany(probes));
+    expectBytes(await rb.toBytes(), await mb.toBytes());
+    const [cr, cm] = [[rc.shardKey(0)], [mc.shardKey(0)]];
+    expect(await shardBytes(rc.store, cr, o.shardBits / 2)).toEqual(
+      await shardBytes(mc.store, cm, o.shardBits / 2),
+    );
   });
 
   it('counting, with saturation and removes', async () => {

@@ -118,14 +118,6 @@ export function bitfieldArgs(
   return args;
 }
 
-/** The arguments of `shape` for key i of `batch`. */
-export function batchArgs(shape: BitfieldShape, batch: CellBatch, i: number): string[] {
-  const starts = batch.starts;
-  const from = starts === undefined ? i * batch.k : starts[i]!;
-  const to = starts === undefined ? from + batch.k : starts[i + 1]!;
-  return bitfieldArgs(shape, batch.refs[i]!, batch.cells, from, to);
-}
-
 /** A reply as numbers, in place (integers come as numbers, strings or bigints by client settings). */
 export function numbers(reply: unknown): number[] {
   const out = reply as unknown[] as number[];
@@ -159,11 +151,109 @@ export function fastReply(
   return gen === epoch.gen ? result : { gen, result };
 }
 
+/** The most cells one grouped command of a window carries (a longer run is split). */
+export const GROUP_CELLS = 4096;
+
+/** The keys of a window that one command serves: all in shard `ref`, in window order. */
+interface Group {
+  readonly ref: string;
+  readonly keys: number[];
+  cells: number;
+}
+
+/** The cells [from, to) of key i of `batch`. */
+function span(batch: CellBatch, i: number): [from: number, to: number] {
+  const starts = batch.starts;
+  const from = starts === undefined ? i * batch.k : starts[i]!;
+  return [from, starts === undefined ? from + batch.k : starts[i + 1]!];
+}
+
 /**
- * The first adds of a window (`ShardStore.addBatch`): one `shape` BITFIELD per key of `batch`,
- * all sent in one turn with one promise for the window, then each reply's header checked
- * (`fastReply`); `drop` deletes the header-less string a write left in a missing shard. `out[i]`
- * gets key i's reply (`undefined` if its command failed); resolves to the first failure.
+ * The keys of `batch` grouped by shard, in order of first appearance, each group's keys in window
+ * order; a group is closed at {@link GROUP_CELLS} cells and a new one opened for the same shard.
+ */
+function groupByShard(batch: CellBatch): Group[] {
+  const open = new Map<string, Group>();
+  const groups: Group[] = [];
+  for (let i = 0; i < batch.count; i++) {
+    const ref = batch.refs[i]!;
+    const [from, to] = span(batch, i);
+    let g = open.get(ref);
+    if (g === undefined || g.cells + (to - from) > GROUP_CELLS) {
+      g = { ref, keys: [], cells: 0 };
+      open.set(ref, g);
+      groups.push(g);
+    }
+    g.keys.push(i);
+    g.cells += to - from;
+  }
+  return groups;
+}
+
+/** The arguments of `shape` on `group.ref` for the cells of every key of the group, in order. */
+function groupArgs(shape: BitfieldShape, batch: CellBatch, group: Group): string[] {
+  if (group.keys.length === 1) {
+    const [from, to] = span(batch, group.keys[0]!);
+    return bitfieldArgs(shape, group.ref, batch.cells, from, to);
+  }
+  const cells = new Float64Array(group.cells);
+  let p = 0;
+  for (const i of group.keys) {
+    const [from, to] = span(batch, i);
+    for (let c = from; c < to; c++) cells[p++] = batch.cells[c]!;
+  }
+  return bitfieldArgs(shape, group.ref, cells, 0, p);
+}
+
+/**
+ * Sends one `shape` command per group of `batch` (groupByShard), all in one turn, and splits each
+ * reply into one `[id, gen, values...]` per key of its group (`each(i, reply)`): the same replies
+ * as one command per key sent one after another, since a `BITFIELD` is atomic and runs its
+ * operations in order (a key repeated in a window sees its own earlier write). Resolves to the
+ * first failure; the keys of a failed command get no call.
+ */
+async function sendGrouped(
+  client: CommandClient,
+  shape: BitfieldShape,
+  readonly: boolean,
+  batch: CellBatch,
+  each: (i: number, reply: number[]) => void,
+): Promise<unknown> {
+  const groups = groupByShard(batch);
+  const replies = new Array<unknown>(groups.length);
+  const failure = await settleAll(
+    groups.length,
+    (g) => client.send(groups[g]!.ref, readonly, groupArgs(shape, batch, groups[g]!)),
+    replies,
+  );
+  for (let g = 0; g < groups.length; g++) {
+    const reply = replies[g];
+    if (reply === undefined) continue;
+    const values = numbers(reply);
+    const { keys } = groups[g]!;
+    if (keys.length === 1) {
+      each(keys[0]!, values);
+      continue;
+    }
+    let p = 2;
+    for (const i of keys) {
+      const [from, to] = span(batch, i);
+      const read = new Array<number>(2 + to - from);
+      read[0] = values[0]!;
+      read[1] = values[1]!;
+      for (let c = 2; c < read.length; c++) read[c] = values[p++]!;
+      each(i, read);
+    }
+  }
+  return failure;
+}
+
+/**
+ * The first adds of a window (`ShardStore.addBatch`): one `shape` BITFIELD per shard of `batch`
+ * with the cells of its keys in window order (sendGrouped), all sent in one turn, then each key's
+ * reply checked (`fastReply`); `drop` deletes the header-less string a write left in a missing
+ * shard. `out[i]` gets key i's reply (`undefined` if its command failed); resolves to the first
+ * failure.
  */
 export async function sendAdds(
   client: CommandClient,
@@ -173,24 +263,16 @@ export async function sendAdds(
   epoch: Epoch,
   out: (WriteReply | undefined)[],
 ): Promise<unknown> {
-  const replies = new Array<unknown>(batch.count);
-  let failure = await settleAll(
-    batch.count,
-    (i) => client.send(batch.refs[i]!, false, batchArgs(shape, batch, i)),
-    replies,
-  );
   const id = Number(epoch.id);
   let orphans: Set<string> | undefined;
-  for (let i = 0; i < batch.count; i++) {
-    const reply = replies[i];
-    if (reply === undefined) continue;
-    const r = fastReply(shape, numbers(reply), id, epoch);
+  let failure = await sendGrouped(client, shape, false, batch, (i, reply) => {
+    const r = fastReply(shape, reply, id, epoch);
     if (r === REPLY.lost) {
       orphans ??= new Set();
       orphans.add(batch.refs[i]!);
     }
     out[i] = r;
-  }
+  });
   for (const ref of orphans ?? []) {
     try {
       await drop(ref);
@@ -201,19 +283,17 @@ export async function sendAdds(
   return failure;
 }
 
-/** The reads of a window (`ShardStore.readBatch`): one `shape` BITFIELD_RO per key, in one turn. */
-export async function sendReads(
+/**
+ * The reads of a window (`ShardStore.readBatch`): one `shape` BITFIELD_RO per shard of `batch`
+ * (sendGrouped), all in one turn.
+ */
+export function sendReads(
   client: CommandClient,
   shape: BitfieldShape,
   batch: CellBatch,
   out: (ShardRead | undefined)[],
 ): Promise<unknown> {
-  const replies = out as unknown[];
-  const failure = await settleAll(
-    batch.count,
-    (i) => client.send(batch.refs[i]!, true, batchArgs(shape, batch, i)),
-    replies,
-  );
-  for (let i = 0; i < batch.count; i++) if (replies[i] !== undefined) numbers(replies[i]);
-  return failure;
+  return sendGrouped(client, shape, true, batch, (i, read) => {
+    out[i] = read;
+  });
 }

@@ -12,7 +12,7 @@ import { checkMetaReply, initShards, lostShard, readFilterMeta, ShardRefs } from
 import { KEY_STATUS } from './errors.js';
 import { Locator } from './layout.js';
 import { metaFpp, metaFunnel, metaInt, readEpoch, readExpiry, who } from './meta.js';
-import type { OpContext, StoreOps } from './ops.js';
+import { type OpContext, type StoreOps, settleAll } from './ops.js';
 import { parseSpec, type RedisLayerSpec, scalableLayerSpec, specText } from './scalable-layers.js';
 import { type Epoch, type Meta, REPLY, type ShardRead, type ShardStore } from './store.js';
 
@@ -172,14 +172,50 @@ export abstract class ScalableChain<K extends Key = Key> {
 
   // The stores read `cells` during the call only, so the locator's reused offsets are safe.
 
-  protected read(layer: Layer, h: Int32Array): Promise<ShardRead> {
-    const ref = this.shardOf(layer, h);
-    return this.store.readBits(ref, layer.locator.offsets);
+  /**
+   * Reads the cells (header first) of keys `keys` (indexes into `hashes`) in `layer`: all sent in
+   * one turn, as one `readBatch` when the store has it. Rejects with the first failure.
+   */
+  protected async readLayer(
+    layer: Layer,
+    keys: readonly number[],
+    hashes: readonly Int32Array[],
+  ): Promise<ShardRead[]> {
+    const n = keys.length;
+    const k = layer.hashes;
+    const reads = new Array<ShardRead | undefined>(n);
+    const refs = new Array<string>(n);
+    const cells = new Float64Array(n * k);
+    const offsets = layer.locator.offsets;
+    for (let i = 0; i < n; i++) {
+      refs[i] = this.shardOf(layer, hashes[keys[i]!]!);
+      cells.set(offsets, i * k);
+    }
+    const failure = this.store.readBatch
+      ? await this.store.readBatch('bits', { count: n, refs, cells, k }, reads)
+      : await settleAll(
+          n,
+          (i) => this.store.readBits(refs[i]!, cells.subarray(i * k, i * k + k)),
+          reads,
+        );
+    if (failure !== undefined) throw failure;
+    return reads as ShardRead[];
   }
 
-  /** Whether the shard of `h` in `layer` is sealed. */
-  protected async sealed(layer: Layer, h: Int32Array): Promise<boolean> {
-    return (await this.store.layerState(this.shardOf(layer, h))).sealed;
+  /**
+   * Whether the shard in `layer` of each key of `keys` is sealed: one check per distinct shard,
+   * all sent in one turn.
+   */
+  protected async sealedOf(
+    layer: Layer,
+    keys: readonly number[],
+    hashes: readonly Int32Array[],
+  ): Promise<boolean[]> {
+    const shards = keys.map((j) => layer.locator.place(hashes[j]!));
+    const distinct = [...new Set(shards)];
+    const states = await Promise.all(distinct.map((s) => this.store.layerState(layer.refs.get(s))));
+    const sealed = new Map(distinct.map((s, i) => [s, states[i]!.sealed]));
+    return shards.map((s) => sealed.get(s)!);
   }
 
   protected addTo(layer: Layer, h: Int32Array): Promise<number> {
@@ -254,13 +290,12 @@ export abstract class ScalableChain<K extends Key = Key> {
       let absent = pending;
       if (chain.length > 1) {
         const older = chain.slice(0, -1);
-        const replies = await Promise.all(
-          pending.map((j) => Promise.all(older.map((l) => this.read(l, hashes[j]!)))),
-        );
+        const keys = pending;
+        const reads = await Promise.all(older.map((l) => this.readLayer(l, keys, hashes)));
         absent = [];
         for (let i = 0; i < pending.length; i++) {
           const j = pending[i]!;
-          const views = replies[i]!.map((r) => seen(r, this.epoch));
+          const views = reads.map((r) => seen(r[i]!, this.epoch));
           if (views.includes('replaced'))
             throw await lostShard(this.store, this.name, this.epoch, this.name);
           const missing = views.indexOf('lost');
@@ -318,22 +353,18 @@ export abstract class ScalableChain<K extends Key = Key> {
       if (round >= MAX_ROUNDS) throw this.gaveUp(round);
       const chain = this.chain;
       const last = chain[chain.length - 1]!;
-      const replies = await Promise.all(
-        pending.map((j) =>
-          Promise.all([
-            this.sealed(last, hashes[j]!),
-            Promise.all(chain.map((l) => this.read(l, hashes[j]!))).then((reads) =>
-              reads.map((r) => seen(r, this.epoch)),
-            ),
-          ]),
-        ),
-      );
+      const keys = pending;
+      const [sealedOf, reads] = await Promise.all([
+        this.sealedOf(last, keys, hashes),
+        Promise.all(chain.map((l) => this.readLayer(l, keys, hashes))),
+      ]);
       const retry: number[] = [];
       const recheck: number[] = [];
       let lost: string | undefined;
       for (let i = 0; i < pending.length; i++) {
         const j = pending[i]!;
-        const [sealed, views] = replies[i]!;
+        const sealed = sealedOf[i]!;
+        const views = reads.map((r) => seen(r[i]!, this.epoch));
         if (views.includes('replaced'))
           throw await lostShard(this.store, this.name, this.epoch, this.name);
         const missing = views.indexOf('lost');
