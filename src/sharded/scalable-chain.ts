@@ -173,22 +173,18 @@ export abstract class ScalableChain<K extends Key = Key> {
   // The stores read `cells` during the call only, so the locator's reused offsets are safe.
 
   /**
-   * Reads the cells (header first) of keys `keys` (indexes into `hashes`) in `layer`: all sent in
-   * one turn, as one `readBatch` when the store has it. Rejects with the first failure.
+   * Reads the cells (header first) of the keys hashed to `hs` in `layer`: all sent in one turn, as
+   * one `readBatch` when the store has it. Rejects with the first failure.
    */
-  protected async readLayer(
-    layer: Layer,
-    keys: readonly number[],
-    hashes: readonly Int32Array[],
-  ): Promise<ShardRead[]> {
-    const n = keys.length;
+  protected async readLayer(layer: Layer, hs: readonly Int32Array[]): Promise<ShardRead[]> {
+    const n = hs.length;
     const k = layer.hashes;
     const reads = new Array<ShardRead | undefined>(n);
     const refs = new Array<string>(n);
     const cells = new Float64Array(n * k);
     const offsets = layer.locator.offsets;
     for (let i = 0; i < n; i++) {
-      refs[i] = this.shardOf(layer, hashes[keys[i]!]!);
+      refs[i] = this.shardOf(layer, hs[i]!);
       cells.set(offsets, i * k);
     }
     const failure = this.store.readBatch
@@ -202,16 +198,9 @@ export abstract class ScalableChain<K extends Key = Key> {
     return reads as ShardRead[];
   }
 
-  /**
-   * Whether the shard in `layer` of each key of `keys` is sealed: one check per distinct shard,
-   * all sent in one turn.
-   */
-  protected async sealedOf(
-    layer: Layer,
-    keys: readonly number[],
-    hashes: readonly Int32Array[],
-  ): Promise<boolean[]> {
-    const shards = keys.map((j) => layer.locator.place(hashes[j]!));
+  /** Whether the shard in `layer` of each key of `hs` is sealed: one check per distinct shard. */
+  protected async sealedOf(layer: Layer, hs: readonly Int32Array[]): Promise<boolean[]> {
+    const shards = hs.map((h) => layer.locator.place(h));
     const distinct = [...new Set(shards)];
     const states = await Promise.all(distinct.map((s) => this.store.layerState(layer.refs.get(s))));
     const sealed = new Map(distinct.map((s, i) => [s, states[i]!.sealed]));
@@ -290,8 +279,8 @@ export abstract class ScalableChain<K extends Key = Key> {
       let absent = pending;
       if (chain.length > 1) {
         const older = chain.slice(0, -1);
-        const keys = pending;
-        const reads = await Promise.all(older.map((l) => this.readLayer(l, keys, hashes)));
+        const hs = pending.map((j) => hashes[j]!);
+        const reads = await Promise.all(older.map((l) => this.readLayer(l, hs)));
         absent = [];
         for (let i = 0; i < pending.length; i++) {
           const j = pending[i]!;
@@ -353,10 +342,10 @@ export abstract class ScalableChain<K extends Key = Key> {
       if (round >= MAX_ROUNDS) throw this.gaveUp(round);
       const chain = this.chain;
       const last = chain[chain.length - 1]!;
-      const keys = pending;
+      const hs = pending.map((j) => hashes[j]!);
       const [sealedOf, reads] = await Promise.all([
-        this.sealedOf(last, keys, hashes),
-        Promise.all(chain.map((l) => this.readLayer(l, keys, hashes))),
+        this.sealedOf(last, hs),
+        Promise.all(chain.map((l) => this.readLayer(l, hs))),
       ]);
       const retry: number[] = [];
       const recheck: number[] = [];

@@ -24,11 +24,12 @@
  * Any client that meets a sealed shard reloads the layers (and finishes the growth if the grower
  * died between 2 and 3). Since sealing comes before publishing, a client reading a shard of what
  * it thinks is the newest layer and finding it not sealed knows no newer layer had a key when it
- * looked; `has` reads that flag alongside the bits, so a client with an old view of the layers
- * never misses a key another client added to a newer one.
+ * looked; `has` reads that flag alongside the bits (once per distinct shard of the newest layer
+ * in a window: every shard of a layer is sealed before the next layer exists), so a client with an
+ * old view of the layers never misses a key another client added to a newer one.
  *
- * `add` first asks the older layers (one read each, in one window) and returns false if one has
- * the key, then adds to the newest layer; `has` asks all layers at once. Each key is hashed once;
+ * `add` first asks the older layers (one batch read per layer, in one window) and returns false
+ * if one has the key, then adds to the newest layer; `has` asks all layers at once. Each key is hashed once;
  * every layer places it in its own shape.
  *
  * Clear: bumps the generation and drops the layers in the metadata, resets layer 0's shards and
