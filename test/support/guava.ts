@@ -157,12 +157,25 @@ export function guavaClasspath(): string {
   return parts.join(path.delimiter);
 }
 
-/** Runs `cmd -version` and returns its banner, or an error description. */
+/**
+ * Finds `cmd` on PATH without running it (starting a JVM only to print its version costs about
+ * half a second of CPU per tool and process); its `banner` names the resolved file (symlinks
+ * followed: the JDK's own directory), its size and time, so a JDK upgrade changes it.
+ */
 function probeTool(cmd: string): { ok: true; banner: string } | { ok: false; reason: string } {
-  const r = spawnSync(cmd, ['-version'], { encoding: 'utf8' });
-  if (r.error) return { ok: false, reason: `\`${cmd}\` not runnable: ${r.error.message}` };
-  if (r.status !== 0) return { ok: false, reason: `\`${cmd} -version\` exited with ${r.status}` };
-  return { ok: true, banner: `${r.stdout}${r.stderr}`.trim() };
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    try {
+      const file = path.join(dir, cmd);
+      fs.accessSync(file, fs.constants.X_OK);
+      const real = fs.realpathSync(file);
+      const st = fs.statSync(real);
+      if (st.isFile()) return { ok: true, banner: `${real} ${st.size} ${st.mtimeMs}` };
+    } catch {
+      // not in this directory
+    }
+  }
+  return { ok: false, reason: `\`${cmd}\` not found on PATH` };
 }
 
 /**
