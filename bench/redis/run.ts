@@ -233,11 +233,7 @@ function render(r: RedisBenchResult): string {
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
   const rows = [
     ['bloomkit RedisBloomFilter (addMany / hasMany)', r.bloomkit.add, r.bloomkit.has],
-    [
-      'node-redis, one prebuilt command per key',
-      r.nodeRedisCeiling.add,
-      r.nodeRedisCeiling.has,
-    ],
+    ['node-redis, one prebuilt command per key', r.nodeRedisCeiling.add, r.nodeRedisCeiling.has],
     ['redis-benchmark -P 32 -c 1', r.redisBenchmark.c1.add, r.redisBenchmark.c1.has],
     ['redis-benchmark -P 32 -c 50', r.redisBenchmark.c50.add, r.redisBenchmark.c50.has],
   ] as const;
