@@ -504,8 +504,11 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
         shardBits: 4096,
       });
       const present = keys('k', 5_000);
-      expect(await f.addMany(present)).toBeGreaterThan(4_950);
+      const added = await f.addMany(present);
+      expect(added).toBeGreaterThan(4_950);
       const info = await f.info();
+      // Each new key was counted once, in the layer that took it.
+      expect(info.reduce((sum, layer) => sum + layer.count, 0)).toBe(added);
       // 500 + 1000 + 2000 < 5000 ≤ 500 + 1000 + 2000 + 4000. A layer is sealed when its first
       // shard takes its share, so sealed layers are nearly, not exactly, full.
       expect(info.length).toBe(4);
@@ -525,6 +528,27 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
       let fp = 0;
       for (const hit of await f.hasMany(keys('absent', 10_000))) if (hit) fp++;
       expect(fp / 10_000).toBeLessThan(0.01);
+    });
+
+    it('TTL: every layer, its shards and their key counts expire with the metadata', async () => {
+      const name = fresh('ttl');
+      const f = await RedisScalableBloomFilter.create(client, name, {
+        capacity: 300,
+        fpp: 0.01,
+        shardBits: 4096,
+        ttl: 60,
+      });
+      await f.addMany(keys('k', 2_000));
+      const bk = (await raw('KEYS', `bk:*{${name}*`)) as string[];
+      expect(bk.filter((k) => k.endsWith(':n')).length).toBeGreaterThan(f.layers.length);
+      const pttls = (await rawCommands(
+        server.port,
+        bk.map((k) => ['PTTL', k]),
+      )) as number[];
+      for (const t of pttls) {
+        expect(t).toBeGreaterThan(55_000);
+        expect(t).toBeLessThanOrEqual(60_000);
+      }
     });
 
     it('a client with a stale view of the layers never misses a newer layer', async () => {

@@ -155,14 +155,14 @@ export function fastReply(
 export const GROUP_CELLS = 4096;
 
 /** The keys of a window that one command serves: all in shard `ref`, in window order. */
-interface Group {
+export interface Group {
   readonly ref: string;
   readonly keys: number[];
   cells: number;
 }
 
 /** The cells [from, to) of key i of `batch`. */
-function span(batch: CellBatch, i: number): [from: number, to: number] {
+export function span(batch: CellBatch, i: number): [from: number, to: number] {
   const starts = batch.starts;
   const from = starts === undefined ? i * batch.k : starts[i]!;
   return [from, starts === undefined ? from + batch.k : starts[i + 1]!];
@@ -172,7 +172,7 @@ function span(batch: CellBatch, i: number): [from: number, to: number] {
  * The keys of `batch` grouped by shard, in order of first appearance, each group's keys in window
  * order; a group is closed at {@link GROUP_CELLS} cells and a new one opened for the same shard.
  */
-function groupByShard(batch: CellBatch): Group[] {
+export function groupByShard(batch: CellBatch): Group[] {
   const open = new Map<string, Group>();
   const groups: Group[] = [];
   for (let i = 0; i < batch.count; i++) {

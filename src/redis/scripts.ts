@@ -46,7 +46,7 @@ export interface LuaScript {
   readonly sha: string;
 }
 
-function lua(name: string, source: string): LuaScript {
+export function lua(name: string, source: string): LuaScript {
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
@@ -60,7 +60,7 @@ export const HEADER_BITS = 64;
  * `check(key, id, gen, count)`: nil if the write may go on (after resetting a shard of an older
  * generation, and deleting its count hash `count` if given), else the reply code.
  */
-const CHECK = `local function check(key, id, gen, count)
+export const CHECK = `local function check(key, id, gen, count)
   local h = redis.call('BITFIELD_RO', key, 'GET', 'u32', 0, 'GET', 'u32', 32)
   if h[1] == 0 then return -2 end
   if h[1] ~= id then return -3 end

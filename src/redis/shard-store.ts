@@ -44,6 +44,7 @@ import { type CommandClient, commandClient, type RedisConnection } from './clien
 import { REDIS_ERRORS, RedisEvictionPolicyError, RedisFilterMismatchError } from './errors.js';
 import { layerShardKey, metaKey, shardKey } from './keys.js';
 import { toMeta } from './meta.js';
+import { sendScalableAdds } from './scalable-batch.js';
 import {
   BLOOM_ADD,
   CLEAR_META,
@@ -89,11 +90,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
    * have written) and an ioredis cluster (it cannot route a keyless command by key). A filter
    * there takes no `replicas` option.
    */
-  readonly waitReplicas?: (
-    refs: readonly string[],
-    replicas: number,
-    timeoutMs: number,
-  ) => Promise<number>;
+  readonly waitReplicas?: ShardStore['waitReplicas'];
 
   constructor(
     connection: RedisConnection,
@@ -186,12 +183,8 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   }
 
   async newGeneration(name: string, id: string, dropLayers: boolean): Promise<MetaUpdate> {
-    const reply = (await this.eval(
-      CLEAR_META,
-      [metaKey(name)],
-      [id, dropLayers ? '1' : '0'],
-    )) as unknown[];
-    return update(reply);
+    const args = [id, dropLayers ? '1' : '0'];
+    return update((await this.eval(CLEAR_META, [metaKey(name)], args)) as unknown[]);
   }
 
   async appendLayer(name: string, epoch: Epoch, count: number, spec: string): Promise<MetaUpdate> {
@@ -329,6 +322,11 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   ): Promise<number> {
     const args = guarded(epoch, cells, HEADER_BITS, String(share));
     return Number(await this.eval(SCALABLE_ADD, [ref, `${ref}:n`], args));
+  }
+
+  /** A window of scalable adds, one script per shard: scalable-batch.ts. */
+  scalableAddBatch(batch: CellBatch, epoch: Epoch, share: number, out: (number | undefined)[]) {
+    return sendScalableAdds((...a) => this.eval(...a), batch, epoch, share, out);
   }
 
   async seal(ref: string, epoch: Epoch): Promise<number> {

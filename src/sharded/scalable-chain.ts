@@ -12,16 +12,10 @@ import { checkMetaReply, initShards, lostShard, readFilterMeta, ShardRefs } from
 import { KEY_STATUS } from './errors.js';
 import { Locator } from './layout.js';
 import { metaFpp, metaFunnel, metaInt, readEpoch, readExpiry, who } from './meta.js';
-import { type OpContext, type StoreOps, settleAll } from './ops.js';
+import type { OpContext, StoreOps } from './ops.js';
+import { addLayer, type Layer, placeIn, readLayer, sealedOf } from './scalable-io.js';
 import { parseSpec, type RedisLayerSpec, scalableLayerSpec, specText } from './scalable-layers.js';
 import { type Epoch, type Meta, REPLY, type ShardRead, type ShardStore } from './store.js';
-
-/** A layer with what it takes to address it. */
-export interface Layer extends RedisLayerSpec {
-  readonly index: number;
-  readonly locator: Locator;
-  readonly refs: ShardRefs;
-}
 
 /** What a read of one layer's shard says (header first). */
 type Seen = 'set' | 'clear' | 'lost' | 'newer' | 'replaced';
@@ -173,46 +167,6 @@ export abstract class ScalableChain<K extends Key = Key> {
   // The stores read `cells` during the call only, so the locator's reused offsets are safe.
 
   /**
-   * Reads the cells (header first) of the keys hashed to `hs` in `layer`: all sent in one turn, as
-   * one `readBatch` when the store has it. Rejects with the first failure.
-   */
-  protected async readLayer(layer: Layer, hs: readonly Int32Array[]): Promise<ShardRead[]> {
-    const n = hs.length;
-    const k = layer.hashes;
-    const reads = new Array<ShardRead | undefined>(n);
-    const refs = new Array<string>(n);
-    const cells = new Float64Array(n * k);
-    const offsets = layer.locator.offsets;
-    for (let i = 0; i < n; i++) {
-      refs[i] = this.shardOf(layer, hs[i]!);
-      cells.set(offsets, i * k);
-    }
-    const failure = this.store.readBatch
-      ? await this.store.readBatch('bits', { count: n, refs, cells, k }, reads)
-      : await settleAll(
-          n,
-          (i) => this.store.readBits(refs[i]!, cells.subarray(i * k, i * k + k)),
-          reads,
-        );
-    if (failure !== undefined) throw failure;
-    return reads as ShardRead[];
-  }
-
-  /** Whether the shard in `layer` of each key of `hs` is sealed: one check per distinct shard. */
-  protected async sealedOf(layer: Layer, hs: readonly Int32Array[]): Promise<boolean[]> {
-    const shards = hs.map((h) => layer.locator.place(h));
-    const distinct = [...new Set(shards)];
-    const states = await Promise.all(distinct.map((s) => this.store.layerState(layer.refs.get(s))));
-    const sealed = new Map(distinct.map((s, i) => [s, states[i]!.sealed]));
-    return shards.map((s) => sealed.get(s)!);
-  }
-
-  protected addTo(layer: Layer, h: Int32Array): Promise<number> {
-    const ref = this.shardOf(layer, h);
-    return this.store.scalableAdd(ref, this.epoch, layer.share, layer.locator.offsets);
-  }
-
-  /**
    * Seals layer `index` and appends the next one (see the class comment); a no-op if this client
    * already knows a newer layer. `FilterFullError` if the next layer cannot be made.
    */
@@ -280,7 +234,7 @@ export abstract class ScalableChain<K extends Key = Key> {
       if (chain.length > 1) {
         const older = chain.slice(0, -1);
         const hs = pending.map((j) => hashes[j]!);
-        const reads = await Promise.all(older.map((l) => this.readLayer(l, hs)));
+        const reads = await Promise.all(older.map((l) => readLayer(this.store, l, hs)));
         absent = [];
         for (let i = 0; i < pending.length; i++) {
           const j = pending[i]!;
@@ -297,12 +251,13 @@ export abstract class ScalableChain<K extends Key = Key> {
           } else absent.push(j);
         }
       }
-      const sent = absent.map((j) => {
-        status[offset + j] = KEY_STATUS.unknown;
-        if (this.ops.replicas > 0) written.push(this.shardOf(last, hashes[j]!));
-        return this.addTo(last, hashes[j]!);
-      });
-      const replies = await Promise.all(sent);
+      for (const j of absent) status[offset + j] = KEY_STATUS.unknown;
+      const batch = placeIn(
+        last,
+        absent.map((j) => hashes[j]!),
+      );
+      if (this.ops.replicas > 0) written.push(...batch.refs);
+      const replies = await addLayer(this.store, this.epoch, last, batch);
       let full = false;
       for (let i = 0; i < absent.length; i++) {
         const j = absent[i]!;
@@ -343,16 +298,16 @@ export abstract class ScalableChain<K extends Key = Key> {
       const chain = this.chain;
       const last = chain[chain.length - 1]!;
       const hs = pending.map((j) => hashes[j]!);
-      const [sealedOf, reads] = await Promise.all([
-        this.sealedOf(last, hs),
-        Promise.all(chain.map((l) => this.readLayer(l, hs))),
+      const [seals, reads] = await Promise.all([
+        sealedOf(this.store, last, hs),
+        Promise.all(chain.map((l) => readLayer(this.store, l, hs))),
       ]);
       const retry: number[] = [];
       const recheck: number[] = [];
       let lost: string | undefined;
       for (let i = 0; i < pending.length; i++) {
         const j = pending[i]!;
-        const sealed = sealedOf[i]!;
+        const sealed = seals[i]!;
         const views = reads.map((r) => seen(r[i]!, this.epoch));
         if (views.includes('replaced'))
           throw await lostShard(this.store, this.name, this.epoch, this.name);

@@ -273,6 +273,16 @@ export interface ShardStore {
    * (then `REPLY.full`, no change), sets bits `cells` and, if one was 0, counts the key; 1 if new.
    */
   scalableAdd(ref: string, epoch: Epoch, share: number, cells: ArrayLike<number>): Promise<number>;
+  /**
+   * Optional batch form of `scalableAdd` for every key of `batch` (as {@link addBatch}), each key
+   * answered as its own `scalableAdd` in window order would be.
+   */
+  scalableAddBatch?(
+    batch: CellBatch,
+    epoch: Epoch,
+    share: number,
+    out: (number | undefined)[],
+  ): Promise<unknown>;
   /** Seals the shard (every later `scalableAdd` is `REPLY.full`): 1, or a code. */
   seal(ref: string, epoch: Epoch): Promise<number>;
   /** A scalable shard's key count and seal. */
