@@ -25,6 +25,7 @@ interface StoredLike {
   add(key: string | number): Promise<boolean>;
   has(key: string): Promise<boolean>;
   hasMany(keys: Iterable<string>): Promise<boolean[]>;
+  addMany(keys: Iterable<string>): Promise<number>;
   clear(): Promise<void>;
   destroy(): Promise<void>;
 }
@@ -35,6 +36,7 @@ function adapter(f: StoredLike): FilterAdapter {
     has: (k) => f.has(k),
     // The batch path, as on Redis: the suite asks all its keys through it, has() on 1,000.
     hasMany: (keys) => f.hasMany(keys),
+    addMany: (keys) => f.addMany(keys),
     clear: () => f.clear(),
     addWrongKind: () => f.add(42),
     dispose: () => f.destroy(),

@@ -21,6 +21,11 @@ export interface FilterAdapter {
    * 1,000 of them (the false positive check also compares the two answers there).
    */
   hasMany?(keys: readonly string[]): MaybePromise<boolean[]>;
+  /**
+   * Adds many keys at once (the target's batch API), offered with `hasMany`: the suite fills its
+   * filters through it (add, key by key, is checked on its own).
+   */
+  addMany?(keys: readonly string[]): MaybePromise<unknown>;
   /** Removes a key (deletable filters only). */
   remove?(key: string): MaybePromise<boolean>;
   /** Forgets every key. */
@@ -126,7 +131,8 @@ async function filled(
 ): Promise<FilterAdapter> {
   if (target.build !== undefined) return target.build(options, present);
   const f = await make(target, options);
-  await each(present, (k) => f.add(k));
+  if (f.addMany !== undefined) await f.addMany(present);
+  else await each(present, (k) => f.add(k));
   return f;
 }
 
