@@ -2,7 +2,9 @@
  * The BITFIELD commands of the Redis store's hot paths, built with as little work per key as
  * possible: the first attempt of a bloom or counting add (one plain `BITFIELD` that reads the
  * header before it writes: scripts.ts, "Fast path") and the reads of bits and counters (one
- * `BITFIELD_RO` with the header). Each command's arguments are one array of its exact length;
+ * `BITFIELD_RO` with the header). A key alone gets its own command; a window of keys
+ * (`addBatch`, `readBatch`) gets one per shard, carrying the cells of all of that shard's keys
+ * in window order (`sendGrouped`). Each command's arguments are one array of its exact length;
  * only the cell offsets are new strings.
  *
  *   set bits:      BITFIELD    key GET u32 0 GET u32 32 SET u1 <64 + o> 1 ...

@@ -7,7 +7,8 @@
  * Every guarded write is one Lua script of scripts.ts (header check and write in one atomic step)
  * or, for a first attempt at a bloom or counting add, one plain `BITFIELD` that reads the header
  * before it writes (scripts.ts, "Fast path": about a seventh of the script's server time); reads
- * are one `BITFIELD_RO` with the header (bitfield.ts builds both, a window at a time for batches).
+ * are one `BITFIELD_RO` with the header (bitfield.ts builds both; a batch sends one per shard of
+ * each window, and the scalable adds one script per shard: scalable-batch.ts).
  * Calls issued in one turn go out as one pipelined burst (a cluster client: one per node).
  */
 
