@@ -155,4 +155,29 @@ describe.skipIf(!hasRedis)('RedisShardStore and MemoryShardStore hold the same b
     expect(r.layers).toEqual(m.layers);
     expect(await r.info()).toEqual(await m.info());
   });
+
+  it('scalable, key by key through the store: new, repeated, at its share, sealed', async () => {
+    const o = { capacity: 5, fpp: 0.01, shardBits: 2048 };
+    const r = await RedisScalableBloomFilter.create(client, 's1', o);
+    const m = await StoredScalableBloomFilter.create(memory, 's1', o);
+    const share = r.layers[0]!.share;
+    const replies = async (f: typeof r | typeof m) => {
+      const ref = f.store.shardRef('scalable', f.name, 0, 0);
+      const out: number[] = [];
+      for (let i = 0; i < share + 2; i++) {
+        for (const again of [false, true]) {
+          const cells = [i, i + 100, i + 200];
+          out.push(await f.store.scalableAdd(ref, f.generation, share, cells));
+          if (again) out.push(await f.store.scalableAdd(ref, f.generation, share, cells));
+        }
+      }
+      await f.store.seal(ref, f.generation);
+      out.push(await f.store.scalableAdd(ref, f.generation, share, [1000, 1001, 1002]));
+      return out;
+    };
+    const got = await replies(r);
+    expect(got).toEqual(await replies(m));
+    expect(got.filter((x) => x === 1)).toHaveLength(share); // each new key counted, up to share
+    expect(got.at(-1)).toBe(-1); // sealed
+  });
 });

@@ -46,7 +46,7 @@ export interface LuaScript {
   readonly sha: string;
 }
 
-export function lua(name: string, source: string): LuaScript {
+function lua(name: string, source: string): LuaScript {
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
@@ -60,7 +60,7 @@ export const HEADER_BITS = 64;
  * `check(key, id, gen, count)`: nil if the write may go on (after resetting a shard of an older
  * generation, and deleting its count hash `count` if given), else the reply code.
  */
-export const CHECK = `local function check(key, id, gen, count)
+const CHECK = `local function check(key, id, gen, count)
   local h = redis.call('BITFIELD_RO', key, 'GET', 'u32', 0, 'GET', 'u32', 32)
   if h[1] == 0 then return -2 end
   if h[1] ~= id then return -3 end
@@ -246,34 +246,47 @@ return 1`,
 );
 
 /**
- * Scalable add into one shard of the newest layer, counting keys per shard.
- * KEYS[1] shard bitmap, KEYS[2] its count hash {n, sealed}. ARGV[1] id, ARGV[2] gen, ARGV[3] the
- * shard's share of the layer's capacity; ARGV[4..] bit offsets (header included).
- * Returns -1 (and changes nothing) when the shard is sealed or holds its share already; else sets
- * the bits, increments n if the key was new, and returns 1 (new) or 0; or a code.
- * The count hash gets the shard's remaining time to live when created.
+ * Scalable adds into one shard of the newest layer, each key in turn as if alone. KEYS[1] shard
+ * bitmap, KEYS[2] its count hash {n, sealed}. ARGV[1] id, ARGV[2] gen, ARGV[3] the shard's share
+ * of the layer's capacity, ARGV[4] k; then k bit offsets (header included) per key. Returns a
+ * reply per key: -1 (no change) once the shard is sealed or holds its share; else the bits are
+ * set, n counts a new key, and the reply is 1 (new) or 0. A failed header check returns `{code}`
+ * for every key. The count hash gets the shard's remaining time to live when created.
  */
 export const SCALABLE_ADD = lua(
   'scalableAdd',
   `${CHECK}local c = check(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), KEYS[2])
-if c then return c end
+if c then return {c} end
 local st = redis.call('HMGET', KEYS[2], 'n', 'sealed')
-if st[2] or (tonumber(st[1]) or 0) >= tonumber(ARGV[3]) then return -1 end
-local args = {'BITFIELD', KEYS[1]}
-for i = 4, #ARGV do
-  args[#args + 1] = 'SET'; args[#args + 1] = 'u1'; args[#args + 1] = ARGV[i]; args[#args + 1] = '1'
+local n = tonumber(st[1]) or 0
+local share = tonumber(ARGV[3])
+local k = tonumber(ARGV[4])
+local out = {}
+local added = 0
+for p = 5, #ARGV, k do
+  if st[2] or n >= share then
+    out[#out + 1] = -1
+  else
+    local args = {'BITFIELD', KEYS[1]}
+    for i = p, p + k - 1 do
+      args[#args + 1] = 'SET'; args[#args + 1] = 'u1'; args[#args + 1] = ARGV[i]; args[#args + 1] = '1'
+    end
+    local old = redis.call(unpack(args))
+    local new = 0
+    for i = 1, #old do if old[i] == 0 then new = 1; break end end
+    n = n + new
+    added = added + new
+    out[#out + 1] = new
+  end
 end
-local old = redis.call(unpack(args))
-local new = 0
-for i = 1, #old do if old[i] == 0 then new = 1; break end end
-if new == 1 then
-  redis.call('HINCRBY', KEYS[2], 'n', 1)
+if added > 0 then
+  redis.call('HINCRBY', KEYS[2], 'n', added)
   if not st[1] then
     local t = redis.call('PTTL', KEYS[1])
     if t > 0 then redis.call('PEXPIRE', KEYS[2], t) end
   end
 end
-return new`,
+return out`,
 );
 
 /** Seals one shard of a full layer. KEYS[1] shard, KEYS[2] count hash. ARGV[1] id, ARGV[2] gen. */

@@ -321,8 +321,8 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     share: number,
     cells: ArrayLike<number>,
   ): Promise<number> {
-    const args = guarded(epoch, cells, HEADER_BITS, String(share));
-    return Number(await this.eval(SCALABLE_ADD, [ref, `${ref}:n`], args));
+    const args = guarded(epoch, cells, HEADER_BITS, String(share), String(cells.length));
+    return numbers(await this.eval(SCALABLE_ADD, [ref, `${ref}:n`], args))[0]!;
   }
 
   /** A window of scalable adds, one script per shard: scalable-batch.ts. */
