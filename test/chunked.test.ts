@@ -18,22 +18,21 @@ import {
   keyBytes,
   murmur3x64_128,
 } from '../src/node.js';
-import { gc } from './support/gc.js';
+import { settledGc } from './support/gc.js';
 
 const MIB = 2 ** 20;
 
 function used(): number {
-  // Twice: V8 frees dead ArrayBuffers' memory after the collection that found them, so the
-  // first call collects and the second settles the external/arrayBuffers counters.
-  gc();
-  gc();
+  // V8 frees dead ArrayBuffers' memory after the collection that found them: settledGc waits
+  // for that, so the external/arrayBuffers counters hold live memory only.
+  settledGc();
   const m = process.memoryUsage();
   return m.heapUsed + m.external + m.arrayBuffers;
 }
 
 /**
  * Samples live memory (after a full GC) while `work` runs; `poke` lets sync code sample too. A
- * sample is two full collections: the timer waits at least three times a sample's cost after the
+ * sample is a full collection: the timer waits at least three times a sample's cost after the
  * last one (and 400 ms), so sampling stays a small part of the work on a busy machine too.
  */
 async function peakGrowth<T>(

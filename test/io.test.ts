@@ -27,7 +27,7 @@ import {
 import { ShardedBloomFilter } from '../src/redis.js';
 import { decodeAny, loadAny } from './support/any-filter.js';
 import { expectBytes } from './support/bytes.js';
-import { gc } from './support/gc.js';
+import { settledGc } from './support/gc.js';
 import { forge } from './support/native-bytes.js';
 import { lcg } from './support/random.js';
 
@@ -37,10 +37,9 @@ import { lcg } from './support/random.js';
  * `external` only), so adding `arrayBuffers` too would count every typed array twice.
  */
 function used(): number {
-  // Twice: V8 frees dead ArrayBuffers' memory after the collection that found them, so the
-  // first call collects and the second settles the external/arrayBuffers counters.
-  gc();
-  gc();
+  // V8 frees dead ArrayBuffers' memory after the collection that found them: settledGc waits
+  // for that, so the external/arrayBuffers counters hold live memory only.
+  settledGc();
   const m = process.memoryUsage();
   return m.heapUsed + m.external;
 }
@@ -50,7 +49,7 @@ function used(): number {
  * peak growth. Collecting first keeps transient garbage (a stream's spent 64 KiB chunks) out of
  * the measure, so what is measured is what the code holds on to.
  *
- * A sample is two full collections (~25 ms each), so samples are placed, not fired every few ms
+ * A sample is a full collection (15 to 100 ms), so samples are placed, not fired every few ms
  * (at a fixed 40 ms interval the sampler ran after nearly every 64 KiB chunk of a stream load:
  * minutes of CPU on a busy machine). With `timer` false, samples are taken only when `work` calls
  * `poke` (counted in `pokes`): the large saves and loads call it from `onProgress` once all their
