@@ -73,7 +73,7 @@ describe('CountingBloomFilter', () => {
     ] as const) {
       const c = CountingBloomFilter.create({ capacity: n, fpp: p });
       const b = BloomFilter.create({ capacity: n, fpp: p });
-      for (const k of keys('in', n)) expect(c.add(k)).toBe(b.add(k));
+      expect(keys('in', n).filter((k) => c.add(k) !== b.add(k))).toEqual([]);
       expect(c.toBloomFilter().equals(b)).toBe(true);
       let fpC = 0;
       let fpB = 0;
@@ -205,8 +205,9 @@ describe('CountingBloomFilter', () => {
     const b = f.toBloomFilter();
     expect(b.bitSize / 8).toBe(f.byteLength / 4);
     expect(b.bitCount).toBe(f.nonZeroCount());
-    for (const k of all.slice(5000)) expect(b.has(k)).toBe(true);
-    for (const k of [...all.slice(0, 5000), ...keys('z', 20_000)]) expect(b.has(k)).toBe(f.has(k));
+    expect(all.slice(5000).filter((k) => !b.has(k))).toEqual([]);
+    const removedAndAbsent = [...all.slice(0, 5000), ...keys('z', 20_000)];
+    expect(removedAndAbsent.filter((k) => b.has(k) !== f.has(k))).toEqual([]);
     expect(b.expectedFpp()).toBe(f.expectedFpp());
     expect(b.estimatedCount()).toBe(f.estimatedCount());
   });
