@@ -16,6 +16,7 @@ import {
   ScalableBloomFilter,
   SplitBlockBloomFilter,
 } from '../src/index.js';
+import { ShardedBloomFilter } from '../src/redis.js';
 import { expectBytes } from './support/bytes.js';
 import { collectKernels } from './support/gc.js';
 import { mixedKeys } from './support/mixed-keys.js';
@@ -114,6 +115,12 @@ const CASES: [string, Funnel[], (funnel: Funnel) => AnyFilter][] = [
     ['string', 'int'],
     (funnel) => CuckooFilter.create({ capacity: 8000, fpp: 0.01, funnel }),
   ],
+  [
+    // 8 shards of 3,648 bits: keys spread over every shard.
+    'ShardedBloomFilter',
+    FUNNELS,
+    (funnel) => ShardedBloomFilter.create({ capacity: 3000, fpp: 0.01, funnel, shardBits: 4096 }),
+  ],
 ];
 
 describe('addBatch / hasBatch equal add / has key by key', () => {
@@ -169,6 +176,10 @@ describe('addBatch / hasBatch equal add / has key by key', () => {
     ['BloomFilter', () => BloomFilter.create({ capacity: 6000, fpp: 0.01 })],
     ['BlockedBloomFilter', () => BlockedBloomFilter.create({ capacity: 6000, fpp: 0.01 })],
     ['SplitBlockBloomFilter', () => SplitBlockBloomFilter.create({ capacity: 6000, fpp: 0.01 })],
+    [
+      'ShardedBloomFilter',
+      () => ShardedBloomFilter.create({ capacity: 6000, fpp: 0.01, shardBits: 8192 }),
+    ],
   ] as [string, () => AnyFilter][]) {
     it(`${name}: keys longer than a kernel chunk, first, inside and last`, () => {
       const long = (c: string) => c.repeat(150_000);

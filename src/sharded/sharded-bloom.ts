@@ -19,15 +19,18 @@
  */
 
 import { show } from '../errors.js';
-import { FilterBase, percent } from '../filters/base.js';
+import { checkOut, FilterBase, percent } from '../filters/base.js';
+import { mitz64Chunks } from '../filters/batch-chunks.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
-import type { KeyOf, MembershipFilter } from '../filters/filter.js';
+import type { KeyOf, MembershipFilter, PackedKeys } from '../filters/filter.js';
+import { checkPacked } from '../filters/packed.js';
 import {
   bytesToWords,
   type DecodeOptions,
   joinContainer,
   wordsToBytes,
 } from '../formats/native.js';
+import { hashIndex } from '../hash/batch.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { estimateCount, expectedFpp } from '../math.js';
 import {
@@ -35,6 +38,7 @@ import {
   checkShardBits,
   DEFAULT_SHARD_BITS,
   Locator,
+  multiplyShift,
   type ShardLayout,
   shardLayout,
 } from './layout.js';
@@ -153,6 +157,65 @@ export class ShardedBloomFilter<K extends Key = Key>
 
   protected override addEncoded(bytes: Uint8Array): boolean {
     return this.setAt(this.locator.locateBytes(bytes));
+  }
+
+  /**
+   * Adds every packed key in order, as `add` key by key (a key repeated in the batch is new only
+   * the first time); returns how many were new, and with `out`, `out[i]` = 1 if key i was. Each
+   * chunk of keys is hashed and placed in one call (hash/batch.ts), the shards and offsets that
+   * `locate` gives key by key.
+   */
+  override addBatch(batch: PackedKeys, out?: Uint8Array): number {
+    const count = checkPacked(batch);
+    return this.batch(batch, count, out === undefined ? null : checkOut(out, count), true);
+  }
+
+  /** `has` of every packed key: `out[i]` is 1 or 0 (see {@link addBatch} for the hashing). */
+  override hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array {
+    const count = checkPacked(batch);
+    const result = checkOut(out, count);
+    this.batch(batch, count, result, false);
+    return result;
+  }
+
+  /**
+   * Tests (`add` false) or sets the bits of keys [0, count) of `batch`; key i's answer (1 if it
+   * holds every bit / 1 if it set one) goes to `answers[i]`. Returns the sum of the answers.
+   */
+  private batch(
+    batch: PackedKeys,
+    count: number,
+    answers: Uint8Array | null,
+    add: boolean,
+  ): number {
+    const { shards, hashes: k } = this.shape;
+    const shardBytes = this.shardBytes;
+    const bytes = this.bytes;
+    return mitz64Chunks(batch, count, k, this.locator.mod, (p, w, start, stop) => {
+      let sum = 0;
+      // Probe i of key j is bit (mask i) of word (word i): shard bit 32·word + log2(mask), at
+      // byte o >>> 3 under mask 0x80 >>> (o & 7) (Redis' bit order, see the module comment).
+      for (let j = start, h = hashIndex + 1; j < stop; j++, h += 4, w += 2 * k) {
+        const base = multiplyShift(p[h]!, shards) * shardBytes;
+        let answer = add ? 0 : 1;
+        for (let i = 0; i < k; i++) {
+          const o = (p[w + i]! >>> 0) * 32 + 31 - Math.clz32(p[w + k + i]!);
+          const at = base + Math.floor(o / 8);
+          const mask = 0x80 >>> (o % 8);
+          const v = bytes[at]!;
+          if ((v & mask) !== 0) continue;
+          if (!add) {
+            answer = 0;
+            break;
+          }
+          bytes[at] = v | mask;
+          answer = 1;
+        }
+        if (answers !== null) answers[j] = answer;
+        sum += answer;
+      }
+      return sum;
+    });
   }
 
   protected override hasEncoded(bytes: Uint8Array): boolean {
