@@ -12,9 +12,10 @@
  * (10^6), ±9% at 1e-3 (2·10^6), ±20% at 1e-4 (4·10^6); the rate of a broken index derivation
  * (correlated probes, a wrong modulus) is off by far more. Each case's band is in its title.
  * Every case goes through the batch paths (`addBatch`, `hasBatch`; their answers are `add`'s and
- * `has`'s for every funnel and strategy: test/batch.test.ts): string keys packed without a string
- * per key, the others packed 65,536 at a time (key by key, hashing a number or 16 bytes cost a
- * call into WebAssembly per key, most of this file's time).
+ * `has`'s for every funnel and strategy: test/batch.test.ts): every key written straight into
+ * its batch's bytes, 65,536 keys at a time, without a string, number or array per key (key by
+ * key, hashing a number or 16 bytes cost a call into WebAssembly per key, most of this file's
+ * time; packing arrays of numbers, a third of what was left).
  * The keys are fixed (sequences and a seeded generator), so the outcome is deterministic.
  *
  * Every inserted key is checked too: a single false negative fails the test.
@@ -29,6 +30,7 @@ import {
   packKeys,
   type StrategyName,
 } from '../src/index.js';
+import { expectBytes } from './support/bytes.js';
 import { countFound, packedSequence } from './support/packed-keys.js';
 
 /** The i-th inserted (present) or probed (absent) key; present and absent sets are disjoint. */
@@ -48,20 +50,25 @@ const longKey = (n: number): KeyMaker => {
 const stringKey: KeyMaker = (i, present) =>
   present ? `https://example.com/item/${i}` : `https://example.com/missing/${i}`;
 
-/** bytes: 16 seeded bytes with a tag byte that separates the sets. */
-const bytesKey: KeyMaker = (i, present) => {
-  const b = new Uint8Array(16);
+/** Writes bytesKey(i, present) into `b` at `at`. */
+function writeBytesKey(i: number, present: boolean, b: Uint8Array, at: number): void {
   let x = (i + 1) * 0x9e3779b1;
   for (let j = 0; j < 15; j++) {
     x = Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + j;
-    b[j] = x >>> 24;
+    b[at + j] = x >>> 24;
   }
-  b[15] = present ? 1 : 2;
+  b[at + 15] = present ? 1 : 2;
   // Make the key unique in i: write i into bytes 8..11.
-  b[8] = i & 0xff;
-  b[9] = (i >>> 8) & 0xff;
-  b[10] = (i >>> 16) & 0xff;
-  b[11] = i >>> 24;
+  b[at + 8] = i & 0xff;
+  b[at + 9] = (i >>> 8) & 0xff;
+  b[at + 10] = (i >>> 16) & 0xff;
+  b[at + 11] = i >>> 24;
+}
+
+/** bytes: 16 seeded bytes with a tag byte that separates the sets. */
+const bytesKey: KeyMaker = (i, present) => {
+  const b = new Uint8Array(16);
+  writeBytesKey(i, present, b, 0);
   return b;
 };
 
@@ -119,8 +126,40 @@ const CASES: Case[] = [
 const CHUNK = 1 << 16;
 
 /**
+ * Keys [from, from + count) packed straight into a batch instead of through an array of keys:
+ * an 'int' or 'long' KeyMaker's numbers as those funnels encode them (4 or 8 bytes,
+ * little-endian two's complement; a long as hi·2^32 + lo, lo in [0, 2^32)), or bytesKey's 16
+ * bytes for 'bytes'.
+ */
+function packDirect(
+  funnel: 'int' | 'long' | 'bytes',
+  key: KeyMaker,
+  from: number,
+  count: number,
+  present: boolean,
+): PackedKeys {
+  const width = funnel === 'int' ? 4 : funnel === 'long' ? 8 : 16;
+  const bytes = new Uint8Array(count * width);
+  const view = new DataView(bytes.buffer);
+  const offsets = new Uint32Array(count + 1);
+  for (let j = 0; j < count; j++) {
+    if (funnel === 'bytes') writeBytesKey(from + j, present, bytes, j * 16);
+    else if (funnel === 'int') view.setInt32(j * 4, key(from + j, present) as number, true);
+    else {
+      const v = key(from + j, present) as number;
+      const hi = Math.floor(v / 2 ** 32);
+      view.setUint32(j * 8, v - hi * 2 ** 32, true);
+      view.setInt32(j * 8 + 4, hi, true);
+    }
+    offsets[j + 1] = (j + 1) * width;
+  }
+  return { bytes, offsets };
+}
+
+/**
  * Calls `use` on the keys `key(0, present)` … `key(count − 1, present)`, packed for `funnel`
- * CHUNK at a time.
+ * CHUNK at a time. Numbers and bytes are packed by {@link packDirect}; its first chunk is checked
+ * against `packKeys` of the same keys, byte for byte.
  */
 function eachChunk(
   funnel: Funnel,
@@ -130,10 +169,23 @@ function eachChunk(
   use: (keys: PackedKeys) => void,
 ): void {
   for (let from = 0; from < count; from += CHUNK) {
-    const list = Array.from({ length: Math.min(CHUNK, count - from) }, (_, j) =>
-      key(from + j, present),
-    );
-    use(packKeys(funnel, list));
+    const size = Math.min(CHUNK, count - from);
+    const list = () => Array.from({ length: size }, (_, j) => key(from + j, present));
+    if (funnel !== 'int' && funnel !== 'long' && funnel !== 'bytes') {
+      use(packKeys(funnel, list()));
+      continue;
+    }
+    const packed = packDirect(funnel, key, from, size, present);
+    if (from === 0) {
+      const reference = packKeys(funnel, list());
+      expectBytes(packed.bytes, reference.bytes, `${funnel} keys packed`);
+      expectBytes(
+        new Uint8Array(packed.offsets.buffer),
+        new Uint8Array(reference.offsets.buffer, reference.offsets.byteOffset, 4 * (size + 1)),
+        `${funnel} offsets`,
+      );
+    }
+    use(packed);
   }
 }
 
