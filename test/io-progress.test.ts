@@ -2,19 +2,30 @@
  * `save` and `load` report progress and stop when aborted: an aborted save leaves no temporary
  * file and keeps the previous file as it was; an aborted load rejects with the signal's reason.
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { BloomFilter, load, save } from '../src/node.js';
 
 // 48 MiB of bits: six slices of 8 MiB.
 const big = new BloomFilter({ bits: 48 * 8 * 1024 * 1024, hashes: 3 });
 big.add('kept');
 
+/** The test's folder (48 MiB files), removed after it. */
+let dir = '';
+function tempDir(prefix: string): string {
+  dir = mkdtempSync(join(tmpdir(), prefix));
+  return dir;
+}
+afterEach(() => {
+  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  dir = '';
+});
+
 describe('save and load with progress and abort', () => {
   it('reports bytes written and read, ending at the container size', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bloomkit-progress-'));
+    const dir = tempDir('bloomkit-progress-');
     const path = join(dir, 'f.blmk');
     const saved: number[] = [];
     const size = await save(big, path, { onProgress: (done, total) => saved.push(done, total!) });
@@ -31,7 +42,7 @@ describe('save and load with progress and abort', () => {
   });
 
   it('an aborted save leaves the previous file and no temporary file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bloomkit-abort-'));
+    const dir = tempDir('bloomkit-abort-');
     const path = join(dir, 'f.blmk');
     const small = BloomFilter.create({ capacity: 10, fpp: 0.1 });
     await save(small, path);
@@ -50,7 +61,7 @@ describe('save and load with progress and abort', () => {
   });
 
   it('an aborted load rejects with the reason; an aborted signal stops before any work', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bloomkit-abort-'));
+    const dir = tempDir('bloomkit-abort-');
     const path = join(dir, 'f.blmk');
     await save(big, path);
     const controller = new AbortController();

@@ -80,10 +80,17 @@ describe('README examples', () => {
       writeFileSync(file, `${rewrite(block.code, nodeBundle)}\nexport {};\n`);
       const log = console.log;
       console.log = () => {};
+      // The examples' temporary folders (os.tmpdir() reads TMPDIR) go under outDir, removed
+      // after the file: an example shows how to use a folder, not how to clean it up.
+      const tmp = process.env.TMPDIR;
+      process.env.TMPDIR = join(outDir, `tmp-${i}`);
+      mkdirSync(process.env.TMPDIR);
       try {
         await import(pathToFileURL(file).href);
       } finally {
         console.log = log;
+        if (tmp === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = tmp;
         await stop?.();
       }
     });

@@ -11,7 +11,7 @@
  * Adding a type: one line in MEMORY_TARGETS (or a reason in REASONS), nothing else.
  */
 
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -299,7 +299,10 @@ const CHUNKED_TARGET: ConformanceTarget = {
         throw new Error('build-once');
       },
       has: (k) => f.has(k),
-      dispose: () => f.close(),
+      dispose: async () => {
+        await f.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
       addWrongKind: () => f.has(42 as never),
     };
   },
