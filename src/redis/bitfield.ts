@@ -18,6 +18,7 @@
 import { settleAll } from '../sharded/ops.js';
 import {
   type CellBatch,
+  cellSpan,
   type Epoch,
   REPLY,
   type ShardRead,
@@ -163,13 +164,6 @@ export interface Group {
   cells: number;
 }
 
-/** The cells [from, to) of key i of `batch`. */
-export function span(batch: CellBatch, i: number): [from: number, to: number] {
-  const starts = batch.starts;
-  const from = starts === undefined ? i * batch.k : starts[i]!;
-  return [from, starts === undefined ? from + batch.k : starts[i + 1]!];
-}
-
 /**
  * The keys of `batch` grouped by shard, in order of first appearance, each group's keys in window
  * order; a group is closed at {@link GROUP_CELLS} cells and a new one opened for the same shard.
@@ -179,7 +173,7 @@ export function groupByShard(batch: CellBatch): Group[] {
   const groups: Group[] = [];
   for (let i = 0; i < batch.count; i++) {
     const ref = batch.refs[i]!;
-    const [from, to] = span(batch, i);
+    const [from, to] = cellSpan(batch, i);
     let g = open.get(ref);
     if (g === undefined || g.cells + (to - from) > GROUP_CELLS) {
       g = { ref, keys: [], cells: 0 };
@@ -192,19 +186,24 @@ export function groupByShard(batch: CellBatch): Group[] {
   return groups;
 }
 
-/** The arguments of `shape` on `group.ref` for the cells of every key of the group, in order. */
-function groupArgs(shape: BitfieldShape, batch: CellBatch, group: Group): string[] {
-  if (group.keys.length === 1) {
-    const [from, to] = span(batch, group.keys[0]!);
-    return bitfieldArgs(shape, group.ref, batch.cells, from, to);
-  }
+/** The cells of every key of `group`, in window order. */
+export function groupCells(batch: CellBatch, group: Group): Float64Array {
   const cells = new Float64Array(group.cells);
   let p = 0;
   for (const i of group.keys) {
-    const [from, to] = span(batch, i);
+    const [from, to] = cellSpan(batch, i);
     for (let c = from; c < to; c++) cells[p++] = batch.cells[c]!;
   }
-  return bitfieldArgs(shape, group.ref, cells, 0, p);
+  return cells;
+}
+
+/** The arguments of `shape` on `group.ref` for the cells of every key of the group, in order. */
+function groupArgs(shape: BitfieldShape, batch: CellBatch, group: Group): string[] {
+  if (group.keys.length === 1) {
+    const [from, to] = cellSpan(batch, group.keys[0]!);
+    return bitfieldArgs(shape, group.ref, batch.cells, from, to);
+  }
+  return bitfieldArgs(shape, group.ref, groupCells(batch, group), 0, group.cells);
 }
 
 /**
@@ -239,7 +238,7 @@ async function sendGrouped(
     }
     let p = 2;
     for (const i of keys) {
-      const [from, to] = span(batch, i);
+      const [from, to] = cellSpan(batch, i);
       const read = new Array<number>(2 + to - from);
       read[0] = values[0]!;
       read[1] = values[1]!;

@@ -9,7 +9,7 @@
  */
 
 import type { CellBatch, Epoch } from '../sharded/store.js';
-import { groupByShard, numbers, span } from './bitfield.js';
+import { groupByShard, groupCells, numbers } from './bitfield.js';
 import { HEADER_BITS, type LuaScript, SCALABLE_ADD } from './scripts.js';
 
 /** Runs `script` with `keys` and `args` (the store's EVALSHA with its NOSCRIPT fallback). */
@@ -34,12 +34,10 @@ export async function sendScalableAdds(
   const head = [epoch.id, String(epoch.gen), String(share), String(batch.k)];
   let failure: unknown;
   await Promise.all(
-    groupByShard(batch).map(async ({ ref, keys }) => {
+    groupByShard(batch).map(async (group) => {
+      const { ref, keys } = group;
       const args = head.slice();
-      for (const i of keys) {
-        const [from, to] = span(batch, i);
-        for (let c = from; c < to; c++) args.push(String(batch.cells[c]! + HEADER_BITS));
-      }
+      for (const cell of groupCells(batch, group)) args.push(String(cell + HEADER_BITS));
       let reply: number[];
       try {
         reply = numbers(await run(SCALABLE_ADD, [ref, `${ref}:n`], args));

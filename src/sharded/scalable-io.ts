@@ -8,7 +8,7 @@ import type { ShardRefs } from './epoch.js';
 import type { Locator } from './layout.js';
 import { settleAll } from './ops.js';
 import type { RedisLayerSpec } from './scalable-layers.js';
-import type { CellBatch, Epoch, ShardRead, ShardStore } from './store.js';
+import { type CellBatch, cellSpan, type Epoch, type ShardRead, type ShardStore } from './store.js';
 
 /** A layer with what it takes to address it. */
 export interface Layer extends RedisLayerSpec {
@@ -17,9 +17,9 @@ export interface Layer extends RedisLayerSpec {
   readonly refs: ShardRefs;
 }
 
-/** The cells of key i of `b` (every key k cells). */
+/** The cells of key i of `b`, a batch made by {@link placeIn} (its cells a Float64Array). */
 function cellsOf(b: CellBatch, i: number): Float64Array {
-  return (b.cells as Float64Array).subarray(i * b.k, (i + 1) * b.k);
+  return (b.cells as Float64Array).subarray(...cellSpan(b, i));
 }
 
 /** The keys hashed to `hs` placed in `layer`: each key's shard and k cells. */

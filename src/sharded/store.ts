@@ -106,6 +106,13 @@ export interface CellBatch {
   readonly starts?: Uint32Array;
 }
 
+/** The cells [from, to) of key i of `batch` (see {@link CellBatch}). */
+export function cellSpan(batch: CellBatch, i: number): [from: number, to: number] {
+  const starts = batch.starts;
+  const from = starts === undefined ? i * batch.k : starts[i]!;
+  return [from, starts === undefined ? from + batch.k : starts[i + 1]!];
+}
+
 /** Which cells a batch operation touches: bits (`setBits`) or 4-bit counters (`addCounters`). */
 export type BatchCells = 'bits' | 'counters';
 

@@ -29,8 +29,8 @@
  * old view of the layers never misses a key another client added to a newer one.
  *
  * `add` first asks the older layers (one batch read per layer, in one window) and returns false
- * if one has the key, then adds to the newest layer; `has` asks all layers at once. Each key is hashed once;
- * every layer places it in its own shape.
+ * if one has the key, then adds to the newest layer; `has` asks all layers at once. Each key is
+ * hashed once; every layer places it in its own shape.
  *
  * Clear: bumps the generation and drops the layers in the metadata, resets layer 0's shards and
  * deletes the other layers' (unless grown again in the new generation). A client with an older
