@@ -1,8 +1,8 @@
 /**
  * The BITFIELD commands of the Redis store's hot paths, built with as little work per key as
  * possible: the first attempt of a bloom or counting add (one plain `BITFIELD` that reads the
- * header before it writes: scripts.ts, "Fast path") and the reads of bits and counters (one
- * `BITFIELD_RO` with the header). A key alone gets its own command; a window of keys
+ * header before it writes: scripts.ts, "Fast path") and the reads of bits, counters and cuckoo
+ * slots (one `BITFIELD_RO` with the header). A key alone gets its own command; a window of keys
  * (`addBatch`, `readBatch`) gets one per shard, carrying the cells of all of that shard's keys
  * in window order (`sendGrouped`). Each command's arguments are one array of its exact length;
  * only the cell offsets are new strings.
@@ -11,6 +11,7 @@
  *   add counters:  BITFIELD    key GET u32 0 GET u32 32 OVERFLOW SAT INCRBY u4 #<16 + c> 1 ...
  *   read bits:     BITFIELD_RO key GET u32 0 GET u32 32 GET u1 <64 + o> ...
  *   read counters: BITFIELD_RO key GET u32 0 GET u32 32 GET u4 #<16 + c> ...
+ *   read slots:    BITFIELD_RO key GET u32 0 GET u32 32 GET u16 #<4 + s> ...
  *
  * A reply is `[id, gen, value per cell...]` (docs/FORMAT.md: the header is two big-endian u32s).
  */
@@ -33,7 +34,7 @@ export interface BitfieldShape {
   /** Arguments after the header reads (`OVERFLOW SAT`). */
   readonly extra: readonly string[];
   readonly op: 'SET' | 'INCRBY' | 'GET';
-  readonly type: 'u1' | 'u4';
+  readonly type: 'u1' | 'u4' | 'u16';
   /** Cells before the first cell of the shard (the header), added to every offset. */
   readonly shift: number;
   /** Whether offsets are in cells (`#c`, counters) rather than bits. */
@@ -81,6 +82,14 @@ export const READ_COUNTERS: BitfieldShape = {
   ...READ_BITS,
   type: 'u4',
   shift: HEADER_BITS / 4,
+  cellOffsets: true,
+};
+
+/** Cuckoo slots (16-bit fingerprints), read as `readBuckets` reads them. */
+export const READ_SLOTS: BitfieldShape = {
+  ...READ_BITS,
+  type: 'u16',
+  shift: HEADER_BITS / 16,
   cellOffsets: true,
 };
 

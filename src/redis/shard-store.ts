@@ -22,12 +22,14 @@ import {
   type MetaFields,
   type MetaUpdate,
   REPLY,
+  type ReadCells,
   type ShardHeader,
   type ShardKind,
   type ShardRead,
   type ShardStore,
   type WriteReply,
 } from '../sharded/store.js';
+import { bucketSlots } from '../sharded/stored-cuckoo.js';
 import {
   ADD_COUNTERS,
   type BitfieldShape,
@@ -36,6 +38,7 @@ import {
   numbers,
   READ_BITS,
   READ_COUNTERS,
+  READ_SLOTS,
   SET_BITS,
   sendAdds,
   sendReads,
@@ -69,9 +72,8 @@ import {
 /** Reads shard bytes in chunks of this many bytes (GETRANGE), so no reply is huge. */
 const READ_CHUNK = 8 * 1024 * 1024;
 const HEADER_BYTES = HEADER_BITS / 8;
-/** Counters (4 bits) and slots (16 bits) before the first cell: `#` offsets skip the header. */
+/** Counters (4 bits) before the first cell: `#` offsets skip the header. */
 const HEADER_COUNTERS = HEADER_BITS / 4;
-const HEADER_SLOTS = HEADER_BITS / 16;
 
 const LETTER = { bloom: 'b', counting: 'c', cuckoo: 'k' } as const;
 
@@ -255,8 +257,9 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   }
 
   /** A window of reads (BITFIELD_RO with the header), in one turn: bitfield.ts. */
-  readBatch(cells: BatchCells, batch: CellBatch, out: (ShardRead | undefined)[]): Promise<unknown> {
-    return sendReads(this.client, cells === 'bits' ? READ_BITS : READ_COUNTERS, batch, out);
+  readBatch(cells: ReadCells, batch: CellBatch, out: (ShardRead | undefined)[]): Promise<unknown> {
+    const shape = cells === 'bits' ? READ_BITS : cells === 'counters' ? READ_COUNTERS : READ_SLOTS;
+    return sendReads(this.client, shape, batch, out);
   }
 
   async countBits(ref: string): Promise<number> {
@@ -308,11 +311,8 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   }
 
   async readBuckets(ref: string, i1: number, i2: number): Promise<ShardRead> {
-    const args = withHeader('BITFIELD_RO', ref);
-    for (const b of [i1, i2]) {
-      for (let s = 0; s < 4; s++) args.push('GET', 'u16', `#${HEADER_SLOTS + b * 4 + s}`);
-    }
-    return numbers(await this.send(ref, true, args));
+    const slots = bucketSlots(i1, i2, new Array<number>(8), 0);
+    return numbers(await this.send(ref, true, bitfieldArgs(READ_SLOTS, ref, slots, 0, 8)));
   }
 
   async scalableAdd(

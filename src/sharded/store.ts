@@ -116,6 +116,9 @@ export function cellSpan(batch: CellBatch, i: number): [from: number, to: number
 /** Which cells a batch operation touches: bits (`setBits`) or 4-bit counters (`addCounters`). */
 export type BatchCells = 'bits' | 'counters';
 
+/** Which cells a batch read reads: those of {@link BatchCells}, or 16-bit cuckoo slots. */
+export type ReadCells = BatchCells | 'slots';
+
 /** A shard's header: id 0 when the shard is missing. */
 export interface ShardHeader {
   readonly id: number;
@@ -219,11 +222,11 @@ export interface ShardStore {
     out: (WriteReply | undefined)[],
   ): Promise<unknown>;
   /**
-   * Optional batch form of `readBits` / `readCounters` for every key of `batch` (as
-   * {@link addBatch}): `out[i]` is key i's read, or `undefined` if its call failed; resolves to
-   * the first failure.
+   * Optional batch form of `readBits` / `readCounters` / `readBuckets` for every key of `batch`
+   * (as {@link addBatch}; `'slots'`: the cells are slot indexes, bucket b's slots 4b to 4b + 3):
+   * `out[i]` is key i's read, or `undefined` if its call failed; resolves to the first failure.
    */
-  readBatch?(cells: BatchCells, batch: CellBatch, out: (ShardRead | undefined)[]): Promise<unknown>;
+  readBatch?(cells: ReadCells, batch: CellBatch, out: (ShardRead | undefined)[]): Promise<unknown>;
   /**
    * Optional (a store with replicas): waits until `replicas` replicas hold every write sent so
    * far to the shards `refs` (Redis: `WAIT` on each shard's connection), at most `timeoutMs`

@@ -13,7 +13,8 @@
  * - `add`: one atomic `cuckooAdd` puts f in a free slot of i1 or i2, or moves fingerprints to
  *   their other bucket, at most 500 moves; if that finds no free slot every move is undone and the
  *   add rejects with `FilterFullError`: a full filter never loses a key it holds.
- * - `has`: one `readBuckets` of the header and the 8 slots; true iff one holds f.
+ * - `has`: one `readBuckets` of the header and the 8 slots; true iff one holds f. `hasMany` reads
+ *   a window's slots as one `readBatch` where the store has it (Redis: one command per shard).
  * - `remove`: one atomic `cuckooRemove` clears one slot holding f (false and no change if none
  *   does). Remove only keys you added: removing a key never added may remove another key's equal
  *   fingerprint.
@@ -33,7 +34,15 @@ import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { checkShardBits, DEFAULT_SHARD_BITS, multiplyShift, type PlacedKeys } from './layout.js';
 import { StoreOps, type StoreOptions } from './ops.js';
 import type { ShardedBloomShape } from './sharded-bloom.js';
-import type { Epoch, Meta, ShardRead, ShardStore, WriteReply } from './store.js';
+import type {
+  CellBatch,
+  Epoch,
+  Meta,
+  ReadCells,
+  ShardRead,
+  ShardStore,
+  WriteReply,
+} from './store.js';
 import { StoredShardedFilter, type WriteOp } from './stored-filter.js';
 import {
   createStored,
@@ -119,6 +128,20 @@ export function cuckooType<F>(
 /** The other bucket of fingerprint `f` in bucket `b` of `nb` (a power of two). */
 export function altBucket(b: number, f: number, nb: number): number {
   return (b ^ (((f * 1540483477) % 4294967296) % nb)) >>> 0;
+}
+
+/** Writes the 8 slots of buckets i1 then i2 (bucket b: slots 4b to 4b + 3) at `out[at]`. */
+export function bucketSlots<T extends number[] | Float64Array>(
+  i1: number,
+  i2: number,
+  out: T,
+  at: number,
+): T {
+  for (let s = 0; s < 4; s++) {
+    out[at + s] = 4 * i1 + s;
+    out[at + 4 + s] = 4 * i2 + s;
+  }
+  return out;
 }
 
 /** Whether a read (header, then 8 slots) holds key j's fingerprint. */
@@ -207,6 +230,19 @@ export class StoredCuckooFilter<K extends Key = Key>
 
   protected readCells(ref: string, offsets: Float64Array, base: number): Promise<ShardRead> {
     return this.store.readBuckets(ref, offsets[base + 1]!, offsets[base + 2]!);
+  }
+
+  /**
+   * A window's reads as one batch of slots (one command per shard on Redis): each key's 8 slots,
+   * bucket i1's 4 then bucket i2's, as `readBuckets` reads them. Adds stay one script per key
+   * (a kick moves fingerprints between buckets).
+   */
+  protected override readBatchOf(placed: PlacedKeys): { cells: ReadCells; batch: CellBatch } {
+    const n = placed.count;
+    const cells = new Float64Array(8 * n);
+    const o = placed.offsets;
+    for (let j = 0; j < n; j++) bucketSlots(o[3 * j + 1]!, o[3 * j + 2]!, cells, 8 * j);
+    return { cells: 'slots', batch: { count: n, refs: this.refsOf(placed), cells, k: 8 } };
   }
 
   /** Present iff one of the key's 8 slots holds its fingerprint. */

@@ -23,6 +23,7 @@ import {
   type Epoch,
   type Meta,
   REPLY,
+  type ReadCells,
   type ShardKind,
   type ShardRead,
   type ShardStore,
@@ -101,6 +102,14 @@ export abstract class ShardWindows<K extends Key = Key> {
    */
   protected batchOf(_placed: PlacedKeys): { cells: BatchCells; batch: CellBatch } | null {
     return null;
+  }
+
+  /**
+   * The window's keys as a {@link CellBatch} for the store's `readBatch`, or null to read them
+   * key by key (`readCells`): {@link batchOf} unless a type reads other cells than it writes.
+   */
+  protected readBatchOf(placed: PlacedKeys): { cells: ReadCells; batch: CellBatch } | null {
+    return this.batchOf(placed);
   }
 
   /** The shard name of every placed key. */
@@ -218,7 +227,7 @@ export abstract class ShardWindows<K extends Key = Key> {
     const k = n === 0 ? 0 : placed.offsets.length / n;
     status.fill(KEY_STATUS.unknown, offset, offset + n);
     const reads = new Array<ShardRead | undefined>(n);
-    const spec = this.store.readBatch ? this.batchOf(placed) : null;
+    const spec = this.store.readBatch ? this.readBatchOf(placed) : null;
     const failure =
       spec !== null
         ? await this.store.readBatch!(spec.cells, spec.batch, reads)
