@@ -321,9 +321,10 @@ ${body('BloomFilter.name')}`,
     );
     // --listFiles names every file of the program: the consumer's and the package's
     // declarations must be among them (a resolution that found nothing would pass vacuously).
+    // One checker thread each: the two run side by side.
     const [nodenext, bundler] = await Promise.all(
       ['tsconfig.nodenext.json', 'tsconfig.bundler.json'].map((config) =>
-        run(tsc, ['-p', config, '--pretty', 'false', '--listFiles']),
+        run(tsc, ['-p', config, '--pretty', 'false', '--listFiles', '--singleThreaded']),
       ),
     );
     for (const file of [
