@@ -20,6 +20,7 @@ import { ShardedBloomFilter } from '../src/redis.js';
 import { expectBytes } from './support/bytes.js';
 import { collectKernels } from './support/gc.js';
 import { mixedKeys } from './support/mixed-keys.js';
+import { packedSequence } from './support/packed-keys.js';
 
 interface AnyFilter {
   add(key: Key): boolean;
@@ -337,3 +338,30 @@ interface BitFilterLike extends AnyFilter {
   union(other: BitFilterLike): unknown;
   clone(): BitFilterLike;
 }
+
+describe("packedSequence (the statistical tests' keys, packed without a string each)", () => {
+  it('packs what packKeys packs, across every block size and width change', () => {
+    const wrong: string[] = [];
+    const froms = [0, 1, 9, 10, 99, 100, 101, 990, 1000, 9999, 10_000, 99_900, 123_456, 2 ** 40];
+    for (const from of froms) {
+      for (const n of [0, 1, 10, 11, 100, 101, 250, 1234, 20_001]) {
+        // Blocks of ten thousand need 20,000 keys from most starts: one prefix there.
+        for (const prefix of n > 10_000 ? ['k:'] : ['', 'k:', 'é😀/']) {
+          const want = packKeys(
+            'string',
+            Array.from({ length: n }, (_, i) => `${prefix}${from + i}`),
+          );
+          const got = packedSequence(prefix, n, from);
+          const end = want.offsets[n]!;
+          const same =
+            got.bytes.length === end &&
+            Buffer.compare(Buffer.from(got.bytes), Buffer.from(want.bytes.subarray(0, end))) ===
+              0 &&
+            got.offsets.every((o, i) => o === want.offsets[i]);
+          if (!same) wrong.push(`${JSON.stringify(prefix)} from ${from}, ${n} keys`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
