@@ -187,6 +187,34 @@ describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
     expect((await c.hasMany(keys('k', 2500, 2500))).every(Boolean)).toBe(true);
   });
 
+  it('after every master lost its scripts, a window sends each of them the script body once', async () => {
+    const c = await RedisCountingBloomFilter.create(client, fresh(), {
+      capacity: 5000,
+      fpp: 0.01,
+      shardBits: 4 * 4096,
+    });
+    const batch = keys('flushed', 2000);
+    await c.addMany(batch);
+    const masters = cluster.nodes.filter((_, i) => cluster.replicaOf[i] === undefined);
+    const evals = async () => {
+      let n = 0;
+      for (const { port } of masters) {
+        const info = String(await rawCommand(port, ['INFO', 'commandstats']));
+        n += Number(/cmdstat_eval:calls=(\d+)/.exec(info)?.[1] ?? 0);
+      }
+      return n;
+    };
+    for (const { port } of masters) expect(await rawCommand(port, ['SCRIPT', 'FLUSH'])).toBe('OK');
+    const before = await evals();
+    // A window of removals, one script call each, over shards on every master: each master gets
+    // one EVAL (the calls for the others wait for it, then meet NOSCRIPT once more, and so on).
+    expect((await c.removeMany(batch.slice(0, 1000))).every(Boolean)).toBe(true);
+    const sent = (await evals()) - before;
+    expect(sent).toBeGreaterThanOrEqual(1);
+    expect(sent).toBeLessThanOrEqual(masters.length);
+    expect((await c.hasMany(batch.slice(1000))).every(Boolean)).toBe(true);
+  });
+
   it('RedisCuckooFilter: scripts run on every node, no false negative, deletes', async () => {
     const f = await RedisCuckooFilter.create(io, fresh(), {
       capacity: 3000,

@@ -353,6 +353,26 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
       }
     });
 
+    it('after a script flush, a window of script calls sends the script body once, not once per key', async () => {
+      const c = await RedisCountingBloomFilter.create(client, fresh(), {
+        capacity: 5000,
+        fpp: 0.01,
+      });
+      const batch = keys('flushed', 2000);
+      await c.addMany(batch);
+      await raw('SCRIPT', 'FLUSH');
+      const evals = async () =>
+        Number(
+          /cmdstat_eval:calls=(\d+)/.exec(String(await raw('INFO', 'commandstats')))?.[1] ?? 0,
+        );
+      const before = await evals();
+      // Every removal is one script call, a window of them in flight at once: all meet NOSCRIPT.
+      expect((await c.removeMany(batch.slice(0, 1000))).every(Boolean)).toBe(true);
+      expect((await evals()) - before).toBe(1);
+      expect((await c.hasMany(batch.slice(1000))).every(Boolean)).toBe(true);
+      expect(await c.has(batch[0]!)).toBe(false);
+    });
+
     it('batches a window into one command per shard, pipelined: far fewer socket reads than commands', async () => {
       const f = await RedisBloomFilter.create(client, fresh(), {
         capacity: 20_000,

@@ -4,7 +4,7 @@
  * hash alone, or one shard (with its count hash, for the scalable filter).
  *
  * They are sent with EVALSHA; a server that does not know a script (NOSCRIPT: restarted, flushed,
- * or another cluster node) gets it once with EVAL, which also caches it (shard-store.ts).
+ * or another cluster node) gets it once with EVAL, which also caches it (script-runner.ts).
  *
  * Shard header: every shard string starts with 8 bytes, the filter's `id` (u32, big-endian: what
  * `BITFIELD GET u32 0` reads) and the `gen`eration it was last cleared in (u32 at bit 32); the

@@ -49,6 +49,7 @@ import { REDIS_ERRORS, RedisEvictionPolicyError, RedisFilterMismatchError } from
 import { layerShardKey, metaKey, shardKey } from './keys.js';
 import { toMeta } from './meta.js';
 import { sendScalableAdds } from './scalable-batch.js';
+import { ScriptRunner } from './script-runner.js';
 import {
   BLOOM_ADD,
   CLEAR_META,
@@ -85,6 +86,9 @@ function countKey(ref: string): string | undefined {
 export class RedisShardStore extends StoreErrorNames implements ShardStore {
   readonly noun = 'Redis filter';
   readonly client: CommandClient;
+  private readonly scripts = new ScriptRunner((key, readonly, args) =>
+    this.send(key, readonly, args),
+  );
   /**
    * `WAIT replicas timeout` on the connection of every shard in `refs` (one for a standalone
    * server, one per shard key on a cluster, routed as its writes were); the fewest replicas any
@@ -126,17 +130,13 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     return this.client.sendBinary(key, args);
   }
 
-  /** Runs `script` (EVALSHA, or EVAL after NOSCRIPT); every key must be in `keys`, in one slot. */
+  /** Runs `script` (EVALSHA, or EVAL after NOSCRIPT: script-runner.ts); keys in one slot. */
   eval(
     script: LuaScript,
     keys: readonly string[],
     args: readonly (string | Buffer)[],
   ): Promise<unknown> {
-    const tail = [String(keys.length), ...keys, ...args];
-    return this.send(keys[0]!, false, ['EVALSHA', script.sha, ...tail]).catch((err: unknown) => {
-      if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
-      return this.send(keys[0]!, false, ['EVAL', script.source, ...tail]);
-    });
+    return this.scripts.run(script, keys, args);
   }
 
   notReady(): string | null {
