@@ -131,9 +131,9 @@ async function answers(
   perKey: number,
 ): Promise<boolean[]> {
   if (f.hasMany === undefined) return hasEach(f, list);
-  const [all, each] = await Promise.all([f.hasMany(list), hasEach(f, list.slice(0, perKey))]);
+  const [all, oneByOne] = await Promise.all([f.hasMany(list), hasEach(f, list.slice(0, perKey))]);
   expect(all).toHaveLength(list.length);
-  expectSameArray(all.slice(0, each.length), each);
+  expectSameArray(all.slice(0, oneByOne.length), oneByOne);
   return all;
 }
 
