@@ -12,7 +12,13 @@ import { keys } from './support/random.js';
 import { runRedisConformance } from './support/redis-adapters.js';
 import { type NodeCluster, nodeCluster } from './support/redis-clients.js';
 import { type RedisClusterHandle, startRedisCluster } from './support/redis-cluster-server.js';
-import { rawCommand, rawCommands, requireRedis, serverStats } from './support/redis-server.js';
+import {
+  commandCalls,
+  rawCommand,
+  rawCommands,
+  requireRedis,
+  serverStats,
+} from './support/redis-server.js';
 import { groupedCommands } from './support/windows.js';
 
 const hasRedis = requireRedis();
@@ -198,10 +204,7 @@ describe.skipIf(!hasRedis)('Redis filters on a 3-master cluster', () => {
     const masters = cluster.nodes.filter((_, i) => cluster.replicaOf[i] === undefined);
     const evals = async () => {
       let n = 0;
-      for (const { port } of masters) {
-        const info = String(await rawCommand(port, ['INFO', 'commandstats']));
-        n += Number(/cmdstat_eval:calls=(\d+)/.exec(info)?.[1] ?? 0);
-      }
+      for (const { port } of masters) n += await commandCalls(port, 'eval');
       return n;
     };
     for (const { port } of masters) expect(await rawCommand(port, ['SCRIPT', 'FLUSH'])).toBe('OK');

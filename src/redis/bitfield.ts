@@ -22,6 +22,7 @@ import {
   cellSpan,
   type Epoch,
   REPLY,
+  type ReadCells,
   type ShardRead,
   type WriteReply,
 } from '../sharded/store.js';
@@ -91,6 +92,13 @@ export const READ_SLOTS: BitfieldShape = {
   type: 'u16',
   shift: HEADER_BITS / 16,
   cellOffsets: true,
+};
+
+/** The read shape of each kind of cell a batch read reads. */
+export const READS: Readonly<Record<ReadCells, BitfieldShape>> = {
+  bits: READ_BITS,
+  counters: READ_COUNTERS,
+  slots: READ_SLOTS,
 };
 
 /** `BITFIELD` or `BITFIELD_RO` of `key` that reads the header first. */

@@ -39,6 +39,7 @@ import {
   READ_BITS,
   READ_COUNTERS,
   READ_SLOTS,
+  READS,
   SET_BITS,
   sendAdds,
   sendReads,
@@ -258,8 +259,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
 
   /** A window of reads (BITFIELD_RO with the header), in one turn: bitfield.ts. */
   readBatch(cells: ReadCells, batch: CellBatch, out: (ShardRead | undefined)[]): Promise<unknown> {
-    const shape = cells === 'bits' ? READ_BITS : cells === 'counters' ? READ_COUNTERS : READ_SLOTS;
-    return sendReads(this.client, shape, batch, out);
+    return sendReads(this.client, READS[cells], batch, out);
   }
 
   async countBits(ref: string): Promise<number> {

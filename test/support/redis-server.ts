@@ -348,6 +348,15 @@ export async function serverStats(port: number): Promise<{ reads: number; comman
   return { reads: field('total_reads_processed'), commands: field('total_commands_processed') };
 }
 
+/**
+ * How many times a server has run `command` (lower case, e.g. `eval`) so far, scripts' own calls
+ * included (INFO commandstats; 0 before the first).
+ */
+export async function commandCalls(port: number, command: string): Promise<number> {
+  const info = String(await rawCommand(port, ['INFO', 'commandstats']));
+  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Processes
 
