@@ -11,14 +11,19 @@
  * Plain JavaScript, so it runs before anything is compiled.
  */
 import { spawn } from 'node:child_process';
+import { constants, setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const node = process.execPath;
 
-/** Runs `args` with node; resolves to its exit status and, when `held`, its output. */
-function run(name, args, held) {
+/**
+ * Runs `args` with node; resolves to its exit status and, when `held`, its output. A `low` child
+ * gets the lowest CPU priority at once, before it starts anything of its own (biome's launcher
+ * starts the native linter, whose threads inherit the priority).
+ */
+function run(name, args, held, low = false) {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(node, args, {
@@ -26,6 +31,13 @@ function run(name, args, held) {
       stdio: held ? ['ignore', 'pipe', 'pipe'] : 'inherit',
       env: held ? { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } : process.env,
     });
+    if (low && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, constants.priority.PRIORITY_LOW);
+      } catch {
+        // Not permitted here: the lint runs at normal priority.
+      }
+    }
     const out = [];
     if (held) {
       child.stdout.on('data', (b) => out.push(b));
@@ -45,6 +57,7 @@ const background = [
   run(
     'lint',
     [join(root, 'node_modules', '@biomejs', 'biome', 'bin', 'biome'), 'check', '.'],
+    true,
     true,
   ),
 ];
