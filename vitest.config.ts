@@ -1,11 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-
-/** This repository's src/ folder, as a pattern over absolute paths. */
-const SRC = new RegExp(
-  `^${fileURLToPath(new URL('./src/', import.meta.url)).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
-);
 
 /**
  * The files that take longest (wall time in a fresh clone's full run, longest first), started
@@ -66,10 +60,6 @@ class SlowFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The sources load through Node's own ESM loader, with tsx's hooks registered by the setup
-    // file; test files and their support code stay with vitest (test/support/native-src.ts).
-    setupFiles: ['test/support/native-src.ts'],
-    server: { deps: { external: [SRC] } },
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
