@@ -83,12 +83,7 @@ export default defineConfig({
     // millions of keys and build many short-lived arrays, and a larger nursery lets most of
     // that die before it is copied (measured on the eight heaviest files: 9% less CPU; the
     // collector's share of the workers' main threads fell from 33 to 23 s in a full run).
-    // And one collector thread per worker: three workers already keep both cores busy, so V8's
-    // parallel and concurrent collector threads only competed with the other workers for them
-    // (measured, whole runs alternating: vitest 116, 120 and 118 s with the flag, 124, 123 and
-    // 123 s without; the machine's busy CPU 229-234 s against 239-243 s; a 256 MiB semi-space
-    // did worse, 64 MiB about the same).
-    poolOptions: { forks: { execArgv: ['--max-semi-space-size=128', '--single-threaded-gc'] } },
+    poolOptions: { forks: { execArgv: ['--max-semi-space-size=128'] } },
     sequence: { sequencer: SlowFirst },
   },
 });
