@@ -20,7 +20,8 @@
  * Stack traces: vitest formats every stack itself and maps only the modules its runner loaded,
  * so a frame in src/ would show its position in tsx's output (`native.ts:1:1735`). The source map
  * that Node keeps for each module it compiled (tsx turns source maps on) is handed to vitest's
- * mapper for src/ files, so failures point at the line of the source (`native.ts:174:11`).
+ * mapper for src/ files, so failures point at the line of the source (`native.ts:174:11`). The
+ * mapper is vite-node's, vitest's own dependency: the module its workers install.
  *
  * Registered once per worker process (a setup file runs again for each test file); the hooks
  * belong to this thread only, so worker threads and child processes that tests start load what
