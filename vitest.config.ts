@@ -10,14 +10,17 @@ const SRC = new RegExp(
 );
 
 /**
- * Whether this is `vitest` watching (decided as vitest decides it): there the sources stay with
+ * Whether this is `vitest` watching (asked for with `vitest watch`, `vitest dev` or `--watch`, or
+ * by default, as vitest decides it: no `run`, not CI, a terminal): there the sources stay with
  * vitest's module runner, which reloads an edited file for the next run, where Node's own loader
  * would keep serving the first version to a worker for as long as it lives.
  */
+const ARGS = process.argv.slice(2);
 const WATCH =
-  !process.argv.some((a) => a === 'run' || a === '--run') &&
-  !process.env.CI &&
-  process.stdin.isTTY === true;
+  ARGS.some((a) => a === 'watch' || a === 'dev' || a === '--watch' || a === '-w') ||
+  (!ARGS.some((a) => a === 'run' || a === '--run' || a === '--watch=false') &&
+    !process.env.CI &&
+    process.stdin.isTTY === true);
 
 /**
  * The files that take longest (wall time in a fresh clone's full run, longest first), started
