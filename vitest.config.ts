@@ -1,13 +1,27 @@
-import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type Plugin } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { MIRROR_DIR, mirrorOf, SRC_DIR } from './test/support/src-mirror.js';
 
-/** This repository's src/ folder, as a pattern over vitest's module ids (absolute, with '/'). */
-const SRC = new RegExp(
-  `^${fileURLToPath(new URL('./src/', import.meta.url))
-    .replace(/\\/g, '/')
-    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
-);
+/** A folder as a pattern over vitest's module ids (absolute, with '/'). */
+const under = (dir: string): RegExp =>
+  new RegExp(`^${dir.replace(/\\/g, '/').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+const SRC = under(SRC_DIR);
+
+/**
+ * Sends every import that resolves to a file of src/ to that file's compiled copy in the mirror
+ * (test/support/src-mirror.ts), which `server.deps.external` leaves to Node's own loader.
+ */
+const srcMirror: Plugin = {
+  name: 'bloomkit-src-mirror',
+  enforce: 'pre',
+  async resolveId(source, importer, options) {
+    const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+    if (resolved === null || !resolved.id.endsWith('.ts') || !SRC.test(resolved.id)) {
+      return resolved;
+    }
+    return { ...resolved, id: mirrorOf(resolved.id).replace(/\\/g, '/'), external: true };
+  },
+};
 
 /**
  * Whether this is `vitest` watching (asked for with `vitest watch`, `vitest dev` or `--watch`, or
@@ -79,13 +93,18 @@ class SlowFirst extends BaseSequencer {
 }
 
 export default defineConfig({
+  plugins: WATCH ? [] : [srcMirror],
   test: {
     include: ['test/**/*.test.ts'],
-    // The sources load through Node's own ESM loader, with tsx's hooks registered by the setup
-    // file; test files and their support code stay with vitest (test/support/native-src.ts).
+    // The sources run as Node runs them, from a compiled mirror of src/ that Node's own loader
+    // loads (test/support/src-mirror.ts); test files and their support code stay with vitest.
     ...(WATCH
       ? {}
-      : { setupFiles: ['test/support/native-src.ts'], server: { deps: { external: [SRC] } } }),
+      : {
+          globalSetup: ['test/support/src-mirror.ts'],
+          setupFiles: ['test/support/native-src.ts'],
+          server: { deps: { external: [under(MIRROR_DIR)] } },
+        }),
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
