@@ -55,8 +55,8 @@ describe.skipIf(!hasPostgres)('examples against PostgreSQL', () => {
       queries: number;
       falsePositives: number;
       newIdServed: boolean;
-    }>('cache-guard', { ...env, PGDATABASE: 'shop', ROWS: '50000', REQUESTS: '20000' });
-    expect(last.rows).toBe(50_000);
+    }>('cache-guard', { ...env, PGDATABASE: 'shop', ROWS: '20000', REQUESTS: '10000' });
+    expect(last.rows).toBe(20_000);
     const absent = last.requests - last.found;
     expect(absent).toBeGreaterThan(0.85 * last.requests);
     // The found ids, the false positives, and the one get of the id inserted at the end.
@@ -78,7 +78,7 @@ describe.skipIf(!hasPostgres)('examples against PostgreSQL', () => {
       ...env,
       BUILD_DATABASE: 'crm',
       PROBE_DATABASE: 'warehouse',
-      ORDERS: '100000',
+      ORDERS: '40000',
     });
     const { selective, broad } = last;
     expect(selective.buildKeys).toBe(1_000);
@@ -107,7 +107,7 @@ describe.skipIf(!hasRedis)('examples against Redis', () => {
       candidates: number;
       memoryPerUser: number;
       measuredPerUser: number;
-    }>('seen-set', { REDIS_URL: redis.url, USERS: '30' });
+    }>('seen-set', { REDIS_URL: redis.url, USERS: '20' });
     expect(last.seenOfferedAgain).toBe(0);
     expect(last.falsePositives / last.candidates).toBeLessThan(0.015);
     expect(last.measuredPerUser).toBeGreaterThanOrEqual(last.memoryPerUser);
@@ -124,7 +124,7 @@ describe('examples without a server', () => {
       checkpoints: number;
       forgotten: number;
       queued: number;
-    }>('deduper', { PAGES: '10000' });
+    }>('deduper', { PAGES: '6000' });
     expect(last.forgotten).toBe(0);
     expect(last.queued).toBe(last.fresh);
     expect(last.fresh + last.duplicates).toBe(last.links + 1);

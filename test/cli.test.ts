@@ -5,7 +5,10 @@
  * `main()` with in-memory streams), except in 'the built command, as a process', which runs it
  * as a subprocess for what only a process shows: its `#!` line and exit status, standard input
  * as fd 0 (a pipe, a regular file), a reader that goes away (`| head`), and the filter-file
- * commands end to end (create, add, check, convert; info's exit status).
+ * commands end to end (create, add, check, convert; info's exit status). One process per point
+ * (each costs a Node start and a load of the command, about 0.3 s of CPU): what differs between
+ * cases of one point (a plain and a gzip regular file) is main()'s work, checked in this process
+ * above.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -445,18 +448,12 @@ describe('the built command, as a process', () => {
     await same(['info', path('nope.bloom')], '', 2);
   });
 
-  it('reads fd 0 as a regular file, and gzip from a regular file', async () => {
+  it('reads fd 0 as a regular file (gzip, found by its first bytes)', async () => {
     writeFileSync(path('p-words.gz'), gzipSync(readFileSync(path('words.txt'))));
-    const ref = reference().bits.data;
-    for (const [name, stdinFile] of [
-      ['file', path('words.txt')],
-      ['gzip file', path('p-words.gz')],
-    ] as const) {
-      const file = path(`p-in-${name.replace(/ /g, '-')}.bloom`);
-      ok(await cli.run(['create', file, '-n', '3000', '-p', '0.01']));
-      ok(bin.run(['add', file], { stdinFile }));
-      expect(bitsOf(file), name).toEqual(ref);
-    }
+    const file = path('p-in-gzip-file.bloom');
+    ok(await cli.run(['create', file, '-n', '3000', '-p', '0.01']));
+    ok(bin.run(['add', file], { stdinFile: path('p-words.gz') }));
+    expect(bitsOf(file)).toEqual(reference().bits.data);
   });
 
   it('stops quietly, with status 0, when its reader goes away (| head)', async () => {

@@ -3,11 +3,13 @@
  *
  * For several (n, p), every funnel and both strategies (at 200,000 keys, MITZ_32 for two funnels:
  * see BIG_MITZ_32_FUNNELS), the same keys go into a Guava filter (through
- * test/java/GuavaHarness.java) and into a bloomkit filter, and we compare:
+ * test/java/GuavaHarness.java) and into a bloomkit filter (both strategies of a size and funnel
+ * take the same keys), and we compare:
  *   - Guava's `writeTo` bytes with bloomkit's `toGuava()`, byte for byte;
  *   - `put` with `add`, key by key;
  *   - `mightContain` with `has` on every probe (150,000 probes in the 200,000-key case);
- *   - `approximateElementCount()` / `expectedFpp()` with `estimatedCount()` / `expectedFpp()`, exactly;
+ *   - `approximateElementCount()` / `expectedFpp()` with `estimatedCount()` / `expectedFpp()`
+ *     (the count exactly, the fpp within 1 ulp: see ulpDistance);
  *   - Guava's `readFrom` on bloomkit's bytes (and bloomkit's `fromGuava` on Guava's bytes), probe by probe.
  * Then sizing (`bloomSize` against Guava's `create` for a grid of (n, p)) and hashing
  * (`murmur3x64_128(keyBytes(...))` against `Hashing.murmur3_128().hashObject(key, funnel)`).
@@ -16,8 +18,10 @@
  * and low surrogates at the start, middle and end, 100,000-character strings, int and long bounds
  * (±2^63 as bigint, ±(2^53 − 1) as number), and the same long given once as number, once as bigint.
  *
- * Every question to Guava goes to one JVM, asked once in the first `beforeAll` (a JVM start costs
- * more than most questions); the tests then compare its answers.
+ * Every question to Guava goes to one JVM (a JVM start costs more than most questions), in the
+ * first `beforeAll`: case by case as bloomkit answers the same questions, each case's keys dropped
+ * once sent (2 million keys, drawn again only to name a mismatch); the tests then compare the
+ * answers.
  *
  * Without Java these tests skip locally and fail in CI (see test/support/guava.ts `requireJava`).
  */
@@ -63,14 +67,17 @@ const hasJava = requireJava();
 
 // ------------------------------------------------------------------ filter cases
 
+/**
+ * A case: the filter's parameters, and the seed its keys are drawn from ({@link drawKeys}): one
+ * seed per size and funnel, as both strategies ask the same keys.
+ */
 interface Case {
   name: string;
   funnel: Funnel;
   n: number;
   fpp: number;
   strategy: StrategyName;
-  inserts: Key[];
-  probes: Key[];
+  seed: number;
 }
 
 const SIZES: readonly [n: number, fpp: number][] = [
@@ -94,73 +101,103 @@ const BIG_MITZ_32_FUNNELS: readonly Funnel[] = ['string', 'long'];
 
 function makeCases(): Case[] {
   const cases: Case[] = [];
-  let seed = 1;
-  for (const [n, fpp] of SIZES) {
+  SIZES.forEach(([n, fpp], size) => {
     for (const strategy of STRATEGIES) {
-      for (const funnel of FUNNELS) {
-        seed++; // before any skip: every case keeps its keys
+      FUNNELS.forEach((funnel, f) => {
         if (n >= 200_000 && strategy === 'MURMUR128_MITZ_32') {
-          if (!BIG_MITZ_32_FUNNELS.includes(funnel)) continue;
+          if (!BIG_MITZ_32_FUNNELS.includes(funnel)) return;
         }
-        const special = n === 1 ? tinySpecials(funnel) : specials(funnel);
-        const generated =
-          n === 1 ? [] : generate(funnel, Math.max(0, n - special.length), seed, 'in');
-        // Specials first, in the middle and at the end: a key's position changes put's answer.
-        const inserts = [...special, ...generated, ...special.slice(0, 5)];
-        const big = n >= 200_000;
-        const absentCount = big ? (strategy === 'MURMUR128_MITZ_64' ? 100_000 : 30_000) : 2_000;
-        const presentCount = big
-          ? strategy === 'MURMUR128_MITZ_64'
-            ? 50_000
-            : 20_000
-          : inserts.length;
-        // The present probes start with the specials (every presentCount exceeds their number).
-        const probes = [
-          ...inserts.slice(0, presentCount),
-          ...generate(funnel, absentCount, seed + 100_000, 'out'),
-        ];
         const short = strategy === 'MURMUR128_MITZ_64' ? 'MITZ_64' : 'MITZ_32';
-        cases.push({
-          name: `${funnel} n=${n} p=${fpp} ${short}`,
-          funnel,
-          n,
-          fpp,
-          strategy,
-          inserts,
-          probes,
-        });
-      }
+        const seed = 2 + 10 * size + f; // one per size and funnel
+        cases.push({ name: `${funnel} n=${n} p=${fpp} ${short}`, funnel, n, fpp, strategy, seed });
+      });
     }
-  }
+  });
   return cases;
 }
 
+/** The keys of a size and funnel's cases: the inserts, and keys that are not among them. */
+interface Drawn {
+  inserts: Key[];
+  absent: Key[];
+}
+
+/**
+ * Draws the keys of a case's size and funnel from its seed (the same on every call): the specials
+ * and n seeded keys, and 100,000 absent keys at 200,000 keys (else 2,000).
+ */
+function drawKeys({ funnel, n, seed }: Case): Drawn {
+  const special = n === 1 ? tinySpecials(funnel) : specials(funnel);
+  const generated = n === 1 ? [] : generate(funnel, Math.max(0, n - special.length), seed, 'in');
+  // Specials first, and five of them again at the end: a key's position changes put's answer.
+  const inserts = special.concat(generated, special.slice(0, 5));
+  const absent = generate(funnel, n >= 200_000 ? 100_000 : 2_000, seed + 100_000, 'out');
+  return { inserts, absent };
+}
+
+interface CaseKeys {
+  inserts: Key[];
+  probes: Key[];
+}
+
+/**
+ * A case's keys: the inserts, and the probes (present keys, then absent ones; at 200,000 keys
+ * MITZ_64 asks 50,000 + 100,000 of them, MITZ_32 the first 20,000 + 30,000). The test keeps none
+ * of them past its `beforeAll` but the probes the fromGuava test asks again
+ * ({@link recheckIndexes}); a failure draws them again to name the key it failed on.
+ */
+function caseKeys(c: Case, { inserts, absent }: Drawn = drawKeys(c)): CaseKeys {
+  const big = c.n >= 200_000;
+  const mitz64 = c.strategy === 'MURMUR128_MITZ_64';
+  const absentCount = big ? (mitz64 ? 100_000 : 30_000) : 2_000;
+  const presentCount = big ? (mitz64 ? 50_000 : 20_000) : inserts.length;
+  // The present probes start with the specials (every presentCount exceeds their number).
+  const probes = inserts.slice(0, presentCount).concat(absent.slice(0, absentCount));
+  return { inserts, probes };
+}
+
+/**
+ * The indexes of the probes that the fromGuava test asks again, of `count`: all of them in the
+ * smaller cases, and in the 200,000-key ones the first and last 10,000 (present, then absent keys).
+ */
+function recheckIndexes(count: number): number[] {
+  const indexes: number[] = [];
+  const head = count <= 20_000 ? count : 10_000;
+  for (let j = 0; j < head; j++) indexes.push(j);
+  for (let j = Math.max(head, count - 10_000); j < count; j++) indexes.push(j);
+  return indexes;
+}
+
+/**
+ * `answer(key)` for each key in order, one byte each (1 = true), as Guava's answers come
+ * (`putBits`, `probeBits`): millions of answers, without an array of booleans.
+ */
+function answerBits(keys: readonly Key[], answer: (key: Key) => boolean): Uint8Array {
+  const bits = new Uint8Array(keys.length);
+  for (let j = 0; j < keys.length; j++) bits[j] = answer(keys[j]!) ? 1 : 0;
+  return bits;
+}
+
+/** bloomkit's side of a case, and what is kept of its keys. */
 interface Ours {
   filter: BloomFilter;
-  adds: boolean[];
-  answers: boolean[];
+  /** `add`'s answers, in insert order. */
+  adds: Uint8Array;
+  /** `has`'s answers, in probe order. */
+  answers: Uint8Array;
+  probeCount: number;
+  /** The probes at {@link recheckIndexes}. */
+  recheckProbes: readonly Key[];
 }
 
-function buildOurs(c: Case): Ours {
-  const filter = BloomFilter.create({
-    capacity: c.n,
-    fpp: c.fpp,
-    funnel: c.funnel,
-    strategy: c.strategy,
-  });
-  const adds = c.inserts.map((k) => filter.add(k));
-  const answers = c.probes.map((k) => filter.has(k));
-  return { filter, adds, answers };
-}
-
-function request(c: Case): GuavaBuildRequest {
+function request(c: Case, inserts: Key[], probes: Key[]): GuavaBuildRequest {
   return {
     funnel: c.funnel,
     n: c.n,
     fpp: c.fpp,
     strategy: c.strategy,
-    inserts: c.inserts,
-    probes: c.probes,
+    inserts,
+    probes,
   } as GuavaBuildRequest;
 }
 
@@ -313,7 +350,7 @@ const hashKeys = FUNNELS.map((funnel) => [
   ...generate(funnel, 3_000, 7 + funnel.length, 'hash'),
 ]);
 
-let ours: Ours[] = [];
+const ours: Ours[] = [];
 let theirs: GuavaBuildResult[] = [];
 let reads: GuavaReadResult[] = [];
 let shapeReads: GuavaReadResult[] = [];
@@ -326,18 +363,41 @@ let hashes: GuavaHash[][] = [];
 
 beforeAll(async () => {
   if (!hasJava) return;
-  ours = cases.map(buildOurs);
-  const batch = new GuavaBatch();
-  // Each case: Guava builds from the keys, then reads bloomkit's bytes and asks the same probes.
-  const caseAnswers = cases.map((c, i) => {
-    const built = batch.build(request(c));
+  // The requests go to the JVM case by case (it works while the next case is drawn), and the
+  // keys go once sent: 2 million keys kept to the end cost more to collect than to draw.
+  const batch = new GuavaBatch({ stream: true });
+  const caseAnswers: { built: () => GuavaBuildResult; read: () => GuavaReadResult }[] = [];
+  // The cases of a size and funnel one after the other: their keys are drawn once.
+  const order = cases.map((_, i) => i).sort((a, b) => cases[a]!.seed - cases[b]!.seed || a - b);
+  let drawn: { seed: number; keys: Drawn } | undefined;
+  for (const i of order) {
+    const c = cases[i]!;
+    if (drawn?.seed !== c.seed) drawn = { seed: c.seed, keys: drawKeys(c) };
+    // bloomkit builds a filter from the keys and answers the probes; Guava builds one from the
+    // same keys and answers the same probes, then reads bloomkit's bytes and answers them again.
+    const { inserts, probes } = caseKeys(c, drawn.keys);
+    const filter = BloomFilter.create({
+      capacity: c.n,
+      fpp: c.fpp,
+      funnel: c.funnel,
+      strategy: c.strategy,
+    });
+    ours[i] = {
+      filter,
+      adds: answerBits(inserts, (k) => filter.add(k)),
+      answers: answerBits(probes, (k) => filter.has(k)),
+      probeCount: probes.length,
+      recheckProbes: recheckIndexes(probes.length).map((j) => probes[j]!),
+    };
+    const built = batch.build(request(c, inserts, probes));
     const read = batch.read({
-      bytes: ours[i]!.filter.toGuava(),
+      bytes: filter.toGuava(),
       funnel: c.funnel,
       probes: 'previous-build',
     });
-    return { built, read };
-  });
+    caseAnswers[i] = { built, read };
+    await batch.send();
+  }
   const shapeAnswers = shapes.map((b, i) =>
     batch.read({ bytes: b.f.toGuava(), funnel: SHAPES[i]!.funnel, probes: b.probes }),
   );
@@ -379,7 +439,9 @@ describe.skipIf(!hasJava)('Guava 31.1 interop: filters built from the same keys'
   it('covers >= 100,000 probes in a large case and every funnel x strategy', () => {
     const big = cases.filter((c) => c.n === 200_000 && c.strategy === 'MURMUR128_MITZ_64');
     expect(big).toHaveLength(FUNNELS.length);
-    for (const c of big) expect(c.probes.length).toBeGreaterThanOrEqual(100_000);
+    for (const c of big) {
+      expect(ours[cases.indexOf(c)]!.probeCount).toBeGreaterThanOrEqual(100_000);
+    }
     const bigMitz32 = cases.filter((c) => c.n === 200_000 && c.strategy === 'MURMUR128_MITZ_32');
     expect(bigMitz32.map((c) => c.funnel)).toEqual(BIG_MITZ_32_FUNNELS);
     expect(cases).toHaveLength(
@@ -390,6 +452,9 @@ describe.skipIf(!hasJava)('Guava 31.1 interop: filters built from the same keys'
 
   describe.each(cases.map((c, i) => [c.name, i] as const))('%s', (_name, i) => {
     const c = cases[i]!;
+    /** The key at an index of the inserts or the probes, drawn again (to name a mismatch). */
+    const insertAt = (j: number) => caseKeys(c).inserts[j];
+    const probeAt = (j: number) => caseKeys(c).probes[j];
 
     it("toGuava() equals Guava's writeTo bytes", () => {
       const g = theirs[i]!;
@@ -400,18 +465,16 @@ describe.skipIf(!hasJava)('Guava 31.1 interop: filters built from the same keys'
     });
 
     it('add returns what put returns, key by key', () => {
-      expect(firstMismatch('put', ours[i]!.adds, theirs[i]!.putResults, c.inserts)).toBeNull();
+      expect(firstMismatch('put', ours[i]!.adds, theirs[i]!.putBits, insertAt)).toBeNull();
       // Sanity: duplicates were inserted, so some put returned false.
-      expect(theirs[i]!.putResults.some((r) => !r)).toBe(true);
+      expect(theirs[i]!.putBits.includes(0)).toBe(true);
     });
 
     it('has agrees with mightContain on every probe', () => {
-      expect(
-        firstMismatch('probe', ours[i]!.answers, theirs[i]!.probeResults, c.probes),
-      ).toBeNull();
+      expect(firstMismatch('probe', ours[i]!.answers, theirs[i]!.probeBits, probeAt)).toBeNull();
       // Sanity: the probes include hits and (except in saturated tiny filters) misses.
-      expect(theirs[i]!.probeResults.some((r) => r)).toBe(true);
-      expect(theirs[i]!.probeResults.some((r) => !r)).toBe(true);
+      expect(theirs[i]!.probeBits.includes(1)).toBe(true);
+      expect(theirs[i]!.probeBits.includes(0)).toBe(true);
     });
 
     it('estimatedCount() equals approximateElementCount(); expectedFpp() is within 1 ulp of Guava', () => {
@@ -424,7 +487,7 @@ describe.skipIf(!hasJava)('Guava 31.1 interop: filters built from the same keys'
     it("Guava's readFrom accepts bloomkit's bytes and agrees on every probe", () => {
       const r = reads[i]!;
       if (!r.ok) throw new Error(`Guava readFrom rejected bloomkit bytes: ${r.error}`);
-      expect(firstMismatch('probe', ours[i]!.answers, r.probeResults, c.probes)).toBeNull();
+      expect(firstMismatch('probe', ours[i]!.answers, r.probeBits, probeAt)).toBeNull();
       expect(r.approxCount).toBe(ours[i]!.filter.estimatedCount());
       expect(ulpDistance(r.expectedFpp, ours[i]!.filter.expectedFpp())).toBeLessThanOrEqual(1);
     });
@@ -436,12 +499,9 @@ describe.skipIf(!hasJava)('Guava 31.1 interop: filters built from the same keys'
       expect(g.equals(ours[i]!.filter)).toBe(true);
       // Equal bits, k, strategy and funnel answer alike: every probe of the smaller cases, and in
       // the 200,000-key ones the first and last 10,000 (present, then absent keys) through has.
-      const all = c.probes.length <= 20_000;
-      const at = (list: readonly Key[] | readonly boolean[]) =>
-        all ? list : [...list.slice(0, 10_000), ...list.slice(-10_000)];
-      const probes = at(c.probes) as Key[];
+      const probes = ours[i]!.recheckProbes;
       const answers = probes.map((k) => g.has(k));
-      const expected = at(theirs[i]!.probeResults) as boolean[];
+      const expected = recheckIndexes(ours[i]!.probeCount).map((j) => theirs[i]!.probeBits[j]!);
       expect(firstMismatch('probe', answers, expected, probes)).toBeNull();
       expect(g.estimatedCount()).toBe(theirs[i]!.approxCount);
     });

@@ -20,13 +20,20 @@ const {
 } = await importNodeBundle();
 afterAll(removeBundles);
 
-const rand = mulberry32(0x1a7e5);
+/** 2 MiB of seeded pseudo-random lowercase letters: one string, not a concatenation per letter. */
+const LETTERS = (() => {
+  const rand = mulberry32(0x1a7e5);
+  const bytes = Buffer.alloc(2 << 20);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = 97 + Math.floor(rand() * 26);
+  return bytes.toString('latin1');
+})();
+let next = 0;
 
-/** A key of `length` pseudo-random lowercase letters. */
+/** A key of `length` pseudo-random lowercase letters: the next ones of {@link LETTERS}. */
 function word(length: number): string {
-  let s = '';
-  for (let i = 0; i < length; i++) s += String.fromCharCode(97 + Math.floor(rand() * 26));
-  return s;
+  if (next + length > LETTERS.length) next = 0;
+  next += length;
+  return LETTERS.slice(next - length, next);
 }
 
 describe('worker pool lanes', () => {
@@ -44,12 +51,13 @@ describe('worker pool lanes', () => {
     for (let i = 0; i < 1000; i++) keys.push(`tail${i}`);
     const added = keys.filter((_, i) => i % 3 !== 0);
     const one = BlockedBloomFilter.create({ capacity: keys.length, fpp: 0.01, shared: true });
-    const mine = one.addBatch(packKeys('string', added));
+    const packed = packKeys('string', added);
+    const mine = one.addBatch(packed);
     const pooled = BlockedBloomFilter.create({ capacity: keys.length, fpp: 0.01, shared: true });
     const pool = await FilterWorkerPool.open(pooled, { workers: 2 });
     try {
       const progress: number[] = [];
-      const news = await pool.addBatch(packKeys('string', added), {
+      const news = await pool.addBatch(packed, {
         onProgress: (done: number) => progress.push(done),
       });
       // Which of two keys with the same bits counts as new depends on the order the workers

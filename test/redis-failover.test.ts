@@ -26,7 +26,11 @@ import { type RedisServerHandle, rawCommand, requireRedis } from './support/redi
 
 const hasRedis = requireRedis();
 
-/** Adds `prefix:0`, `prefix:1`, ... with `lanes` adds in flight until stopped. */
+/**
+ * Adds `prefix:0`, `prefix:1`, ... with `lanes` adds in flight until stopped. Four by default:
+ * adds are in flight through every switch; more lanes only add adds (and CPU) while the cluster
+ * takes its time to switch (seconds, after a kill).
+ */
 class Writer {
   readonly acked: string[] = [];
   readonly failed: { key: string; err: unknown }[] = [];
@@ -34,7 +38,7 @@ class Writer {
   #stopped = false;
   readonly done: Promise<void>;
 
-  constructor(f: RedisBloomFilter, prefix: string, lanes = 8) {
+  constructor(f: RedisBloomFilter, prefix: string, lanes = 4) {
     const lane = async (): Promise<void> => {
       while (!this.#stopped) {
         const key = `${prefix}:${this.#next++}`;
@@ -100,7 +104,7 @@ async function waitRole(s: RedisServerHandle, role: 'master' | 'slave', timeoutM
       return;
     }
     if (Date.now() > deadline) throw new Error(`${s.port} is not ${role} after ${timeoutMs} ms`);
-    await sleep(20);
+    await sleep(50);
   }
 }
 

@@ -251,7 +251,10 @@ describe.skipIf(!hasRedis)('Redis filters never lose an acknowledged add', () =>
       });
       const acked: string[] = [];
       const junk = 'x'.repeat(64 * 1024);
-      for (let round = 0; round < 20; round++) {
+      // Rounds of 1,000 adds and 640 KiB of other keys, past 4 MiB after a few rounds, until a
+      // batch is refused (every later batch would meet the same lost shard or metadata) or 20.
+      let told = false;
+      for (let round = 0; round < 20 && !told; round++) {
         const batch = keys(`e${round}`, 1000);
         try {
           await f.addMany(batch);
@@ -261,6 +264,7 @@ describe.skipIf(!hasRedis)('Redis filters never lose an acknowledged add', () =>
           expect([RedisFilterLostError, RedisFilterNotFoundError]).toContain(
             (err as object).constructor,
           );
+          told = true;
         }
         for (let j = 0; j < 10; j++) await evicting.set(`junk:${round}:${j}`, junk);
       }
@@ -311,8 +315,9 @@ describe.skipIf(!hasRedis)('Redis filters never lose an acknowledged add', () =>
       const proxy: RedisProxy = await startProxy(server.port);
       const via = await connect(proxy.url);
       const name = fresh();
-      // Cut at the third window of 512: most of the batch is never sent.
-      const count = 10_000;
+      // Cut after the third window of 256 (at most four more in flight): most of the batch is
+      // never sent.
+      const count = 4_000;
       const all = keys('r', count);
       const direct = await RedisCountingBloomFilter.create(a, name, { capacity: count, fpp: 0.01 });
       await direct.addMany(all);
@@ -350,8 +355,8 @@ describe.skipIf(!hasRedis)('Redis filters never lose an acknowledged add', () =>
         (_, i) => i >= outcome.seen || outcome.status[i] === KEY_STATUS.notApplied,
       );
       expect(await direct.removeMany(retry)).toSatisfy((r: boolean[]) => r.every(Boolean));
-      const counts = await Promise.all(all.slice(0, outcome.seen + 50).map((k) => direct.count(k)));
-      expect(counts.filter((c) => c === 0)).toEqual([]); // removed at most once: never absent
+      // Removed at most once: never absent (a key is absent exactly when one of its counters,
+      // added twice, is at 0: its count is 0).
       expect((await direct.hasMany(all)).every(Boolean)).toBe(true);
       await proxy.close();
     });
@@ -384,11 +389,11 @@ describe.skipIf(!hasRedis)('Redis filters never lose an acknowledged add', () =>
       }
       const progress: number[] = [];
       expect(
-        await f.addMany(source(5000), { onProgress: (d) => progress.push(d) }),
-      ).toBeGreaterThan(4990);
-      expect(progress.at(-1)).toBe(5000);
+        await f.addMany(source(2000), { onProgress: (d) => progress.push(d) }),
+      ).toBeGreaterThan(1990);
+      expect(progress.at(-1)).toBe(2000);
       expect(progress).toEqual([...progress].sort((x, y) => x - y));
-      expect((await f.hasMany(source(5000))).every(Boolean)).toBe(true);
+      expect((await f.hasMany(source(2000))).every(Boolean)).toBe(true);
       const stop = new AbortController();
       const aborted = await f
         .addMany(keys('ab', 10_000), {

@@ -119,6 +119,8 @@ export const MEMORY_TARGETS: Record<string, Partial<Record<Storage, ConformanceT
         fppSlack: 1,
       },
       {
+        // The batch paths as the suite's batch API (filled with one addMany, every check's keys
+        // asked in one hasMany), and as its per-key calls (batches of one key, compared).
         name: 'BlockedBloomFilter (batch addMany/hasMany)',
         create: (o) => {
           const f = BlockedBloomFilter.create(o);
@@ -126,6 +128,8 @@ export const MEMORY_TARGETS: Record<string, Partial<Record<Storage, ConformanceT
             ...adapt(f),
             add: (k) => f.addMany([k]) === 1,
             has: (k) => f.hasMany([k])[0] === true,
+            addMany: (keys) => f.addMany(keys),
+            hasMany: (keys) => f.hasMany(keys),
           };
         },
         fppSlack: 1,
@@ -289,7 +293,7 @@ for (const [type, byStorage] of Object.entries(MEMORY_TARGETS)) {
 /** A classic filter in a chunked file: built once from the keys, then queried from disk. */
 const CHUNKED_TARGET: ConformanceTarget = {
   name: 'ChunkedBloomFilter (hash routing, 4 KiB chunks)',
-  async build(o: Options, keys: string[]) {
+  async build(o: Options, keys: readonly string[]) {
     const dir = mkdtempSync(join(tmpdir(), 'bloomkit-conf-'));
     const path = join(dir, 'f.blmk');
     await ChunkedBloomFilter.build(path, keys, { ...o, chunkBytes: 4096 });

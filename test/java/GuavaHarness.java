@@ -6,48 +6,52 @@
  * failureaccess.jar if your Guava jar does not).
  *
  * ============================== WIRE PROTOCOL ==============================
- * All traffic is ASCII, lines end with '\n' ('\r' before it is tolerated). stdin carries one or
- * more requests back to back; each is answered in order and the harness exits at EOF. Every
- * response ends with a line "end".
+ * Binary, every number little-endian: u8, i32, i64 (two's complement), f64 (the IEEE 754 bits,
+ * so every double crosses exactly). stdin carries requests back to back; each is answered in
+ * order, and the harness exits at EOF. Binary because the keys are most of the traffic (a large
+ * test sends 2 million of them): a key is its own bytes, with nothing to format or parse.
  *
- * Funnels:  string = Funnels.stringFunnel(UTF_8)     key line: UTF-16 code units, 4 hex digits each
- *           utf16  = Funnels.unencodedCharsFunnel()  key line: same as string
- *           int    = Funnels.integerFunnel()         key line: decimal int32
- *           long   = Funnels.longFunnel()            key line: decimal int64
- *           bytes  = Funnels.byteArrayFunnel()       key line: 2 hex digits per byte
- *   (String and byte keys may be empty, i.e. an empty line: that is the empty string / array.
- *    Hex digits are accepted in either case. A string key line may instead start with '"': the
- *    rest of the line is the key itself, printable ASCII 0x20-0x7e, one char per byte.)
- * A "key block" is a line holding a decimal count C followed by exactly C key lines. The count
- * line may also be "C P" (0 <= P <= C): the block's first P keys are the first P keys of the
- * same request's insert block (build probes only), and only C - P key lines follow. A read's
- * probe block may be the single line "same": the probe keys of the previous build request.
+ * Funnels (u8):  0 string = Funnels.stringFunnel(UTF_8)
+ *                1 utf16  = Funnels.unencodedCharsFunnel()
+ *                2 int    = Funnels.integerFunnel()
+ *                3 long   = Funnels.longFunnel()
+ *                4 bytes  = Funnels.byteArrayFunnel()
+ * Strategies (u8): the BloomFilterStrategies ordinal, as in writeTo: 0 MURMUR128_MITZ_32,
+ *                1 MURMUR128_MITZ_64 (the public create(); MITZ_32 is reached by reflection).
  *
- * Requests (header tokens are separated by single spaces):
- *   build <funnel> <n> <fpp> [<strategy>]   then: key block (inserts), key block (probes)
- *       n: decimal int64, fpp: decimal double (Double.parseDouble), strategy: a
- *       BloomFilterStrategies constant, default MURMUR128_MITZ_64 (public create()); any other
- *       name (MURMUR128_MITZ_32) goes through the package-private
- *       create(Funnel, long, double, Strategy) via reflection.
- *   read <funnel>                           then: one line = hex of the writeTo bytes, key block (probes)
- *   sizing                                  then: count line C, C lines "<n> <fpp>"
- *   hash <funnel>                           then: key block
+ * A key block:  i32 C, i32 P (0 <= P <= C), then the other C - P keys: their first P keys are
+ *               the first P keys of the same request's insert block (build probes only; P = 0
+ *               elsewhere). The keys, by funnel:
+ *                 string, utf16: C - P lengths (i32, in UTF-16 code units), then all the keys'
+ *                   code units back to back, 2 bytes each (lone surrogates survive);
+ *                 int: C - P i32;  long: C - P i64;
+ *                 bytes: C - P lengths (i32), then all the keys' bytes back to back.
+ *               A read's probe block may instead be the single i32 -1 ("same"): the probe keys
+ *               of the previous build request.
  *
- * Responses (one "name value" per line; value may be empty, e.g. "put " for zero inserts):
- *   build ok:  ok | bytes <hex of writeTo> | put <'0'/'1' per insert> | probe <'0'/'1' per probe>
- *              | approx <approximateElementCount()> | fpp <16 hex digits: doubleToRawLongBits(expectedFpp())>
- *              <Double.toString, informative only> | end
- *   read ok:   ok | probe ... | approx ... | fpp ... | end
- *   failure:   error <class>: <message>[ | cause: <class>: <message>]... | end
- *              (build: create() threw; read: readFrom() threw. Newlines in messages become spaces.)
- *   sizing:    one line per pair: "<bitSize> <k> <create|formula>" or "error <text>", then end.
- *              bitSize = 64*N and k come from the writeTo header of a fresh
- *              create(integerFunnel, n, fpp) filter ("create"). Filters above 2^30 bits are not
- *              allocated: Guava's own optimalNumOfBits/optimalNumOfHashFunctions are called
- *              reflectively and create()'s remaining checks are mirrored ("formula").
- *   hash:      one line per key: "<h1> <h2>", each 16 hex digits (unsigned, big-endian digits) where
- *              h1/h2 = the first/second 8 bytes of Hashing.murmur3_128().hashObject(key, funnel)
- *              .asBytes() read little-endian (h1 == asLong()); then end.
+ * Requests (u8 opcode, then its fields):
+ *   1 build   funnel:u8 strategy:u8 n:i64 fpp:f64, key block (inserts), key block (probes)
+ *             BloomFilter.create(funnel, n, fpp[, strategy]), put each insert, then mightContain.
+ *   2 read    funnel:u8, i32 length + the writeTo bytes, key block (probes)
+ *             BloomFilter.readFrom(bytes, funnel), then mightContain.
+ *   3 sizing  i32 C, then C pairs n:i64 fpp:f64
+ *   4 hash    funnel:u8, key block
+ *
+ * Responses (each starts with its request's opcode, u8, so a reader out of step notices):
+ *   build, read:  u8 status. 1 = failure: i32 length + UTF-8 "<class>: <message>[ | cause:
+ *                 <class>: <message>]..." (build: create() threw; read: readFrom() threw).
+ *                 0 = ok:  build only: i32 length + the writeTo bytes, i32 count + one byte (0/1)
+ *                 per put's return value; then both: i32 count + one byte (0/1) per
+ *                 mightContain, i64 approximateElementCount(), f64 expectedFpp().
+ *   sizing:  per pair, u8 status: 0 = i64 bitSize, i32 k, u8 source (0 create, 1 formula);
+ *            1 = i32 length + UTF-8 error text, as above.
+ *            bitSize = 64*N and k come from the writeTo header of a fresh
+ *            create(integerFunnel, n, fpp) filter ("create"; writeTo is stopped after the
+ *            header, the words are not needed). Filters above 2^30 bits are not
+ *            allocated: Guava's own optimalNumOfBits/optimalNumOfHashFunctions are called
+ *            reflectively and create()'s remaining checks are mirrored ("formula").
+ *   hash:    per key, the 16 bytes of Hashing.murmur3_128().hashObject(key, funnel).asBytes()
+ *            (h1 = the first 8 read little-endian = asLong(), h2 = the next 8).
  * Protocol violations: message on stderr, exit status 2.
  */
 
@@ -56,46 +60,43 @@ import com.google.common.hash.Funnel;
 import com.google.common.hash.Funnels;
 import com.google.common.hash.HashFunction;
 import com.google.common.hash.Hashing;
-import java.io.BufferedReader;
-import java.io.BufferedWriter;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.OutputStreamWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 
 public final class GuavaHarness {
-  private static final char[] HEX = "0123456789abcdef".toCharArray();
+  private static final int BUILD = 1;
+  private static final int READ = 2;
+  private static final int SIZING = 3;
+  private static final int HASH = 4;
+  private static final String[] FUNNELS = {"string", "utf16", "int", "long", "bytes"};
+  private static final String[] STRATEGIES = {"MURMUR128_MITZ_32", "MURMUR128_MITZ_64"};
   /** Largest filter (in bits) that sizing mode actually allocates. */
   private static final long SIZING_ALLOC_LIMIT = 1L << 30;
 
-  private final BufferedReader in;
-  private final BufferedWriter out;
+  private final Input in;
+  private final Output out;
   /** The probe keys of the last build request (a read's "same" probe block). */
   private Object[] lastProbes;
 
-  private GuavaHarness(BufferedReader in, BufferedWriter out) {
+  private GuavaHarness(Input in, Output out) {
     this.in = in;
     this.out = out;
   }
 
   public static void main(String[] args) throws Exception {
-    BufferedReader in =
-        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII), 1 << 16);
-    BufferedWriter out =
-        new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.US_ASCII), 1 << 16);
-    GuavaHarness h = new GuavaHarness(in, out);
+    Output out = new Output(System.out);
+    GuavaHarness h = new GuavaHarness(new Input(System.in), out);
     try {
-      String header;
-      while ((header = in.readLine()) != null) {
-        header = stripCr(header);
-        if (header.isEmpty()) continue;
-        h.dispatch(header.split(" "));
-        out.write("end\n");
+      int op;
+      while ((op = h.in.opcode()) >= 0) {
+        out.u8(op);
+        h.dispatch(op);
       }
       out.flush();
     } catch (ProtocolException e) {
@@ -105,35 +106,36 @@ public final class GuavaHarness {
     }
   }
 
-  private void dispatch(String[] t) throws IOException {
-    switch (t[0]) {
-      case "build":
-        if (t.length < 4 || t.length > 5) throw new ProtocolException("build <funnel> <n> <fpp> [strategy]");
-        build(t[1], parseLong(t[2]), parseDouble(t[3]), t.length == 5 ? t[4] : "MURMUR128_MITZ_64");
+  private void dispatch(int op) throws IOException {
+    switch (op) {
+      case BUILD:
+        {
+          int funnel = funnelId(in.u8());
+          int strategy = in.u8();
+          if (strategy >= STRATEGIES.length) throw new ProtocolException("unknown strategy " + strategy);
+          build(funnel, in.i64(), in.f64(), STRATEGIES[strategy]);
+          break;
+        }
+      case READ:
+        read(funnelId(in.u8()));
         break;
-      case "read":
-        if (t.length != 2) throw new ProtocolException("read <funnel>");
-        read(t[1]);
-        break;
-      case "sizing":
-        if (t.length != 1) throw new ProtocolException("sizing takes no header arguments");
+      case SIZING:
         sizing();
         break;
-      case "hash":
-        if (t.length != 2) throw new ProtocolException("hash <funnel>");
-        hash(t[1]);
+      case HASH:
+        hash(funnelId(in.u8()));
         break;
       default:
-        throw new ProtocolException("unknown mode: " + t[0]);
+        throw new ProtocolException("unknown opcode: " + op);
     }
   }
 
   // ------------------------------------------------------------------ modes
 
-  private void build(String funnelName, long n, double fpp, String strategy) throws IOException {
-    Funnel<Object> funnel = funnel(funnelName);
-    Object[] inserts = readKeys(funnelName, null);
-    Object[] probes = readKeys(funnelName, inserts);
+  private void build(int funnelId, long n, double fpp, String strategy) throws IOException {
+    Funnel<Object> funnel = funnel(funnelId);
+    Object[] inserts = readKeys(funnelId, null, false);
+    Object[] probes = readKeys(funnelId, inserts, false);
     lastProbes = probes;
     BloomFilter<Object> bf;
     try {
@@ -142,22 +144,20 @@ public final class GuavaHarness {
       writeError(e);
       return;
     }
-    char[] put = new char[inserts.length];
-    for (int i = 0; i < inserts.length; i++) put[i] = bf.put(inserts[i]) ? '1' : '0';
+    byte[] put = new byte[inserts.length];
+    for (int i = 0; i < inserts.length; i++) put[i] = bf.put(inserts[i]) ? (byte) 1 : 0;
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     bf.writeTo(bytes);
-    out.write("ok\nbytes ");
-    writeHex(bytes.toByteArray());
-    out.write("\nput ");
-    out.write(put);
-    out.write('\n');
+    out.u8(0);
+    out.block(bytes.toByteArray());
+    out.block(put);
     writeProbesAndStats(bf, probes);
   }
 
-  private void read(String funnelName) throws IOException {
-    Funnel<Object> funnel = funnel(funnelName);
-    byte[] data = parseHexBytes(nextLine());
-    Object[] probes = readKeys(funnelName, null);
+  private void read(int funnelId) throws IOException {
+    Funnel<Object> funnel = funnel(funnelId);
+    byte[] data = in.bytes(in.count());
+    Object[] probes = readKeys(funnelId, null, true);
     BloomFilter<Object> bf;
     try {
       bf = BloomFilter.readFrom(new ByteArrayInputStream(data), funnel);
@@ -165,45 +165,32 @@ public final class GuavaHarness {
       writeError(e);
       return;
     }
-    out.write("ok\n");
+    out.u8(0);
     writeProbesAndStats(bf, probes);
   }
 
   private void sizing() throws IOException {
-    int count = parseCount(nextLine());
+    int count = in.count();
     for (int i = 0; i < count; i++) {
-      String[] t = nextLine().split(" ");
-      if (t.length != 2) throw new ProtocolException("sizing line must be '<n> <fpp>'");
-      long n = parseLong(t[0]);
-      double fpp = parseDouble(t[1]);
+      long n = in.i64();
+      double fpp = in.f64();
       try {
-        out.write(sizeOne(n, fpp));
+        long[] sized = sizeOne(n, fpp);
+        out.u8(0);
+        out.i64(sized[0]);
+        out.i32((int) sized[1]);
+        out.u8((int) sized[2]);
       } catch (Throwable e) {
         writeError(e);
       }
     }
   }
 
-  private void hash(String funnelName) throws IOException {
-    Funnel<Object> funnel = funnel(funnelName);
-    Object[] keys = readKeys(funnelName, null);
+  private void hash(int funnelId) throws IOException {
+    Funnel<Object> funnel = funnel(funnelId);
+    Object[] keys = readKeys(funnelId, null, false);
     HashFunction murmur = Hashing.murmur3_128();
-    char[] line = new char[34];
-    line[16] = ' ';
-    line[33] = '\n';
-    for (Object key : keys) {
-      byte[] h = murmur.hashObject(key, funnel).asBytes();
-      // h1 = bytes 0..7 little-endian; print most significant digit first.
-      for (int i = 0; i < 8; i++) {
-        int b1 = h[7 - i] & 0xff;
-        int b2 = h[15 - i] & 0xff;
-        line[2 * i] = HEX[b1 >>> 4];
-        line[2 * i + 1] = HEX[b1 & 15];
-        line[17 + 2 * i] = HEX[b2 >>> 4];
-        line[17 + 2 * i + 1] = HEX[b2 & 15];
-      }
-      out.write(line);
-    }
+    for (Object key : keys) out.raw(murmur.hashObject(key, funnel).asBytes());
   }
 
   // ------------------------------------------------------------------ Guava access
@@ -215,12 +202,7 @@ public final class GuavaHarness {
       return BloomFilter.create(funnel, n, fpp); // the public entry point
     }
     Class<?> strategies = Class.forName("com.google.common.hash.BloomFilterStrategies");
-    Object strategyValue;
-    try {
-      strategyValue = Enum.valueOf(strategies.asSubclass(Enum.class), strategy);
-    } catch (IllegalArgumentException e) {
-      throw new ProtocolException("unknown strategy: " + strategy);
-    }
+    Object strategyValue = Enum.valueOf(strategies.asSubclass(Enum.class), strategy);
     Class<?> strategyIface = Class.forName("com.google.common.hash.BloomFilter$Strategy");
     Method m = BloomFilter.class.getDeclaredMethod(
         "create", Funnel.class, long.class, double.class, strategyIface);
@@ -232,8 +214,8 @@ public final class GuavaHarness {
     }
   }
 
-  /** The sizing answer line for one (n, fpp) pair, newline included. */
-  private static String sizeOne(long n, double fpp) throws Throwable {
+  /** The sizing answer for one (n, fpp) pair: {bitSize, k, source (0 create, 1 formula)}. */
+  private static long[] sizeOne(long n, double fpp) throws Throwable {
     boolean argsValid = n >= 0 && fpp > 0.0 && fpp < 1.0;
     long effectiveN = n == 0 ? 1 : n;
     long m = argsValid ? (long) invokeStatic("optimalNumOfBits", effectiveN, fpp) : 0;
@@ -241,11 +223,15 @@ public final class GuavaHarness {
       // Real filter; invalid arguments make create() throw its own exception.
       BloomFilter<Integer> bf = BloomFilter.create(Funnels.integerFunnel(), n, fpp);
       HeaderCapture header = new HeaderCapture();
-      bf.writeTo(header);
+      try {
+        bf.writeTo(header);
+      } catch (HeaderCapture.Enough e) {
+        // the header is all we need: the words would only be thrown away
+      }
       int k = header.header[1] & 0xff;
       long words = ((header.header[2] & 0xffL) << 24) | ((header.header[3] & 0xffL) << 16)
           | ((header.header[4] & 0xffL) << 8) | (header.header[5] & 0xffL);
-      return (words * 64) + " " + k + " create\n";
+      return new long[] {words * 64, k, 0};
     }
     // Too large to allocate: Guava's own sizing functions plus create()'s remaining checks.
     int k = (int) invokeStatic("optimalNumOfHashFunctions", effectiveN, m);
@@ -259,10 +245,10 @@ public final class GuavaHarness {
       failure = "java.lang.IllegalArgumentException: numHashFunctions (" + k + ") must be <= 255";
     }
     if (failure != null) {
-      return "error java.lang.IllegalArgumentException: Could not create BloomFilter of " + m
-          + " bits | cause: " + failure + " (mirrored; filter not allocated)\n";
+      throw new MirroredFailure("java.lang.IllegalArgumentException: Could not create BloomFilter of "
+          + m + " bits | cause: " + failure + " (mirrored; filter not allocated)");
     }
-    return (words * 64) + " " + k + " formula\n";
+    return new long[] {words * 64, k, 1};
   }
 
   private static Object invokeStatic(String name, long a, Object b) throws Throwable {
@@ -277,10 +263,15 @@ public final class GuavaHarness {
     }
   }
 
+  private static int funnelId(int id) {
+    if (id >= FUNNELS.length) throw new ProtocolException("unknown funnel: " + id);
+    return id;
+  }
+
   @SuppressWarnings("unchecked")
-  private static Funnel<Object> funnel(String name) {
+  private static Funnel<Object> funnel(int id) {
     Funnel<?> f;
-    switch (name) {
+    switch (FUNNELS[id]) {
       case "string":
         f = Funnels.stringFunnel(StandardCharsets.UTF_8);
         break;
@@ -293,11 +284,9 @@ public final class GuavaHarness {
       case "long":
         f = Funnels.longFunnel();
         break;
-      case "bytes":
+      default:
         f = Funnels.byteArrayFunnel();
         break;
-      default:
-        throw new ProtocolException("unknown funnel: " + name);
     }
     return (Funnel<Object>) f;
   }
@@ -305,36 +294,28 @@ public final class GuavaHarness {
   // ------------------------------------------------------------------ output helpers
 
   private void writeProbesAndStats(BloomFilter<Object> bf, Object[] probes) throws IOException {
-    char[] probe = new char[probes.length];
-    for (int i = 0; i < probes.length; i++) probe[i] = bf.mightContain(probes[i]) ? '1' : '0';
-    out.write("probe ");
-    out.write(probe);
-    out.write("\napprox ");
-    out.write(Long.toString(bf.approximateElementCount()));
-    double fpp = bf.expectedFpp();
-    out.write("\nfpp ");
-    long bits = Double.doubleToRawLongBits(fpp);
-    for (int shift = 60; shift >= 0; shift -= 4) out.write(HEX[(int) (bits >>> shift) & 15]);
-    out.write(' ');
-    out.write(Double.toString(fpp));
-    out.write('\n');
+    byte[] probe = new byte[probes.length];
+    for (int i = 0; i < probes.length; i++) probe[i] = bf.mightContain(probes[i]) ? (byte) 1 : 0;
+    out.block(probe);
+    out.i64(bf.approximateElementCount());
+    out.i64(Double.doubleToRawLongBits(bf.expectedFpp()));
   }
 
   private void writeError(Throwable e) throws IOException {
     if (e instanceof ProtocolException) throw (ProtocolException) e;
-    StringBuilder sb = new StringBuilder("error ");
-    describe(sb, e);
-    int depth = 0;
-    for (Throwable c = e.getCause(); c != null && c != e && depth < 5; c = c.getCause(), depth++) {
-      sb.append(" | cause: ");
-      describe(sb, c);
+    StringBuilder sb = new StringBuilder();
+    if (e instanceof MirroredFailure) {
+      sb.append(e.getMessage());
+    } else {
+      describe(sb, e);
+      int depth = 0;
+      for (Throwable c = e.getCause(); c != null && c != e && depth < 5; c = c.getCause(), depth++) {
+        sb.append(" | cause: ");
+        describe(sb, c);
+      }
     }
-    for (int i = 0; i < sb.length(); i++) {
-      char ch = sb.charAt(i);
-      if (ch == '\n' || ch == '\r' || ch > 0x7e) sb.setCharAt(i, ch > 0x7e ? '?' : ' ');
-    }
-    sb.append('\n');
-    out.write(sb.toString());
+    out.u8(1);
+    out.block(sb.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   private static void describe(StringBuilder sb, Throwable e) {
@@ -342,138 +323,66 @@ public final class GuavaHarness {
     if (e.getMessage() != null) sb.append(": ").append(e.getMessage());
   }
 
-  private void writeHex(byte[] data) throws IOException {
-    char[] buf = new char[8192];
-    int pos = 0;
-    for (byte b : data) {
-      if (pos == buf.length) {
-        out.write(buf, 0, pos);
-        pos = 0;
-      }
-      buf[pos++] = HEX[(b >>> 4) & 15];
-      buf[pos++] = HEX[b & 15];
-    }
-    out.write(buf, 0, pos);
-  }
-
   // ------------------------------------------------------------------ input helpers
 
-  private String nextLine() throws IOException {
-    String line = in.readLine();
-    if (line == null) throw new ProtocolException("unexpected end of input");
-    return stripCr(line);
-  }
-
   /**
-   * Reads a key block. {@code prefix}: the keys a "C P" count line may take its first P from
-   * (null where that form is not allowed). A "same" count line gives the last build's probes.
+   * Reads a key block. {@code prefix}: the keys its first P may come from (null where P must be
+   * 0). {@code same}: whether a count of -1 may stand for the last build's probes.
    */
-  private Object[] readKeys(String funnelName, Object[] prefix) throws IOException {
-    String head = nextLine();
-    if (head.equals("same")) {
+  private Object[] readKeys(int funnelId, Object[] prefix, boolean same) throws IOException {
+    int count = in.i32();
+    if (count == -1 && same) {
       if (lastProbes == null) throw new ProtocolException("'same' probes before any build");
       return lastProbes;
     }
-    String[] t = head.split(" ");
-    if (t.length > 2 || (t.length == 2 && prefix == null)) {
-      throw new ProtocolException("bad key block count line: '" + head + "'");
-    }
-    int count = parseCount(t[0]);
-    int reused = t.length == 2 ? parseCount(t[1]) : 0;
-    if (reused > count || (prefix != null && reused > prefix.length)) {
-      throw new ProtocolException("key block reuses more keys than it may: '" + head + "'");
+    if (count < 0) throw new ProtocolException("negative key count: " + count);
+    int reused = in.count();
+    if (reused > count || (reused > 0 && (prefix == null || reused > prefix.length))) {
+      throw new ProtocolException("key block reuses more keys than it may: " + reused);
     }
     Object[] keys = new Object[count];
     if (reused > 0) System.arraycopy(prefix, 0, keys, 0, reused);
-    switch (funnelName) {
+    switch (FUNNELS[funnelId]) {
       case "string":
       case "utf16":
-        for (int i = reused; i < count; i++) keys[i] = parseStringKey(nextLine());
-        break;
+        {
+          int[] lengths = lengths(count - reused);
+          char[] chars = in.chars(sum(lengths));
+          for (int i = reused, off = 0; i < count; i++) {
+            int len = lengths[i - reused];
+            keys[i] = new String(chars, off, len); // char by char: lone surrogates survive
+            off += len;
+          }
+          break;
+        }
       case "int":
-        for (int i = reused; i < count; i++) keys[i] = parseInt(nextLine());
+        for (int i = reused; i < count; i++) keys[i] = in.i32();
         break;
       case "long":
-        for (int i = reused; i < count; i++) keys[i] = parseLong(nextLine());
-        break;
-      case "bytes":
-        for (int i = reused; i < count; i++) keys[i] = parseHexBytes(nextLine());
+        for (int i = reused; i < count; i++) keys[i] = in.i64();
         break;
       default:
-        throw new ProtocolException("unknown funnel: " + funnelName);
+        {
+          int[] lengths = lengths(count - reused);
+          for (int i = reused; i < count; i++) keys[i] = in.bytes(lengths[i - reused]);
+          break;
+        }
     }
     return keys;
   }
 
-  /** A string key line: '"' and the literal printable-ASCII key, or UTF-16 code units in hex. */
-  private static String parseStringKey(String line) {
-    if (line.isEmpty() || line.charAt(0) != '"') return parseHexChars(line);
-    for (int i = 1; i < line.length(); i++) {
-      char c = line.charAt(i);
-      if (c < 0x20 || c > 0x7e) throw new ProtocolException("non-printable char in a literal key");
-    }
-    return line.substring(1);
+  /** {@code n} non-negative i32 lengths. */
+  private int[] lengths(int n) throws IOException {
+    int[] lengths = new int[n];
+    for (int i = 0; i < n; i++) lengths[i] = in.count();
+    return lengths;
   }
 
-  private static String stripCr(String s) {
-    return s.endsWith("\r") ? s.substring(0, s.length() - 1) : s;
-  }
-
-  private static int parseCount(String s) {
-    int c = parseInt(s);
-    if (c < 0) throw new ProtocolException("negative count: " + s);
-    return c;
-  }
-
-  private static int parseInt(String s) {
-    try {
-      return Integer.parseInt(s);
-    } catch (NumberFormatException e) {
-      throw new ProtocolException("bad int32: '" + s + "'");
-    }
-  }
-
-  private static long parseLong(String s) {
-    try {
-      return Long.parseLong(s);
-    } catch (NumberFormatException e) {
-      throw new ProtocolException("bad int64: '" + s + "'");
-    }
-  }
-
-  private static double parseDouble(String s) {
-    try {
-      return Double.parseDouble(s);
-    } catch (NumberFormatException e) {
-      throw new ProtocolException("bad double: '" + s + "'");
-    }
-  }
-
-  private static int hexDigit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    throw new ProtocolException("bad hex digit: '" + c + "'");
-  }
-
-  private static byte[] parseHexBytes(String s) {
-    if ((s.length() & 1) != 0) throw new ProtocolException("odd-length hex byte string");
-    byte[] b = new byte[s.length() / 2];
-    for (int i = 0; i < b.length; i++) {
-      b[i] = (byte) ((hexDigit(s.charAt(2 * i)) << 4) | hexDigit(s.charAt(2 * i + 1)));
-    }
-    return b;
-  }
-
-  private static String parseHexChars(String s) {
-    if ((s.length() & 3) != 0) throw new ProtocolException("UTF-16 hex key length not a multiple of 4");
-    char[] c = new char[s.length() / 4];
-    for (int i = 0; i < c.length; i++) {
-      int j = 4 * i;
-      c[i] = (char) ((hexDigit(s.charAt(j)) << 12) | (hexDigit(s.charAt(j + 1)) << 8)
-          | (hexDigit(s.charAt(j + 2)) << 4) | hexDigit(s.charAt(j + 3)));
-    }
-    return new String(c); // char by char: lone surrogates survive
+  private static int sum(int[] lengths) {
+    long total = 0;
+    for (int len : lengths) total += len;
+    if (total > Integer.MAX_VALUE / 2) throw new ProtocolException("key block too large");
+    return (int) total;
   }
 
   // ------------------------------------------------------------------ small types
@@ -487,21 +396,170 @@ public final class GuavaHarness {
     }
   }
 
-  /** Keeps the 6-byte writeTo header and discards the bit array. */
+  /** A refusal the sizing mode mirrors from create() without calling it: its text is the answer. */
+  private static final class MirroredFailure extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    MirroredFailure(String message) {
+      super(message);
+    }
+  }
+
+  /** Little-endian reads from a buffered stream. */
+  private static final class Input {
+    private final InputStream in;
+    private final byte[] buf = new byte[1 << 16];
+    private int pos;
+    private int end;
+
+    Input(InputStream in) {
+      this.in = in;
+    }
+
+    /** Refills the buffer; false at EOF. */
+    private boolean fill() throws IOException {
+      if (pos < end) return true;
+      int n = in.read(buf, 0, buf.length);
+      if (n <= 0) return false;
+      pos = 0;
+      end = n;
+      return true;
+    }
+
+    /** The next request's opcode, or -1 at a clean EOF. */
+    int opcode() throws IOException {
+      return fill() ? buf[pos++] & 0xff : -1;
+    }
+
+    int u8() throws IOException {
+      if (!fill()) throw new ProtocolException("unexpected end of input");
+      return buf[pos++] & 0xff;
+    }
+
+    int i32() throws IOException {
+      if (end - pos >= 4) {
+        int v = (buf[pos] & 0xff) | (buf[pos + 1] & 0xff) << 8 | (buf[pos + 2] & 0xff) << 16
+            | buf[pos + 3] << 24;
+        pos += 4;
+        return v;
+      }
+      return u8() | u8() << 8 | u8() << 16 | u8() << 24;
+    }
+
+    long i64() throws IOException {
+      long lo = i32() & 0xffffffffL;
+      return lo | (long) i32() << 32;
+    }
+
+    double f64() throws IOException {
+      return Double.longBitsToDouble(i64());
+    }
+
+    /** A non-negative i32. */
+    int count() throws IOException {
+      int c = i32();
+      if (c < 0) throw new ProtocolException("negative count: " + c);
+      return c;
+    }
+
+    byte[] bytes(int n) throws IOException {
+      byte[] b = new byte[n];
+      int off = 0;
+      while (off < n) {
+        if (!fill()) throw new ProtocolException("unexpected end of input");
+        int take = Math.min(n - off, end - pos);
+        System.arraycopy(buf, pos, b, off, take);
+        pos += take;
+        off += take;
+      }
+      return b;
+    }
+
+    /** {@code n} UTF-16 code units, 2 bytes each. */
+    char[] chars(int n) throws IOException {
+      byte[] b = bytes(2 * n);
+      char[] c = new char[n];
+      for (int i = 0; i < n; i++) c[i] = (char) ((b[2 * i] & 0xff) | (b[2 * i + 1] & 0xff) << 8);
+      return c;
+    }
+  }
+
+  /** Little-endian writes to a buffered stream. */
+  private static final class Output {
+    private final OutputStream out;
+    private final byte[] buf = new byte[1 << 16];
+    private int pos;
+
+    Output(OutputStream out) {
+      this.out = out;
+    }
+
+    private void room(int n) throws IOException {
+      if (pos + n > buf.length) flush();
+    }
+
+    void flush() throws IOException {
+      out.write(buf, 0, pos);
+      pos = 0;
+      out.flush();
+    }
+
+    void u8(int v) throws IOException {
+      room(1);
+      buf[pos++] = (byte) v;
+    }
+
+    void i32(int v) throws IOException {
+      room(4);
+      buf[pos] = (byte) v;
+      buf[pos + 1] = (byte) (v >>> 8);
+      buf[pos + 2] = (byte) (v >>> 16);
+      buf[pos + 3] = (byte) (v >>> 24);
+      pos += 4;
+    }
+
+    void i64(long v) throws IOException {
+      i32((int) v);
+      i32((int) (v >>> 32));
+    }
+
+    void raw(byte[] b) throws IOException {
+      if (b.length > buf.length) {
+        flush();
+        out.write(b);
+        return;
+      }
+      room(b.length);
+      System.arraycopy(b, 0, buf, pos, b.length);
+      pos += b.length;
+    }
+
+    /** An i32 length, then the bytes. */
+    void block(byte[] b) throws IOException {
+      i32(b.length);
+      raw(b);
+    }
+  }
+
+  /** Keeps the 6-byte writeTo header, and stops writeTo with {@link Enough} before the words. */
   private static final class HeaderCapture extends OutputStream {
+    /** Thrown once the header is in: writeTo passes it on. */
+    static final class Enough extends IOException {
+      private static final long serialVersionUID = 1L;
+    }
+
     final byte[] header = new byte[6];
-    private long seen;
+    private int seen;
 
     @Override
-    public void write(int b) {
-      if (seen < 6) header[(int) seen] = (byte) b;
-      seen++;
+    public void write(int b) throws IOException {
+      if (seen == 6) throw new Enough();
+      header[seen++] = (byte) b;
     }
 
     @Override
-    public void write(byte[] b, int off, int len) {
-      if (seen < 6) System.arraycopy(b, off, header, (int) seen, (int) Math.min(len, 6 - seen));
-      seen += len;
+    public void write(byte[] b, int off, int len) throws IOException {
+      for (int i = 0; i < len; i++) write(b[off + i]);
     }
   }
 }

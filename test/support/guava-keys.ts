@@ -128,50 +128,79 @@ export const SPECIAL_BYTES: readonly Uint8Array[] = (() => {
   return out;
 })();
 
-/** A random string of mixed code units: ASCII, BMP, surrogates (paired and lone), anything. */
+/** The code units of the string {@link randomString} is drawing (one array, reused). */
+const units: number[] = [];
+
+/**
+ * A random string of mixed code units: ASCII, BMP, surrogates (paired and lone), anything. Drawn
+ * as code units and made into a string at once (not appended char by char: that builds a chain
+ * of partial strings for every key).
+ */
 export function randomString(rnd: () => number): string {
   const len = (rnd() * 24) | 0;
-  let s = '';
+  units.length = 0;
   for (let i = 0; i < len; i++) {
     const r = rnd();
-    if (r < 0.5) s += String.fromCharCode(32 + ((rnd() * 95) | 0));
-    else if (r < 0.7) s += String.fromCharCode(0x80 + ((rnd() * 0x780) | 0));
-    else if (r < 0.85) s += String.fromCharCode(0x4e00 + ((rnd() * 0x5000) | 0));
-    else if (r < 0.93) s += String.fromCodePoint(0x10000 + ((rnd() * 0xfffff) | 0));
-    else s += String.fromCharCode((rnd() * 0x10000) | 0); // any unit, lone surrogates included
+    if (r < 0.5) units.push(32 + ((rnd() * 95) | 0));
+    else if (r < 0.7) units.push(0x80 + ((rnd() * 0x780) | 0));
+    else if (r < 0.85) units.push(0x4e00 + ((rnd() * 0x5000) | 0));
+    else if (r < 0.93) {
+      // A code point in U+10000..U+10FFFE, as its surrogate pair.
+      const c = (rnd() * 0xfffff) | 0;
+      units.push(0xd800 + (c >>> 10), 0xdc00 + (c & 0x3ff));
+    } else units.push((rnd() * 0x10000) | 0); // any unit, lone surrogates included
   }
-  return s;
+  return String.fromCharCode.apply(null, units);
 }
+
+/** Eight bytes for {@link randomLong} to read a bigint from. */
+const longBytes = new DataView(new ArrayBuffer(8));
 
 export function randomLong(rnd: () => number): bigint | number {
   if (rnd() < 0.5) {
-    const hi = BigInt((rnd() * 2 ** 32) >>> 0);
-    const lo = BigInt((rnd() * 2 ** 32) >>> 0);
-    return BigInt.asIntN(64, (hi << 32n) | lo);
+    longBytes.setUint32(0, (rnd() * 2 ** 32) >>> 0); // high half, big-endian
+    longBytes.setUint32(4, (rnd() * 2 ** 32) >>> 0);
+    return longBytes.getBigInt64(0);
   }
   const v = Math.floor(rnd() * 2 ** 53) - 2 ** 52;
   return v;
 }
 
-/** `count` seeded keys for `funnel`; `tag` separates generated present keys from absent ones. */
+/**
+ * `count` seeded keys for `funnel`; `tag` separates generated present keys from absent ones.
+ * Byte keys are views into shared 64 KiB buffers (one allocation per buffer, not per key).
+ */
 export function generate(funnel: Funnel, count: number, seed: number, tag: string): Key[] {
   const rnd = mulberry32(seed);
-  const out: Key[] = new Array(count);
-  for (let i = 0; i < count; i++) {
-    switch (funnel) {
-      case 'string':
-      case 'utf16':
-        out[i] = i % 4 === 0 ? randomString(rnd) : `https://example.com/${tag}/${i}`;
-        break;
-      case 'int':
-        out[i] = (rnd() * 2 ** 32) | 0;
-        break;
-      case 'long':
-        out[i] = randomLong(rnd);
-        break;
-      case 'bytes':
-        out[i] = randomBytes(rnd, (rnd() * 40) | 0);
-        break;
+  const out: Key[] = [];
+  switch (funnel) {
+    case 'string':
+    case 'utf16': {
+      const prefix = `https://example.com/${tag}/`;
+      for (let i = 0; i < count; i++) out.push(i % 4 === 0 ? randomString(rnd) : prefix + i);
+      break;
+    }
+    case 'int':
+      for (let i = 0; i < count; i++) out.push((rnd() * 2 ** 32) | 0);
+      break;
+    case 'long':
+      for (let i = 0; i < count; i++) out.push(randomLong(rnd));
+      break;
+    case 'bytes': {
+      let buffer = new ArrayBuffer(0);
+      let used = 0;
+      for (let i = 0; i < count; i++) {
+        const length = (rnd() * 40) | 0;
+        if (used + length > buffer.byteLength) {
+          buffer = new ArrayBuffer(1 << 16);
+          used = 0;
+        }
+        const b = new Uint8Array(buffer, used, length);
+        for (let j = 0; j < length; j++) b[j] = (rnd() * 256) | 0;
+        used += length;
+        out.push(b);
+      }
+      break;
     }
   }
   return out;
@@ -219,18 +248,25 @@ export function showKey(key: Key | undefined): string {
   return String(key);
 }
 
-/** The first index where two answer lists differ, described; null when they are equal. */
+/**
+ * The first index where two answer lists differ, described; null when they are equal. Answers
+ * are booleans or bytes (1 = true, 0 = false: Guava's `putBits` and `probeBits`). `keys` are the
+ * keys asked, or a function that gives the key at an index (called only to name a mismatch).
+ */
 export function firstMismatch(
   what: string,
-  ours: readonly boolean[],
-  theirs: readonly boolean[],
-  keys: readonly Key[],
+  ours: ArrayLike<boolean | number>,
+  theirs: ArrayLike<boolean | number>,
+  keys: readonly Key[] | ((index: number) => Key | undefined),
 ): string | null {
   if (ours.length !== theirs.length)
     return `${what}: ${ours.length} answers vs Guava's ${theirs.length}`;
   for (let i = 0; i < ours.length; i++) {
-    if (ours[i] !== theirs[i]) {
-      return `${what} #${i} key ${showKey(keys[i])}: bloomkit ${ours[i]}, Guava ${theirs[i]}`;
+    const a = Boolean(ours[i]);
+    const b = Boolean(theirs[i]);
+    if (a !== b) {
+      const key = typeof keys === 'function' ? keys(i) : keys[i];
+      return `${what} #${i} key ${showKey(key)}: bloomkit ${a}, Guava ${b}`;
     }
   }
   return null;

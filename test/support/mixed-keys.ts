@@ -19,9 +19,11 @@ export function mixedStrings(n: number, seed: number, longest = 5000): string[] 
       continue;
     }
     const len = kind < 9.5 ? Math.floor(rnd() * 200) : Math.floor(rnd() * longest);
-    let s = `${i}:`;
-    for (let j = 0; j < len; j++) s += PIECES[Math.floor(rnd() * PIECES.length)];
-    out.push(s);
+    // Joined once: `+=` per piece made a rope of up to 5,000 pieces to flatten (2.5x the time).
+    const parts = new Array<string>(len + 1);
+    parts[0] = `${i}:`;
+    for (let j = 1; j <= len; j++) parts[j] = PIECES[Math.floor(rnd() * PIECES.length)]!;
+    out.push(parts.join(''));
   }
   out.push('', 'x', 'ab\ud800', '\udc00cd', '\ud83d', '\ude00');
   return out;

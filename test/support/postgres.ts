@@ -36,6 +36,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { watchdog } from './watchdog.js';
 
 export const POSTGRES_INSTALL_HINT = 'apt-get install postgresql';
 /** The socket's port number: only names the socket file, since nothing listens on TCP. */
@@ -121,18 +122,6 @@ function installHooks(): void {
     };
     process.on(signal, onSignal);
   }
-}
-
-/** Kills `target` once this process is gone (a SIGKILLed test runner runs no hooks). */
-function watchdog(target: number, dir: string): void {
-  const script =
-    'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; ' +
-    'if ! kill -0 "$1" 2>/dev/null; then kill -9 "$2" 2>/dev/null; sleep 1; rm -rf -- "$3"; fi';
-  const dog = spawn('sh', ['-c', script, 'pg-watchdog', String(process.pid), String(target), dir], {
-    stdio: 'ignore',
-  });
-  dog.on('error', () => undefined);
-  dog.unref();
 }
 
 /** The initdb arguments after `-D <dir>`. */
@@ -238,7 +227,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   child.stderr!.on('data', append);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.once('exit', () => live.delete(child));
-  if (child.pid !== undefined) watchdog(child.pid, dir);
+  watchdog(child, dir, 'pg-watchdog');
 
   let stopped = false;
   const stop = async (): Promise<void> => {

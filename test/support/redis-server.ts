@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getFreePort, isPortFree, LOOPBACK } from './ports.js';
+import { watchdog } from './watchdog.js';
 
 export const REDIS_SERVER_BIN = process.env.REDIS_SERVER_BIN || 'redis-server';
 export const REDIS_INSTALL_HINT = 'apt-get install redis-server';
@@ -206,26 +207,13 @@ function installExitHooks(): void {
   }
 }
 
-/**
- * A tiny shell loop that SIGKILLs `target` (and removes our temp dir `dir`, if given) once this
- * process is gone, for the case where it dies without running any handler (SIGKILL, crash). It
- * exits on its own within a second of the target's exit.
- */
-function spawnWatchdog(target: number, dir: string | undefined): void {
-  const script =
-    'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; ' +
-    'if ! kill -0 "$1" 2>/dev/null; then kill -9 "$2" 2>/dev/null; ' +
-    'if [ -n "$3" ]; then sleep 1; rm -rf -- "$3"; fi; fi';
-  const args = [String(process.pid), String(target), dir ?? ''];
-  try {
-    const dog = spawn('sh', ['-c', script, 'redis-watchdog', ...args], { stdio: 'ignore' });
-    dog.on('error', () => liveChildren.delete(dog));
-    dog.on('exit', () => liveChildren.delete(dog));
-    dog.unref();
-    liveChildren.add(dog);
-  } catch {
-    // no sh: the exit and signal hooks still apply
-  }
+/** The watchdog of `child` (see watchdog.ts), killed with the other children by the exit hooks. */
+function spawnWatchdog(child: ChildProcess, dir: string | undefined): void {
+  const dog = watchdog(child, dir, 'redis-watchdog');
+  if (dog === undefined) return;
+  dog.on('error', () => liveChildren.delete(dog));
+  dog.on('exit', () => liveChildren.delete(dog));
+  liveChildren.add(dog);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -397,8 +385,6 @@ function spawnRedis(args: readonly string[], cleanupDir: string | undefined): Pr
   child.stdout?.setEncoding('utf8').on('data', (s: string) => output.push(s));
   child.stderr?.setEncoding('utf8').on('data', (s: string) => output.push(s));
   const proc: Proc = { child, output, exited: Promise.resolve(), closed: Promise.resolve() };
-  // The watchdog notices the exit within a second and ends by itself (killing it instead would
-  // orphan its `sleep`).
   const gone = (): void => {
     liveChildren.delete(child);
   };
@@ -420,7 +406,7 @@ function spawnRedis(args: readonly string[], cleanupDir: string | undefined): Pr
   });
   if (child.pid !== undefined) {
     liveChildren.add(child);
-    spawnWatchdog(child.pid, cleanupDir);
+    spawnWatchdog(child, cleanupDir);
   }
   return proc;
 }

@@ -2,9 +2,9 @@
  * Worker for test/shared-bits.test.ts: adds keys into a BloomFilter whose bits live in a
  * SharedArrayBuffer shared with other workers, starting at the same moment as they do.
  *
- * It is started through tsx's `tsImport` from an eval'd bootstrap (see the test), receives a
- * {@link AddJob} as workerData, posts 'ready', waits on the start gate, does its work and posts
- * an {@link AddReport}.
+ * It runs bundled (test/support/worker-bundle.ts) and serves one job after another (the test
+ * starts its workers once): for each {@link AddJob} it is sent, it prepares, posts 'ready', waits
+ * on the start gate, does its work and posts an {@link AddReport}.
  *
  * The filter is the production one (`new BloomFilter(shape, new SharedBitArray(...))`). The
  * worker wraps the global `Atomics.or` to count, from the old value each call returns, the bits
@@ -13,7 +13,7 @@
  * the run. (A storage that set bits with plain stores would make the sum come up short; one
  * that used a compare-and-swap loop would need this counter adapted.)
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { BloomFilter, type Funnel, SharedBitArray, type StrategyName } from '../../src/index.js';
 
 export interface AddJob {
@@ -48,50 +48,52 @@ function popcount(v: number): number {
   return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
-const job = workerData as AddJob;
-const shape = {
-  bits: job.bits,
-  hashes: job.hashes,
-  funnel: job.funnel,
-  strategy: job.strategy,
-};
-const data = new Uint32Array(job.buffer);
-const filter = new BloomFilter(shape, new SharedBitArray(job.bits, data));
-
-// Count, for this thread, the bits that an Atomics.or on the filter's words turned from 0 to 1.
+// Count, for this thread, the bits that an Atomics.or on the current job's filter words turned
+// from 0 to 1.
+let counted: ArrayBufferLike | null = null;
 let transitions = 0;
 const atomicOr = Atomics.or;
 Atomics.or = ((array: Uint32Array, index: number, value: number): number => {
   const old = atomicOr(array, index, value);
-  if (array.buffer === job.buffer) transitions += popcount(~old & value);
+  if (array.buffer === counted) transitions += popcount(~old & value);
   return old;
 }) as typeof Atomics.or;
 
-// Prepare everything before the gate so that the workers really start together.
-const local = job.mode === 'union' ? new BloomFilter(shape) : null;
-if (local !== null) local.addMany(job.keys);
-const adds = new Uint8Array(job.mode === 'add' ? job.keys.length : 0);
-const gate = new Int32Array(job.gate);
+function run(job: AddJob): AddReport {
+  const shape = {
+    bits: job.bits,
+    hashes: job.hashes,
+    funnel: job.funnel,
+    strategy: job.strategy,
+  };
+  const data = new Uint32Array(job.buffer);
+  const filter = new BloomFilter(shape, new SharedBitArray(job.bits, data));
 
-parentPort!.postMessage('ready');
-Atomics.wait(gate, 0, 0);
+  // Prepare everything before the gate so that the workers really start together.
+  const local = job.mode === 'union' ? new BloomFilter(shape) : null;
+  if (local !== null) local.addMany(job.keys);
+  const adds = new Uint8Array(job.mode === 'add' ? job.keys.length : 0);
+  const gate = new Int32Array(job.gate);
+  counted = job.buffer;
+  transitions = 0;
 
-let missedPreloaded = 0;
-const pre = job.preloaded;
-if (local !== null) {
-  filter.union(local);
-  for (const k of pre) if (!filter.has(k)) missedPreloaded++;
-} else {
-  const keys = job.keys;
-  for (let i = 0; i < keys.length; i++) {
-    adds[i] = filter.add(keys[i]!) ? 1 : 0;
-    if (pre.length > 0 && !filter.has(pre[i % pre.length]!)) missedPreloaded++;
+  parentPort!.postMessage('ready');
+  Atomics.wait(gate, 0, 0);
+
+  let missedPreloaded = 0;
+  const pre = job.preloaded;
+  if (local !== null) {
+    filter.union(local);
+    for (const k of pre) if (!filter.has(k)) missedPreloaded++;
+  } else {
+    const keys = job.keys;
+    for (let i = 0; i < keys.length; i++) {
+      adds[i] = filter.add(keys[i]!) ? 1 : 0;
+      if (pre.length > 0 && !filter.has(pre[i % pre.length]!)) missedPreloaded++;
+    }
   }
+  counted = null;
+  return { adds, transitions, missedPreloaded };
 }
 
-const report: AddReport = {
-  adds,
-  transitions,
-  missedPreloaded,
-};
-parentPort!.postMessage(report);
+parentPort!.on('message', (job: AddJob) => parentPort!.postMessage(run(job)));
