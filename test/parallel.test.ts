@@ -30,6 +30,7 @@ import type { BloomFilter } from '../src/node.js';
 import { expectBytes } from './support/bytes.js';
 import { isWellFormed, mixedStrings } from './support/mixed-keys.js';
 import { bundleWorker, importNodeBundle, removeBundles } from './support/worker-bundle.js';
+import { nextMessage } from './support/worker-message.js';
 import type { RaceJob } from './support/worker-race.js';
 
 const {
@@ -49,32 +50,6 @@ const dir = mkdtempSync(join(tmpdir(), 'bloomkit-parallel-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterAll(removeBundles);
 
-/** The next message of `worker` (rejects on an error or an exit first); leaves no listener. */
-function reply(worker: Worker): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const off = () => {
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
-    };
-    const onMessage = (m: unknown) => {
-      off();
-      resolve(m);
-    };
-    const onError = (e: Error) => {
-      off();
-      reject(e);
-    };
-    const onExit = (code: number) => {
-      off();
-      reject(new Error(`worker exited with code ${code}`));
-    };
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.on('exit', onExit);
-  });
-}
-
 /** Four race workers, started once for the file: each race sends them one job each. */
 let racers: Worker[] | undefined;
 afterAll(async () => {
@@ -86,12 +61,12 @@ async function race(jobs: Omit<RaceJob, 'gate'>[]): Promise<void> {
   racers ??= Array.from({ length: 4 }, () => new Worker(RACE));
   const workers = racers.slice(0, jobs.length);
   const gate = new SharedArrayBuffer(4);
-  const ready = Promise.all(workers.map(reply));
+  const ready = Promise.all(workers.map(nextMessage));
   workers.forEach((w, i) => {
     w.postMessage({ ...jobs[i]!, gate });
   });
   await ready;
-  const done = Promise.all(workers.map(reply));
+  const done = Promise.all(workers.map(nextMessage));
   Atomics.store(new Int32Array(gate), 0, 1);
   Atomics.notify(new Int32Array(gate), 0);
   await done;

@@ -20,36 +20,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BloomFilter, SharedBitArray, type StrategyName } from '../src/index.js';
 import type { AddJob, AddReport } from './support/worker-add.js';
 import { bundleWorker, removeBundles } from './support/worker-bundle.js';
+import { nextMessage } from './support/worker-message.js';
 
 /** The worker, bundled once with the sources it imports (no tsx compile in each thread). */
 const WORKER = await bundleWorker(new URL('./support/worker-add.ts', import.meta.url));
 afterAll(removeBundles);
-
-/** The next message of `worker` (rejects on an error or an exit first); leaves no listener. */
-function reply(worker: Worker): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const off = () => {
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
-    };
-    const onMessage = (m: unknown) => {
-      off();
-      resolve(m);
-    };
-    const onError = (e: Error) => {
-      off();
-      reject(e);
-    };
-    const onExit = (code: number) => {
-      off();
-      reject(new Error(`worker exited with code ${code}`));
-    };
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.on('exit', onExit);
-  });
-}
 
 /**
  * Four workers, started once for the file (a start costs more CPU than most runs here): each run
@@ -64,12 +39,12 @@ afterAll(async () => {
 async function runTogether(jobs: AddJob[]): Promise<AddReport[]> {
   pool ??= Array.from({ length: 4 }, () => new Worker(WORKER));
   const workers = pool.slice(0, jobs.length);
-  const ready = Promise.all(workers.map(reply));
+  const ready = Promise.all(workers.map(nextMessage));
   workers.forEach((w, i) => {
     w.postMessage(jobs[i]!);
   });
   await ready;
-  const done = Promise.all(workers.map(reply));
+  const done = Promise.all(workers.map(nextMessage));
   const flag = new Int32Array(jobs[0]!.gate);
   Atomics.store(flag, 0, 1);
   Atomics.notify(flag, 0);
