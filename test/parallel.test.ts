@@ -30,7 +30,7 @@ import type { BloomFilter } from '../src/node.js';
 import { expectBytes } from './support/bytes.js';
 import { isWellFormed, mixedStrings } from './support/mixed-keys.js';
 import { bundleWorker, importNodeBundle, removeBundles } from './support/worker-bundle.js';
-import { nextMessage } from './support/worker-message.js';
+import { releaseTogether } from './support/worker-message.js';
 import type { RaceJob } from './support/worker-race.js';
 
 const {
@@ -59,17 +59,9 @@ afterAll(async () => {
 /** Hands one job to each worker, releases them together, and waits until all are done. */
 async function race(jobs: Omit<RaceJob, 'gate'>[]): Promise<void> {
   racers ??= Array.from({ length: 4 }, () => new Worker(RACE));
-  const workers = racers.slice(0, jobs.length);
   const gate = new SharedArrayBuffer(4);
-  const ready = Promise.all(workers.map(nextMessage));
-  workers.forEach((w, i) => {
-    w.postMessage({ ...jobs[i]!, gate });
-  });
-  await ready;
-  const done = Promise.all(workers.map(nextMessage));
-  Atomics.store(new Int32Array(gate), 0, 1);
-  Atomics.notify(new Int32Array(gate), 0);
-  await done;
+  const gated = jobs.map((job) => ({ ...job, gate }));
+  await releaseTogether(racers.slice(0, jobs.length), gated, gate);
 }
 
 function popcount(words: Uint32Array): number {

@@ -20,7 +20,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BloomFilter, SharedBitArray, type StrategyName } from '../src/index.js';
 import type { AddJob, AddReport } from './support/worker-add.js';
 import { bundleWorker, removeBundles } from './support/worker-bundle.js';
-import { nextMessage } from './support/worker-message.js';
+import { releaseTogether } from './support/worker-message.js';
 
 /** The worker, bundled once with the sources it imports (no tsx compile in each thread). */
 const WORKER = await bundleWorker(new URL('./support/worker-add.ts', import.meta.url));
@@ -38,17 +38,7 @@ afterAll(async () => {
 /** Runs the jobs in parallel workers, releasing them together; returns their reports. */
 async function runTogether(jobs: AddJob[]): Promise<AddReport[]> {
   pool ??= Array.from({ length: 4 }, () => new Worker(WORKER));
-  const workers = pool.slice(0, jobs.length);
-  const ready = Promise.all(workers.map(nextMessage));
-  workers.forEach((w, i) => {
-    w.postMessage(jobs[i]!);
-  });
-  await ready;
-  const done = Promise.all(workers.map(nextMessage));
-  const flag = new Int32Array(jobs[0]!.gate);
-  Atomics.store(flag, 0, 1);
-  Atomics.notify(flag, 0);
-  return (await done) as AddReport[];
+  return (await releaseTogether(pool.slice(0, jobs.length), jobs, jobs[0]!.gate)) as AddReport[];
 }
 
 function popcountAll(data: Uint32Array): number {
