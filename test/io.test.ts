@@ -30,7 +30,7 @@ import { decodeAny, loadAny } from './support/any-filter.js';
 import { expectBytes } from './support/bytes.js';
 import { settledGc } from './support/gc.js';
 import { forge } from './support/native-bytes.js';
-import { lcg } from './support/random.js';
+import { lcg, lcgFill } from './support/random.js';
 
 /**
  * heap + external, after a full collection. `external` already includes `arrayBuffers` (Node's
@@ -675,26 +675,13 @@ describe('every type rejects damaged files and streams with FormatError', () => 
   });
 });
 
-/**
- * Seeded random words: a filter state nothing in the code could produce by accident. The words of
- * `lcg(seed)` (support/random.ts) with its step written out: a call of the closure per word made
- * filling 16 MiB twice as costly.
- */
-function randomWords(words: Uint32Array, seed: number): void {
-  let s = seed >>> 0;
-  for (let i = 0; i < words.length; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    words[i] = s;
-  }
-}
-
 describe('memory: 16 MiB filters, saved without a second copy and loaded with exactly one', () => {
   const mib = 2 ** 20;
 
   /**
    * Saves `f` (16 MiB of storage) to a file (returns the bytes saved), loads it from the file and
-   * from a stream, and checks the memory each step holds on to: saving ~0, loading one copy (the filter itself). Memory is
-   * sampled when all of the bytes are through (`onProgress`), so a second copy held while the
+   * from a stream, and checks the memory each step holds on to: saving ~0, loading one copy (the
+   * filter itself). Memory is sampled when all of the bytes are through (`onProgress`), so a second copy held while the
    * bytes go out or come in is seen. The samples are exact to about 1 MiB (measured at 32 MiB:
    * saves 0, loads 30.5 to 32.4 MiB over dozens of runs), so 16 MiB tells one copy from two; and
    * it is two of the 8 MiB slices that save writes, so a slice boundary is crossed too.
@@ -737,7 +724,7 @@ describe('memory: 16 MiB filters, saved without a second copy and loaded with ex
 
   it('classic: 2^27 bits', async () => {
     const f = new BloomFilter({ bits: 2 ** 27, hashes: 7 });
-    randomWords(f.bits.data, 3);
+    lcgFill(f.bits.data, 3);
     f.bits.recount();
     // Saved: the bits, then 44 bytes of header, parameters and checksum.
     expect(await measure('classic', f, 16 * mib)).toBe(16 * mib + 44);
@@ -746,13 +733,13 @@ describe('memory: 16 MiB filters, saved without a second copy and loaded with ex
   it('counting: 2^25 counters', async () => {
     const f = new CountingBloomFilter({ counters: 2 ** 25, hashes: 7 });
     const { buffer, byteOffset, byteLength } = f.counters.data;
-    randomWords(new Uint32Array(buffer, byteOffset, byteLength / 4), 7); // every 4-bit value
+    lcgFill(new Uint32Array(buffer, byteOffset, byteLength / 4), 7); // every 4-bit value
     await measure('counting', f, 16 * mib);
   });
 
   it('blocked: 2^18 blocks', async () => {
     const f = new BlockedBloomFilter({ blocks: 2 ** 18, hashes: 8 });
-    randomWords(f.bits.data, 5);
+    lcgFill(f.bits.data, 5);
     f.bits.recount();
     await measure('blocked', f, 16 * mib);
   });
@@ -761,7 +748,7 @@ describe('memory: 16 MiB filters, saved without a second copy and loaded with ex
     const f = ScalableBloomFilter.restore(1000, 0.01, 4, 0.9, 'string');
     for (const [i, count] of [1000, 1234].entries()) {
       const words = new Uint32Array((8 * mib) / 4);
-      randomWords(words, 11 + i);
+      lcgFill(words, 11 + i);
       f.restoreLayer(8 * mib * 8, 7, words, count);
     }
     await measure('scalable', f, 16 * mib);

@@ -16,6 +16,9 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
+/** One step of {@link lcg}. */
+const lcgStep = (s: number): number => (Math.imul(s, 1664525) + 1013904223) >>> 0;
+
 /**
  * The Numerical Recipes LCG, s ← 1664525·s + 1013904223 mod 2^32; returns the new state, a u32
  * (divide by 2^32 for a float in [0, 1)). The first value is the state after one step.
@@ -23,9 +26,21 @@ export function mulberry32(seed: number): () => number {
 export function lcg(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    s = lcgStep(s);
     return s;
   };
+}
+
+/**
+ * Fills `words` with the first words of `lcg(seed)`, in a loop of its own: a call of the closure
+ * per word makes filling megabytes twice as costly.
+ */
+export function lcgFill(words: Uint32Array, seed: number): void {
+  let s = seed >>> 0;
+  for (let i = 0; i < words.length; i++) {
+    s = lcgStep(s);
+    words[i] = s;
+  }
 }
 
 /** A deterministic key set: `prefix:from`, `prefix:from+1`, … (n keys). */
