@@ -29,7 +29,7 @@
  * it reads and holds is bounded by the index the file really has; every `FormatError` names the file.
  */
 
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { FormatError, show } from '../errors.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
 import type { ProgressOptions, ReadonlyAsyncMembershipFilter } from '../filters/filter.js';
@@ -61,6 +61,7 @@ import {
   readAt,
 } from './chunked-info.js';
 import { checkProgress, throwIfAborted } from './progress.js';
+import { openRegular } from './regular-file.js';
 
 export type { ChunkedBuildOptions } from './chunked-build.js';
 export type { ChunkedRouting } from './chunked-format.js';
@@ -121,9 +122,10 @@ export class ChunkedBloomFilter implements ReadonlyAsyncMembershipFilter<Key> {
       );
     }
     if (typeof path !== 'string') throw new TypeError(`path must be a string, got ${show(path)}`);
-    const fh = await open(path, 'r');
+    // A regular file only: a FIFO is refused at once instead of waited on.
+    const { handle: fh, info } = await openRegular(path);
     try {
-      const size = (await fh.stat()).size;
+      const size = info.size;
       const head = new Uint8Array(Math.min(size, CHUNKS_OFFSET));
       await readAt(fh, head, 0);
       const layout = decodeHead(head, size);

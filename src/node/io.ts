@@ -19,14 +19,17 @@
  * `load` reads the container into one buffer and decodes it with `{ copy: false }`.
  *
  * Saving to a path writes a temporary file next to it, syncs it and renames it over the target,
- * so a failed save never leaves a damaged file behind and never destroys the previous one.
+ * so a failed save never leaves a damaged file behind and never destroys the previous one
+ * (atomic-file.ts: a symbolic link is saved through to its target, only a regular file is ever
+ * replaced, `overwrite: false` refuses an existing file). Loading from a path reads a regular
+ * file only: a FIFO or a device is refused at once (regular-file.ts), never waited on.
  * The filter must not be changed while a save runs (a change would make the checksum disagree
  * with the bytes, and the next load would reject the file).
  *
  * Writing (the sinks) is here; reading a container (the sources, the payload pipeline): io-read.ts.
  */
 
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { FormatError, show } from '../errors.js';
 import type { ProgressOptions, ReadonlyMembershipFilter } from '../filters/filter.js';
@@ -43,6 +46,7 @@ import { codecOf } from '../formats/registry.js';
 import { writeAtomically } from './atomic-file.js';
 import { fileSource, readContainer, SLICE, streamSource } from './io-read.js';
 import { checkAborted } from './progress.js';
+import { openRegular } from './regular-file.js';
 
 /** Anything bloomkit can save: every filter type has `toBytes()`. */
 export interface Serializable {
@@ -51,6 +55,14 @@ export interface Serializable {
 
 /** Where `save` writes: a file path or a writable byte stream (which `save` does not end). */
 export type SaveTarget = string | Writable;
+
+export interface SaveOptions extends ProgressOptions {
+  /**
+   * For a path: replace a file that exists (default true). false refuses it with an `EEXIST`
+   * error and writes nothing. A FIFO, device or directory at the path is never replaced.
+   */
+  overwrite?: boolean;
+}
 
 /** Where `load` reads: a file path, a readable byte stream, or any async iterable of bytes. */
 export type LoadSource = string | Readable | AsyncIterable<Uint8Array>;
@@ -149,25 +161,37 @@ function streamSink(stream: Writable): Sink {
 }
 
 /**
+ * Writes `filter`'s container at the current position of an open file (the sidecar writer puts
+ * it after its own header, inside one atomic write); resolves to the number of bytes written.
+ */
+export function saveToHandle(filter: Serializable, fh: FileHandle): Promise<number> {
+  return writeParts(partsOf(filter), fileSink(fh));
+}
+
+/**
  * Writes `filter` in bloomkit's native format to a file (atomically: temp file, fsync, rename)
  * or to a writable stream (not ended). Resolves to the number of bytes written.
  * `onProgress(bytesWritten, totalBytes)` is called after each slice of at most 8 MiB; an aborted
  * `signal` stops before the next slice and rejects with its reason: a file save then leaves no
- * temporary file and the previous file (if any) untouched.
+ * temporary file and the previous file (if any) untouched. A path that names a symbolic link is
+ * saved to the link's target; a path that names anything but a regular file (a FIFO, a device)
+ * is refused with `NotRegularFileError`; with `overwrite: false` an existing file is refused
+ * with an `EEXIST` error.
  */
 export async function save(
   filter: Serializable,
   target: SaveTarget,
-  options?: ProgressOptions,
+  options?: SaveOptions,
 ): Promise<number> {
   const parts = partsOf(filter);
   checkAborted(options);
   if (typeof target === 'string') {
-    return writeAtomically(target, async (fh) => {
+    const write = async (fh: FileHandle) => {
       const n = await writeParts(parts, watched(fileSink(fh), parts.size, options));
       checkAborted(options);
       return n;
-    });
+    };
+    return writeAtomically(target, write, { overwrite: options?.overwrite });
   }
   if (target === null || typeof target !== 'object' || typeof target.write !== 'function') {
     throw new TypeError(`target must be a path or a Writable stream, got ${show(target)}`);
@@ -210,9 +234,9 @@ export async function load(
 
 async function loadFile(source: string, options: LoadOptions): Promise<ReadonlyMembershipFilter> {
   const maxBytes = checkMaxBytes(options.maxBytes, Number.POSITIVE_INFINITY);
-  const fh = await open(source, 'r');
+  const { handle: fh, info } = await openRegular(source);
   try {
-    const fileSize = (await fh.stat()).size;
+    const fileSize = info.size;
     if (fileSize >= HEADER_BYTES) {
       const head = new Uint8Array(HEADER_BYTES);
       await fileSource(fh).readInto(head, 'header');

@@ -4,13 +4,13 @@
  * file). Errors name the file.
  */
 
-import { open } from 'node:fs/promises';
 import { show } from '../errors.js';
 import {
   type ParquetBloomFilterEntry,
   readParquetBloomFilters as readFromBytes,
   readParquetBloomFiltersFrom,
 } from '../formats/parquet-file.js';
+import { openRegular } from './regular-file.js';
 
 export type { ParquetBloomFilterEntry } from '../formats/parquet-file.js';
 
@@ -36,9 +36,9 @@ export async function readParquetBloomFilters(
     );
   }
   const path = pathOrBytes;
-  const file = await open(path, 'r');
+  const { handle: file, info } = await openRegular(path);
   try {
-    const { size } = await file.stat();
+    const { size } = info;
     return await readParquetBloomFiltersFrom(
       {
         byteLength: size,

@@ -20,14 +20,14 @@
  * sidecar file.
  */
 
-import { createWriteStream } from 'node:fs';
-import { readFile, rename, unlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { FormatError, show } from '../errors.js';
 import type { BloomFilter } from '../filters/bloom/filter.js';
 import type { ReadonlyMembershipFilter } from '../filters/filter.js';
 import { crc32c } from '../formats/crc32c.js';
 import { fromBytes } from '../formats/registry.js';
-import { save } from './io.js';
+import { writeAtomically } from './atomic-file.js';
+import { saveToHandle } from './io.js';
 import type { SidecarFormat } from './sidecar-records.js';
 
 /** What a sidecar records (its metadata JSON). */
@@ -77,23 +77,11 @@ export async function writeSidecar(
   info: SidecarInfo,
   filter: BloomFilter,
 ): Promise<void> {
-  const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
-  const out = createWriteStream(temp, { flags: 'wx' });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      out.write(encodeSidecarPrefix(info), (e) => (e ? reject(e) : resolve()));
-    });
-    await save(filter, out);
-    await new Promise<void>((resolve, reject) => {
-      out.on('error', reject);
-      out.end(() => resolve());
-    });
-    await rename(temp, path);
-  } catch (error) {
-    out.destroy();
-    await unlink(temp).catch(() => {});
-    throw error;
-  }
+  // The one atomic writer of every output (atomic-file.ts): temp file, fsync, rename.
+  await writeAtomically(path, async (fh) => {
+    await fh.writeFile(encodeSidecarPrefix(info));
+    await saveToHandle(filter, fh);
+  });
 }
 
 /** The metadata fields and what each must be (a sidecar from elsewhere may hold anything). */
