@@ -25,10 +25,13 @@
  * promise resolves: after a crash, `Deduper.open(path)` resumes from the last completed checkpoint
  * and answers true for all of them. Keys answered after it are answered again as new (at least
  * once, never lost). A checkpoint snapshots the filter first, so `seen` may go on meanwhile.
+ *
+ * Two Dedupers on one state file each write their own state over the other's: open them with
+ * `lock: true` (the command's `dedup --state` does) so that the second waits until the first
+ * is closed. A SIGKILL leaves the lock behind; the next `open` finds its process gone and takes
+ * it over, and removes the temporary files of checkpoints the kill interrupted.
  */
 
-import { readdir, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { checkPositiveInteger, checkProbability, show } from '../errors.js';
 import { checkOut } from '../filters/base.js';
 import { BlockedBloomFilter } from '../filters/blocked/filter.js';
@@ -40,6 +43,8 @@ import { ScalableBloomFilter } from '../filters/scalable/filter.js';
 import { SplitBlockBloomFilter } from '../filters/split-block/filter.js';
 import { splitBlockFalsePositiveRate } from '../filters/split-block/sizing.js';
 import type { Funnel, Key } from '../hash/keys.js';
+import { removeStaleTemps } from './atomic-file.js';
+import { type FileLock, lockFile } from './file-lock.js';
 import { load, save } from './io.js';
 
 /** The filter a Deduper with a capacity keeps its keys in. */
@@ -69,6 +74,13 @@ export interface DeduperOptions {
   checkpointKeys?: number;
   /** With a path: checkpoint when this many milliseconds passed since the last one. */
   checkpointMs?: number;
+  /**
+   * With a path: hold the state file's lock (file-lock.ts) from `open` until `close` or
+   * `release`, so that a second Deduper on the same file (in this or another process) waits for
+   * this one instead of overwriting its keys. `true` waits up to 60 s for another holder,
+   * `{ timeoutMs }` as long as that; a `FileLockedError` ends the wait. Default false.
+   */
+  lock?: boolean | { timeoutMs?: number };
 }
 
 /** Counts since the Deduper was opened. */
@@ -147,10 +159,17 @@ export class Deduper<K extends Key = Key> {
   private readonly checkpointKeys: number;
   private readonly checkpointMs: number;
   private readonly model: (added: number) => number;
+  private lock: FileLock | null;
 
-  private constructor(path: string | null, filter: AnyFilter, options: DeduperOptions) {
+  private constructor(
+    path: string | null,
+    filter: AnyFilter,
+    options: DeduperOptions,
+    lock: FileLock | null,
+  ) {
     this.path = path;
     this.filter = filter;
+    this.lock = lock;
     this.model = rateModel(filter);
     this.checkpointKeys =
       options.checkpointKeys === undefined
@@ -176,6 +195,26 @@ export class Deduper<K extends Key = Key> {
     }
     const funnel = options.funnel ?? 'string';
     const fpp = checkProbability('fpp', options.fpp ?? 1e-6);
+    const lockOption = options.lock ?? false;
+    const lock =
+      path === null || lockOption === false
+        ? null
+        : await lockFile(path, lockOption === true ? {} : lockOption);
+    try {
+      return await Deduper.resume<K>(path, options, funnel, fpp, lock);
+    } catch (error) {
+      await lock?.release();
+      throw error;
+    }
+  }
+
+  private static async resume<K extends Key>(
+    path: string | null,
+    options: DeduperOptions,
+    funnel: Funnel,
+    fpp: number,
+    lock: FileLock | null,
+  ): Promise<Deduper<K>> {
     let filter: AnyFilter | null = null;
     if (path !== null) {
       await removeStaleTemps(path);
@@ -201,7 +240,7 @@ export class Deduper<K extends Key = Key> {
       throw new RangeError(`type must be one of ${TYPES.join(', ')}, got ${show(type)}`);
     }
     filter ??= createState(type, options.capacity, fpp, funnel);
-    return new Deduper<K>(path, filter, options);
+    return new Deduper<K>(path, filter, options, lock);
   }
 
   /** The filter holding the keys seen (do not change it directly). */
@@ -293,38 +332,29 @@ export class Deduper<K extends Key = Key> {
     await this.running;
   }
 
-  /** Final checkpoint (when there is a path and anything new), then nothing more to do. */
+  /**
+   * Final checkpoint (when there is a path and anything new), then nothing more to do; the
+   * state file's lock (if any) is released however the checkpoint ends.
+   */
   async close(): Promise<void> {
-    while (this.running !== null) await this.running;
-    if (this.path !== null && (this.freshSinceCheckpoint > 0 || this.checkpoints === 0)) {
-      await this.checkpoint();
+    try {
+      while (this.running !== null) await this.running;
+      if (this.path !== null && (this.freshSinceCheckpoint > 0 || this.checkpoints === 0)) {
+        await this.checkpoint();
+      }
+    } finally {
+      await this.release();
     }
   }
-}
 
-/** Removes `<file>.<pid>.<random>.tmp` files that a killed `save` left next to `path`. */
-async function removeStaleTemps(path: string): Promise<void> {
-  const dir = dirname(path);
-  const base = basename(path);
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(`${base}.`) || !name.endsWith('.tmp')) continue;
-    const pid = Number(name.slice(base.length + 1).split('.')[0]);
-    if (!Number.isSafeInteger(pid) || pid === process.pid || isAlive(pid)) continue;
-    await unlink(join(dir, name)).catch(() => {});
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
+  /**
+   * Releases the state file's lock without a checkpoint (after an error: keys answered since
+   * the last checkpoint are then answered new again by the next run). Idempotent.
+   */
+  async release(): Promise<void> {
+    while (this.running !== null) await this.running.catch(() => {});
+    const lock = this.lock;
+    this.lock = null;
+    await lock?.release();
   }
 }
