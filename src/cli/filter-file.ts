@@ -14,14 +14,14 @@
  * Guava's bytes do not say how keys were encoded; `--funnel` says it (default `string`).
  */
 
-import { open, readFile, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { FormatError } from '../errors.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
 import type { Funnel } from '../hash/keys.js';
+import { writeAtomically } from '../node/atomic-file.js';
 import { load, save } from '../node/io.js';
-import { CliError } from './command.js';
+import { NotRegularFileError, openRegular, readRegular } from '../node/regular-file.js';
+import { CliError, type Command } from './command.js';
 import { describeFsError } from './input.js';
 
 export type FileKind = 'native' | 'chunked' | 'sidecar' | 'parquet' | 'guava' | 'mlbf' | 'unknown';
@@ -42,17 +42,19 @@ function startsWith(bytes: Uint8Array, magic: readonly number[]): boolean {
   return magic.every((b, i) => bytes[i] === b);
 }
 
-/** What kind of file `path` holds, from its first and last bytes. */
+/**
+ * What kind of file `path` holds, from its first and last bytes. Anything but a regular file (a
+ * directory, a FIFO, a device) is refused at once, never waited on.
+ */
 export async function sniff(path: string): Promise<Sniffed> {
-  let handle: Awaited<ReturnType<typeof open>>;
+  let opened: Awaited<ReturnType<typeof openRegular>>;
   try {
-    handle = await open(path, 'r');
+    opened = await openRegular(path);
   } catch (error) {
-    throw describeFsError(path, error);
+    throw asCliError(path, error);
   }
+  const { handle, info } = opened;
   try {
-    const info = await handle.stat();
-    if (info.isDirectory()) throw new CliError(`${path}: is a directory, not a filter file`);
     const head = new Uint8Array(Math.min(16, info.size));
     await handle.read(head, 0, head.length, 0);
     const tail = new Uint8Array(4);
@@ -112,7 +114,7 @@ export async function readFilter(path: string, funnel?: Funnel): Promise<LoadedF
       }
       case 'guava':
         return {
-          filter: BloomFilter.fromGuava(new Uint8Array(await readFile(path)), {
+          filter: BloomFilter.fromGuava(await readRegular(path), {
             funnel: funnel ?? 'string',
           }) as MembershipFilter,
           format: 'guava',
@@ -153,7 +155,7 @@ export async function readQueryable(
   const { FilterCascade } = await import('../filters/cascade/filter.js');
   let cascade: ReadonlyMembershipFilter | null;
   try {
-    cascade = FilterCascade.fromMlbf(new Uint8Array(await readFile(path)), {
+    cascade = FilterCascade.fromMlbf(await readRegular(path), {
       funnel: funnel ?? 'string',
     }) as ReadonlyMembershipFilter | null;
   } catch {
@@ -166,6 +168,13 @@ export async function readQueryable(
 /** A library error about a file, as one line naming the file. */
 export function asCliError(path: string, error: unknown): unknown {
   if (error instanceof CliError) return error;
+  if (error instanceof NotRegularFileError) {
+    return new CliError(`${path}: is ${error.kind}, not a regular file (a filter file is one)`);
+  }
+  const code = (error as { code?: string } | null)?.code;
+  if (code === 'EEXIST')
+    return new CliError(`${path}: the file exists (use --force to replace it)`);
+  if (code === 'ELOCKED') return new CliError((error as Error).message);
   if (error instanceof FormatError)
     return new CliError(`${path}: damaged filter file: ${error.message}`);
   if (error instanceof RangeError || error instanceof TypeError) {
@@ -176,17 +185,20 @@ export function asCliError(path: string, error: unknown): unknown {
 }
 
 /**
- * Writes `filter` to `path` in `format`, atomically: a temporary file beside it, synced, then
- * renamed over the target, so an interrupted write never leaves a half-written filter.
+ * Writes `filter` to `path` in `format`, atomically (src/node/atomic-file.ts: a temporary file
+ * beside it, synced, then renamed over the target, so an interrupted write never leaves a
+ * half-written filter; a symbolic link is written through to its target; only a regular file is
+ * replaced, and only with `overwrite`).
  */
 export async function writeFilter(
   path: string,
   filter: MembershipFilter,
   format: WritableFormat,
+  overwrite = true,
 ): Promise<void> {
   try {
     if (format === 'native') {
-      await save(filter, path);
+      await save(filter, path, { overwrite });
       return;
     }
     if (!(filter instanceof BloomFilter)) {
@@ -195,26 +207,67 @@ export async function writeFilter(
         `${path}: Guava's format holds a classic Bloom filter only, not a ${typeName(filter)} filter`,
       );
     }
-    await writeAtomically(path, filter.toGuava());
+    await writeBytes(path, filter.toGuava(), overwrite);
   } catch (error) {
     throw asCliError(path, error);
   }
 }
 
-/** Writes `bytes` to a temporary file next to `path`, syncs it and renames it over `path`. */
-export async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+/** Writes `bytes` to `path` as {@link writeFilter} writes a filter; errors as `CliError`s. */
+export async function writeBytes(path: string, bytes: Uint8Array, overwrite: boolean) {
   try {
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, path);
+    await writeAtomically(path, (fh) => fh.writeFile(bytes), { overwrite });
   } catch (error) {
-    await unlink(temp).catch(() => {});
-    throw error;
+    throw asCliError(path, error);
   }
+}
+
+/**
+ * How long a command waits for another process's lock on a filter file (`BLOOMKIT_LOCK_WAIT`,
+ * in seconds; default 60).
+ */
+export function lockWaitMs(env: NodeJS.ProcessEnv | undefined): number {
+  const text = (env ?? process.env).BLOOMKIT_LOCK_WAIT;
+  if (text === undefined || text === '') return 60_000;
+  const seconds = Number(text);
+  if (!(seconds >= 0) || !Number.isFinite(seconds)) {
+    throw new CliError(`BLOOMKIT_LOCK_WAIT must be a number of seconds >= 0, got "${text}"`);
+  }
+  return seconds * 1000;
+}
+
+/**
+ * Takes the lock on the filter file at `path` for a read-modify-write (src/node/file-lock.ts),
+ * waiting for another process's update to end; a `CliError` (exit 2) when the wait ends first.
+ */
+export async function lockForUpdate(
+  path: string,
+  env: NodeJS.ProcessEnv | undefined,
+): Promise<{ release(): Promise<void> }> {
+  const timeoutMs = lockWaitMs(env);
+  const { lockFile } = await import('../node/file-lock.js');
+  try {
+    return await lockFile(path, { timeoutMs });
+  } catch (error) {
+    throw asCliError(path, error);
+  }
+}
+
+/**
+ * `command` with its `run` holding the lock on its first argument (the filter file it reads,
+ * changes and writes back) from before the read until after the write, released however the run
+ * ends.
+ */
+export function updatesFile(command: Command): Command {
+  return {
+    ...command,
+    async run(invocation) {
+      const lock = await lockForUpdate(invocation.args[0]!, invocation.io.env);
+      try {
+        return await command.run(invocation);
+      } finally {
+        await lock.release();
+      }
+    },
+  };
 }

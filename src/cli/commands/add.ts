@@ -1,6 +1,6 @@
 import { FilterFullError } from '../../errors.js';
 import { CliError, type Command } from '../command.js';
-import { readFilter, writeFilter } from '../filter-file.js';
+import { readFilter, updatesFile, writeFilter } from '../filter-file.js';
 import {
   flag,
   INPUT_HELP,
@@ -13,7 +13,8 @@ import {
 } from '../options.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
 
-export const add: Command = {
+// One update of FILE at a time: a second add (or dedup --state) waits for this one's lock.
+export const add: Command = updatesFile({
   name: 'add',
   summary: 'add each record of the inputs to a filter file',
   usage: 'add FILE [INPUT...] [-0] [-d DELIM -f FIELDS] [--funnel F] [--threads N] [--json]',
@@ -98,4 +99,4 @@ Examples:
       await pool?.close();
     }
   },
-};
+});

@@ -4,7 +4,7 @@ import type { PackedKeys } from '../../filters/filter.js';
 import { keyEnd } from '../../filters/packed.js';
 import { CliError, type Command } from '../command.js';
 import { describeFilter, printFacts } from '../describe.js';
-import { asCliError, writeAtomically } from '../filter-file.js';
+import { writeBytes } from '../filter-file.js';
 import { flag, INPUT_OPTIONS, JSON_OPTION, stringOption } from '../options.js';
 import { Interrupt, recordOptions, scanInputs } from '../scan.js';
 
@@ -71,6 +71,7 @@ filtercascade) or in bloomkit's native format (default), which "bloomkit info" a
       --hash H          ${HASHES.join(' | ')} (default murmur3)
       --salt HEX        a salt for the sha256 hashes, in hex (at most 255 bytes)
   -0, --null            records end with a NUL byte instead of a newline
+      --force           replace OUT if it exists
       --json            print the cascade's facts as JSON
 
 Exit status: 0 when written, 2 on an error (a record in both files, a bad option).
@@ -84,6 +85,7 @@ Examples:
     format: { type: 'string' },
     hash: { type: 'string' },
     salt: { type: 'string' },
+    force: { type: 'boolean' },
     ...INPUT_OPTIONS,
     ...JSON_OPTION,
   },
@@ -144,11 +146,8 @@ Examples:
       }
       // A line's bytes are its UTF-8 key: the cascade answers 'string' keys (the same bytes).
       const result = new FilterCascade<string>({ ...built, funnel: 'string' });
-      try {
-        await writeAtomically(out, format === 'mlbf' ? result.toMlbf() : result.toBytes());
-      } catch (error) {
-        throw asCliError(out, error);
-      }
+      const bytes = format === 'mlbf' ? result.toMlbf() : result.toBytes();
+      await writeBytes(out, bytes, flag(options, 'force'));
       printFacts(io, [{ file: out, format, ...describeFilter(result) }], flag(options, 'json'));
       return 0;
     } finally {

@@ -2,8 +2,8 @@ import type { MembershipFilter } from '../../filters/filter.js';
 import { BloomFilter, CountingBloomFilter, SplitBlockBloomFilter } from '../../index.js';
 import { CliError, type Command } from '../command.js';
 import { typeName } from '../describe.js';
-import { asCliError, readFilter, writeAtomically, writeFilter } from '../filter-file.js';
-import { parseFunnel, stringOption } from '../options.js';
+import { readFilter, writeBytes, writeFilter } from '../filter-file.js';
+import { flag, parseFunnel, stringOption } from '../options.js';
 
 const TARGETS = ['native', 'guava', 'parquet-bitset'] as const;
 
@@ -22,11 +22,12 @@ writes it to OUT, atomically, in the format --to names:
                    the thrift header and the split-block bitset (a split-block filter)
 
       --funnel F   for a Guava input only: string (default), utf16, int, long or bytes
+      --force      replace OUT if it exists
 
 Examples:
   bloomkit create ids.bloom -n 1e6 -p 0.01 && bloomkit add ids.bloom ids.txt
   bloomkit convert ids.bloom ids.guava --to guava`,
-  options: { to: { type: 'string' }, funnel: { type: 'string' } },
+  options: { to: { type: 'string' }, funnel: { type: 'string' }, force: { type: 'boolean' } },
   positionals: { min: 2, max: 2 },
   async run({ args, options }) {
     const [input, output] = args as [string, string];
@@ -41,21 +42,18 @@ Examples:
       input,
       funnelText === undefined ? undefined : parseFunnel(funnelText, 'string'),
     );
+    const force = flag(options, 'force');
     if (to === 'native') {
-      await writeFilter(output, filter, 'native');
+      await writeFilter(output, filter, 'native', force);
     } else if (to === 'guava') {
-      await writeFilter(output, asClassic(input, filter), 'guava');
+      await writeFilter(output, asClassic(input, filter), 'guava', force);
     } else {
       if (!(filter instanceof SplitBlockBloomFilter)) {
         throw new CliError(
           `${input}: a Parquet bitset holds a split-block filter, not a ${typeName(filter)} filter (create one with --type split-block)`,
         );
       }
-      try {
-        await writeAtomically(output, filter.toParquet());
-      } catch (error) {
-        throw asCliError(output, error);
-      }
+      await writeBytes(output, filter.toParquet(), force);
     }
     return 0;
   },

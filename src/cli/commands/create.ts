@@ -53,7 +53,7 @@ Examples:
       fpp: parseProbability('-p', p),
       funnel: parseFunnel(stringOption(options, 'funnel'), 'string'),
     });
-    await writeFilter(file, filter, 'native');
+    await writeFilter(file, filter, 'native', flag(options, 'force'));
     printFacts(io, [{ file, format: 'native', ...describeFilter(filter) }], flag(options, 'json'));
     return 0;
   },

@@ -1,6 +1,6 @@
 import { DEFAULT_DEDUPER_TYPE, Deduper, type DeduperType } from '../../node/deduper.js';
 import { CliError, type Command } from '../command.js';
-import { asCliError } from '../filter-file.js';
+import { asCliError, lockWaitMs } from '../filter-file.js';
 import {
   flag,
   INPUT_HELP,
@@ -84,6 +84,8 @@ Examples:
         fpp: fppText === undefined ? DEFAULT_FPP : parseProbability('-p', fppText),
         checkpointKeys:
           everyText === undefined ? undefined : parseCount('--checkpoint-every', everyText),
+        // One update of the state at a time: a second dedup (or add) on it waits for this one.
+        lock: { timeoutMs: lockWaitMs(io.env) },
       });
     } catch (error) {
       throw asCliError(state ?? '--state', error);
@@ -140,6 +142,7 @@ Examples:
       return interrupt.signal === null ? 0 : interrupt.exitCode;
     } finally {
       interrupt.dispose();
+      await deduper.release(); // after an error (close released it otherwise)
     }
   },
 };

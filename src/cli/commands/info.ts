@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from '../command.js';
 import { describeFilter, type Facts, printFacts } from '../describe.js';
 import { asCliError, readFilter, readQueryable, sniff, unknownFormat } from '../filter-file.js';
@@ -77,7 +76,8 @@ async function describeFile(file: string, funnelText: string | undefined): Promi
     }
     case 'sidecar': {
       const { decodeSidecar } = await import('../../node/sidecar.js');
-      const { info: meta, filter } = decodeSidecar(new Uint8Array(await readFile(file)));
+      const { readRegular } = await import('../../node/regular-file.js');
+      const { info: meta, filter } = decodeSidecar(await readRegular(file));
       return [
         {
           file,

@@ -22,11 +22,16 @@ in the format of the first IN.
 
       --intersect   intersection instead of union
       --funnel F    for Guava files only: string (default), utf16, int, long or bytes
+      --force       replace OUT if it exists
 
 Examples:
   bloomkit merge all.bloom day-*.bloom
   bloomkit merge --intersect both.bloom a.bloom b.bloom`,
-  options: { intersect: { type: 'boolean' }, funnel: { type: 'string' } },
+  options: {
+    intersect: { type: 'boolean' },
+    funnel: { type: 'string' },
+    force: { type: 'boolean' },
+  },
   positionals: { min: 2, max: Number.POSITIVE_INFINITY },
   async run({ args, options }) {
     const [out, ...inputs] = args as [string, ...string[]];
@@ -50,7 +55,7 @@ Examples:
         );
       }
     }
-    await writeFilter(out, result, first.format);
+    await writeFilter(out, result, first.format, flag(options, 'force'));
     return 0;
   },
 };

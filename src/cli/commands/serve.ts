@@ -34,6 +34,7 @@ Example:
       const code = (error as { code?: string }).code;
       if (code === 'EADDRINUSE') throw new CliError(`port ${port} is in use`);
       if (code === 'EACCES') throw new CliError(`port ${port} needs privileges`);
+      if (error instanceof RangeError) throw new CliError(`--host: ${error.message}`);
       throw error;
     }
     io.stdout.write(`serving ${dir} at ${server.url} (Ctrl-C stops)\n`);
