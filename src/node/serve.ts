@@ -5,20 +5,32 @@
  * an encoded slash or a symbolic link, is a 404); only GET and HEAD are answered; every response
  * carries `X-Content-Type-Options: nosniff` and no caching surprises (`Cache-Control: no-cache`,
  * so a rebuilt page is picked up). It binds to 127.0.0.1 unless told otherwise: the page needs no
- * other machine, and nothing it shows is sent anywhere.
+ * other machine, and nothing it shows is sent anywhere (an empty `host` is refused: Node would
+ * take it for every interface).
+ *
+ * A file that changes while it is served never stops the server: the file is opened first
+ * (`O_NONBLOCK`, so a FIFO put in its place cannot block; `O_NOFOLLOW`, so a symbolic link put
+ * in place of the checked path is not followed out of `dir`), then checked with `fstat` on the
+ * open handle, and what is sent is that handle's bytes. A file removed or replaced meanwhile is a
+ * 404, one that cannot be read a 403, any other failure a 500; an error while streaming ends that
+ * response only.
  */
 
-import { createReadStream, existsSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { type FileHandle, open, realpath, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, extname, join, resolve, sep } from 'node:path';
+import { pipeline } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 export interface ServeOptions {
   /** TCP port; 0 (default) picks a free one. */
   port?: number;
-  /** Interface to bind; default `127.0.0.1` (this machine only). */
+  /**
+   * Interface to bind (a name or an address, not empty); default `127.0.0.1` (this machine
+   * only). `0.0.0.0` or `::` serves every interface.
+   */
   host?: string;
   /** File served for `/`; default `index.html`. */
   index?: string;
@@ -79,6 +91,11 @@ export async function serveStatic(dir: string, options: ServeOptions = {}): Prom
     throw new RangeError(`port must be an integer from 0 to 65535, got ${String(port)}`);
   }
   const host = options.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host.trim() === '') {
+    throw new RangeError(
+      `host must be an interface name or address (0.0.0.0 for every interface), got ${JSON.stringify(host)}`,
+    );
+  }
   const index = options.index ?? 'index.html';
   const root = await realpath(resolve(dir));
   if (!(await stat(root)).isDirectory())
@@ -147,8 +164,31 @@ async function handle(
   }
   if (pathname.endsWith('/')) pathname += index;
   const file = await inside(root, join(root, pathname));
-  const info = file === null ? null : await stat(file).catch(() => null);
-  if (file === null || info === null || !info.isFile()) {
+  if (file === null) {
+    send(res, 404, 'not found');
+    return;
+  }
+  let fh: FileHandle;
+  try {
+    fh = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'EACCES' || code === 'EPERM') send(res, 403, 'forbidden');
+    else if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP')
+      send(res, 404, 'not found');
+    else send(res, 500, 'internal error');
+    return;
+  }
+  let info: Awaited<ReturnType<FileHandle['stat']>>;
+  try {
+    info = await fh.stat();
+  } catch {
+    await fh.close();
+    send(res, 500, 'internal error');
+    return;
+  }
+  if (!info.isFile()) {
+    await fh.close();
     send(res, 404, 'not found');
     return;
   }
@@ -159,10 +199,18 @@ async function handle(
     'x-content-type-options': 'nosniff',
   });
   if (req.method === 'HEAD') {
+    await fh.close();
     res.end();
     return;
   }
-  createReadStream(file).pipe(res);
+  // Exactly the length announced; a read error or a client gone ends this response only, and
+  // the handle is closed either way.
+  if (info.size === 0) {
+    await fh.close();
+    res.end();
+    return;
+  }
+  pipeline(fh.createReadStream({ start: 0, end: info.size - 1 }), res, () => {});
 }
 
 /** The real path of `candidate` if it exists and lies inside `root`, else null. */
