@@ -13,9 +13,17 @@ export {
 } from './node/chunked.js';
 export { Deduper, type DeduperOptions, type DeduperStats } from './node/deduper.js';
 export {
+  type FileLock,
+  FileLockedError,
+  type FileLockOptions,
+  type LockHolder,
+  lockFile,
+} from './node/file-lock.js';
+export {
   type LoadOptions,
   type LoadSource,
   load,
+  type SaveOptions,
   type SaveTarget,
   type Serializable,
   save,
@@ -25,6 +33,7 @@ export { FilterWorkerPool, POOL_CHUNK_BYTES, POOL_CHUNK_KEYS } from './node/para
 /** @internal The worker threads' entry point (started by FilterWorkerPool). */
 export { runParallelWorker } from './node/parallel-worker.js';
 export { type ParquetBloomFilterEntry, readParquetBloomFilters } from './node/parquet.js';
+export { NotRegularFileError } from './node/regular-file.js';
 export { type ServeOptions, type StaticServer, serveStatic, webPageDir } from './node/serve.js';
 export {
   buildSidecar,

@@ -20,6 +20,7 @@ import {
   readFileSync,
   statSync,
   symlinkSync,
+  watch,
   writeFileSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
@@ -276,6 +277,29 @@ describe('outputs: symbolic links, existing files, temporary files', () => {
       ok(await cli.run([...args, '--force']));
       expect(readFileSync(out, 'utf8'), args.join(' ')).not.toBe('precious');
     }
+  });
+
+  it('SIGKILL during add leaves its temporary file and lock; the next add removes both', async () => {
+    const file = path('killed.bloom');
+    ok(await cli.run(['create', file, '-n', '10M', '-p', '0.001'])); // 18 MB
+    const temps = () =>
+      readdirSync(dir).filter((n) => n.startsWith('killed.bloom.') && n.endsWith('.tmp'));
+    // Killed the moment its temporary file appears (in the middle of writing 18 MB and fsync).
+    for (let attempt = 0; attempt < 5 && temps().length === 0; attempt++) {
+      const child = bin.start(['add', file]);
+      child.stdin!.end('k\n');
+      const watcher = watch(dir, (_event, name) => {
+        if (name?.startsWith('killed.bloom.') && name.endsWith('.tmp')) child.kill('SIGKILL');
+      });
+      await once(child, 'close');
+      watcher.close();
+    }
+    expect(temps().length).toBeGreaterThan(0);
+    expect(existsSync(`${file}.lock`)).toBe(true);
+    ok(await cli.run(['add', file], { input: 'after\n', env: { BLOOMKIT_LOCK_WAIT: '5' } }));
+    expect(temps()).toEqual([]);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    expect(await missing(file, ['after'])).toBe(0);
   });
 
   it('a symbolic link planted at the old predictable temporary name is not followed', async () => {
