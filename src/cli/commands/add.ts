@@ -33,6 +33,9 @@ ${INPUT_HELP}
                         --threads, "new" counts per thread: a key whose bits another thread
                         set also counts)
 
+While it runs, FILE is locked (FILE.lock): a second add or dedup --state on it waits for this
+one, up to BLOOMKIT_LOCK_WAIT seconds (default 60), then exits 2 without changing it.
+
 Exit status: 0 when done, 2 on an error (the file is then left as it was).
 
 Examples:
