@@ -49,7 +49,7 @@ export async function writeAtomically<T>(
   }
   await removeStaleTemps(target.path);
   const temp = `${target.path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
-  const mode = target.info === null ? 0o666 : target.info.mode & 0o7777;
+  const mode = target.info === null ? 0o666 : target.info.mode & 0o777;
   const fh = await open(temp, 'wx', mode);
   let placed = false;
   try {
