@@ -49,7 +49,7 @@ describe('Mozilla MLBF sample (filter-cascade, v2, murmur3)', () => {
   const bytes = new Uint8Array(readFileSync(SAMPLE));
   const cascade = FilterCascade.fromMlbf(bytes)!;
 
-  it('has the shape the README states', () => {
+  it('has the shape docs/guide/filters.md states', () => {
     expect(cascade.layers.length).toBe(7);
     expect(cascade.layers[0]).toMatchObject({ bits: 4080, hashes: 6 });
     expect(cascade).toMatchObject({ hash: 'murmur3', inverted: false });
