@@ -4,36 +4,14 @@
  */
 
 import type { ReadonlyMembershipFilter } from '../filters/filter.js';
-import {
-  BinaryFuseFilter,
-  BlockedBloomFilter,
-  BloomFilter,
-  CountingBloomFilter,
-  CuckooFilter,
-  FilterCascade,
-  ScalableBloomFilter,
-  SplitBlockBloomFilter,
-} from '../index.js';
+import { codecOf } from '../formats/registry.js';
 import type { CliIo } from './command.js';
 
 export type Facts = Record<string, string | number | boolean | null | readonly unknown[] | object>;
 
-/** Type names by class (not `constructor.name`, which a bundler may rename). */
-const TYPE_NAMES: readonly [(filter: object) => boolean, string][] = [
-  [(f) => f instanceof BloomFilter, 'classic'],
-  [(f) => f instanceof BlockedBloomFilter, 'blocked'],
-  [(f) => f instanceof SplitBlockBloomFilter, 'split-block'],
-  [(f) => f instanceof CountingBloomFilter, 'counting'],
-  [(f) => f instanceof ScalableBloomFilter, 'scalable'],
-  [(f) => f instanceof CuckooFilter, 'cuckoo'],
-  [(f) => f instanceof FilterCascade, 'cascade'],
-  [(f) => f instanceof BinaryFuseFilter, 'binary-fuse'],
-];
-
-/** The CLI's name for the type of `filter` (`--type` values). */
+/** The type's name in the codec table (not `constructor.name`, which a bundler may rename). */
 export function typeName(filter: object): string {
-  for (const [is, name] of TYPE_NAMES) if (is(filter)) return name;
-  return filter.constructor.name;
+  return codecOf(filter)?.name ?? filter.constructor.name;
 }
 
 /** Properties worth showing, in order, when a filter has them (name shown -> property). */

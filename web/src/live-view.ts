@@ -8,11 +8,11 @@ import type { MembershipFilter } from '../../src/index.js';
 import { solve } from './calc.js';
 import { fill, h, segmented } from './dom.js';
 import {
+  cellCount,
   describeShape,
   GROWABLE_KINDS,
   type KindId,
   makeFilter,
-  memoryBits,
   type Shape,
 } from './kinds.js';
 import { cells, explain, landing } from './live-model.js';
@@ -163,12 +163,7 @@ export function liveView(root: HTMLElement): void {
       if (n === null) throw new RangeError('sized for: type a key count such as 100');
       if (p === null) throw new RangeError('rate: type a rate such as 5% or 0.05');
       const next = solve(kind, { n, p }).shape;
-      const size =
-        next.kind === 'cuckoo'
-          ? next.buckets * 4
-          : next.kind === 'counting'
-            ? next.counters
-            : memoryBits(next);
+      const size = cellCount(next);
       if (size > MAX_CELLS)
         throw new RangeError(
           `that shape has ${formatInt(size)} cells; the live view draws up to ${formatInt(MAX_CELLS)}`,

@@ -1,15 +1,9 @@
-import { cuckooSafeCapacity, nextPow2 } from '../../filters/cuckoo/sizing.js';
-import {
-  blockedFalsePositiveRate,
-  blockedSize,
-  bloomSize,
-  cuckooFingerprintBits,
-  falsePositiveRate,
-  lowerBoundBitsPerKey,
-  optimalNumOfHashFunctions,
-  splitBlockFalsePositiveRate,
-  splitBlockSize,
-} from '../../index.js';
+/**
+ * `bloomkit calc`: the library's one solver (`solveSize`, each type's size model in the codec
+ * table) as a command, so it prints exactly the numbers the web page's calculator shows.
+ */
+
+import { lowerBoundBitsPerKey, type SizeAnswer, solveSize, typesWith } from '../../index.js';
 import { CliError, type Command } from '../command.js';
 import {
   flag,
@@ -21,8 +15,6 @@ import {
   stringOption,
 } from '../options.js';
 
-const LN2 = Math.LN2;
-
 /** The classic filter's (n, m, k, p) from any two of them (Guava's rounding where it sizes). */
 export function solveClassic(given: { n?: number; p?: number; m?: number; k?: number }): {
   n: number;
@@ -30,28 +22,13 @@ export function solveClassic(given: { n?: number; p?: number; m?: number; k?: nu
   k: number;
   p: number;
 } {
-  let { n, p, m, k } = given;
-  if (n !== undefined && p !== undefined && m === undefined && k === undefined) {
-    const size = bloomSize(n, p);
-    return { n, m: size.bits, k: size.hashes, p: falsePositiveRate(n, size.bits, size.hashes) };
+  try {
+    const r = solveSize('classic', given);
+    return { n: r.n, m: r.bits, k: r.k!, p: r.p };
+  } catch (error) {
+    if (error instanceof RangeError) throw new CliError(error.message);
+    throw error;
   }
-  if (m !== undefined) m = Math.ceil(m / 64) * 64; // Guava keeps whole 64-bit words
-  if (n !== undefined && m !== undefined) k ??= optimalNumOfHashFunctions(n, m);
-  else if (n !== undefined && k !== undefined) m = Math.ceil((k * n) / LN2 / 64) * 64;
-  else if (p !== undefined && m !== undefined) {
-    n = Math.max(1, Math.floor((-m * LN2 * LN2) / Math.log(p)));
-    k = optimalNumOfHashFunctions(n, m);
-  } else if (m !== undefined && k !== undefined) n = Math.max(1, Math.floor((m * LN2) / k));
-  else if (p !== undefined && k !== undefined) {
-    throw new CliError('-p and -k alone do not fix a size: add -n or -m');
-  }
-  if (n === undefined || m === undefined || k === undefined) {
-    throw new CliError('give two of -n, -p, -m, -k');
-  }
-  if (p !== undefined && given.n !== undefined && given.m !== undefined) {
-    throw new CliError('give only two of -n, -p, -m, -k');
-  }
-  return { n, m, k, p: falsePositiveRate(n, m, k) };
 }
 
 interface Row {
@@ -60,70 +37,34 @@ interface Row {
   bitsPerKey: number;
   shape: string;
   fpp: number;
-  model: string;
 }
 
-function rows(n: number, p: number, classic: { m: number; k: number; p: number }): Row[] {
+/** The shape's numbers as `name=value` pairs (`bits=9585088 hashes=7`). */
+function shapeText(shape: SizeAnswer['shape']): string {
+  return Object.entries(shape)
+    .filter(([name]) => name !== 'kind')
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
+}
+
+/** Every type with a size model, sized for n keys at rate p (a type that cannot is left out). */
+function rows(n: number, p: number): Row[] {
   const out: Row[] = [];
-  const bpk = (bits: number) => Number((bits / n).toFixed(2));
-  out.push({
-    type: 'classic',
-    bits: classic.m,
-    bitsPerKey: bpk(classic.m),
-    shape: `m=${classic.m} k=${classic.k}`,
-    fpp: classic.p,
-    model: '(1-e^(-kn/m))^k',
-  });
-  const attempt = (make: () => Row) => {
+  for (const type of typesWith('model')) {
+    let r: SizeAnswer;
     try {
-      out.push(make());
+      r = solveSize(type, { n, p });
     } catch {
-      // a type that cannot hold these figures is left out of the table
+      continue; // a type that cannot hold these figures is left out of the table
     }
-  };
-  attempt(() => {
-    const b = blockedSize(n, p);
-    return {
-      type: 'blocked',
-      bits: b.blocks * 512,
-      bitsPerKey: bpk(b.blocks * 512),
-      shape: `blocks=${b.blocks} k=${b.hashes}`,
-      fpp: blockedFalsePositiveRate(n / b.blocks, b.hashes),
-      model: 'Poisson mix over 512-bit blocks',
-    };
-  });
-  attempt(() => {
-    const s = splitBlockSize(n, p);
-    return {
-      type: 'split-block',
-      bits: s.blocks * 256,
-      bitsPerKey: bpk(s.blocks * 256),
-      shape: `blocks=${s.blocks} (Parquet)`,
-      fpp: splitBlockFalsePositiveRate(n / s.blocks),
-      model: 'Poisson mix over 256-bit blocks, k=8',
-    };
-  });
-  out.push({
-    type: 'counting',
-    bits: classic.m * 4,
-    bitsPerKey: bpk(classic.m * 4),
-    shape: `counters=${classic.m} (4-bit) k=${classic.k}`,
-    fpp: classic.p,
-    model: 'as classic',
-  });
-  attempt(() => {
-    const f = cuckooFingerprintBits(p);
-    let buckets = nextPow2(Math.ceil(n / 4));
-    while (cuckooSafeCapacity(buckets) < n) buckets *= 2;
-    return {
-      type: 'cuckoo',
-      bits: buckets * 4 * f,
-      bitsPerKey: bpk(buckets * 4 * f),
-      shape: `buckets=${buckets} fingerprint=${f} bits`,
-      fpp: Math.min(1, (2 * 4 * (n / (buckets * 4))) / 2 ** f),
-      model: '2b·load/2^f',
-    };
-  });
+    out.push({
+      type,
+      bits: r.bits,
+      bitsPerKey: Number(r.bitsPerKey.toFixed(2)),
+      shape: shapeText(r.shape),
+      fpp: r.p,
+    });
+  }
   return out;
 }
 
@@ -133,9 +74,10 @@ export const calc: Command = {
   usage: 'calc [-n CAPACITY] [-p FPP] [-m BITS|SIZE] [-k HASHES] [--json]',
   help: `Any two of n (keys), p (false positive rate), m (bits, or a size like 64MiB) and k
 (hashes) give the others for a classic Bloom filter (Guava's sizing: m rounded up to whole
-64-bit words, k = round(m/n·ln 2)); p is then (1-e^(-kn/m))^k. With n and p known, a table
-gives every type's size for them, each with its own model of the rate: the blocked and
-split-block filters' Poisson mixtures, the cuckoo filter's 2b·load/2^f.
+64-bit words, k = round(m/n·ln 2)); p is then (1-e^(-kn/m))^k. A table then gives every
+type's size for those n keys at that rate, each with its own model of the rate: the blocked
+and split-block filters' Poisson mixtures, the cuckoo filter's 1-(1-1/(2^f-1))^(8·load), the
+binary fuse filter's 2^-f. The web page's calculator shows the same numbers.
 
   -n, --capacity N   keys (1000000, 1e6, 2.5M)
   -p, --fpp P        false positive rate (0.01, 1e-6, 1%)
@@ -166,15 +108,9 @@ Examples:
     if (Object.values(given).filter((v) => v !== undefined).length !== 2) {
       throw new CliError('give exactly two of -n, -p, -m, -k');
     }
-    let classic: ReturnType<typeof solveClassic>;
-    try {
-      classic = solveClassic(given);
-    } catch (error) {
-      if (error instanceof RangeError) throw new CliError(error.message);
-      throw error;
-    }
+    const classic = solveClassic(given);
     const target = given.p ?? classic.p;
-    const table = rows(classic.n, target, classic);
+    const table = rows(classic.n, target);
     const result = {
       n: classic.n,
       m: classic.m,
@@ -199,7 +135,7 @@ Examples:
       `  ${'type'.padEnd(12)}${'size'.padStart(12)}${'bits/key'.padStart(10)}  ${'rate'.padEnd(11)}shape`,
       ...table.map(
         (r) =>
-          `  ${r.type.padEnd(12)}${humanBytes(r.bits / 8).padStart(12)}${String(r.bitsPerKey).padStart(10)}  ${r.fpp.toPrecision(3).padEnd(11)}${r.shape}  [${r.model}]`,
+          `  ${r.type.padEnd(12)}${humanBytes(r.bits / 8).padStart(12)}${String(r.bitsPerKey).padStart(10)}  ${r.fpp.toPrecision(3).padEnd(11)}${r.shape}`,
       ),
     ];
     io.stdout.write(`${lines.join('\n')}\n`);

@@ -3,6 +3,7 @@
 import { nativeCodec } from '../../formats/codec.js';
 import { BinaryFuseFilter } from './filter.js';
 import { binaryFuseFormat } from './format.js';
+import { binaryFuseModel } from './model.js';
 
 export const binaryFuseCodec = nativeCodec(
   'binary-fuse',
@@ -18,4 +19,13 @@ export const binaryFuseCodec = nativeCodec(
     expectedFpp: 2 ** -f.fingerprintBits,
     estimatedCount: f.estimatedCount(),
   }),
+  {
+    model: binaryFuseModel,
+    display: {
+      label: 'Binary fuse',
+      blurb:
+        'A static set, built once from all its keys: about 1.125·f bits per key for large sets, rate 2^−f.',
+      color: '#2d9cdb',
+    },
+  },
 );

@@ -3,10 +3,21 @@
 import { bitFacts, nativeCodec } from '../../formats/codec.js';
 import { BlockedBloomFilter } from './filter.js';
 import { blockedFormat } from './format.js';
+import { blockedModel } from './model.js';
 
-export const blockedCodec = nativeCodec('blocked', BlockedBloomFilter, blockedFormat, (f) => ({
-  bits: f.bitSize,
-  blocks: f.blocks,
-  hashes: f.hashes,
-  ...bitFacts(f),
-}));
+export const blockedCodec = nativeCodec(
+  'blocked',
+  BlockedBloomFilter,
+  blockedFormat,
+  (f) => ({ bits: f.bitSize, blocks: f.blocks, hashes: f.hashes, ...bitFacts(f) }),
+  {
+    create: (s) => BlockedBloomFilter.create(s),
+    model: blockedModel,
+    openShared: (handle) => BlockedBloomFilter.fromShared(handle),
+    display: {
+      label: 'Blocked',
+      blurb: 'All k bits in one 512-bit block: one cache miss per lookup.',
+      color: '#f2994a',
+    },
+  },
+);

@@ -3,10 +3,22 @@
 import { bitFacts, nativeCodec } from '../../formats/codec.js';
 import { BloomFilter } from './filter.js';
 import { bloomFormat } from './format.js';
+import { classicModel } from './model.js';
 
-export const bloomCodec = nativeCodec('classic', BloomFilter, bloomFormat, (f) => ({
-  strategy: f.strategy,
-  bits: f.bitSize,
-  hashes: f.hashes,
-  ...bitFacts(f),
-}));
+export const bloomCodec = nativeCodec(
+  'classic',
+  BloomFilter,
+  bloomFormat,
+  (f) => ({ strategy: f.strategy, bits: f.bitSize, hashes: f.hashes, ...bitFacts(f) }),
+  {
+    aliases: ['bloom'],
+    create: (s) => BloomFilter.create(s),
+    model: classicModel,
+    openShared: (handle) => BloomFilter.fromShared(handle),
+    display: {
+      label: 'Classic',
+      blurb: 'Guava-compatible Bloom filter: k bits anywhere in m.',
+      color: '#4f7cff',
+    },
+  },
+);

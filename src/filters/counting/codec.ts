@@ -3,14 +3,30 @@
 import { nativeCodec } from '../../formats/codec.js';
 import { CountingBloomFilter } from './filter.js';
 import { countingFormat } from './format.js';
+import { countingModel } from './model.js';
 
-export const countingCodec = nativeCodec('counting', CountingBloomFilter, countingFormat, (f) => ({
-  counters: f.counterSize,
-  counterBits: 4,
-  hashes: f.hashes,
-  nonZeroCounters: f.nonZeroCount(),
-  saturatedCounters: f.saturatedCount(),
-  estimatedCount: f.estimatedCount(),
-  expectedFpp: f.expectedFpp(),
-  bytes: f.byteLength,
-}));
+export const countingCodec = nativeCodec(
+  'counting',
+  CountingBloomFilter,
+  countingFormat,
+  (f) => ({
+    counters: f.counterSize,
+    counterBits: 4,
+    hashes: f.hashes,
+    nonZeroCounters: f.nonZeroCount(),
+    saturatedCounters: f.saturatedCount(),
+    estimatedCount: f.estimatedCount(),
+    expectedFpp: f.expectedFpp(),
+    bytes: f.byteLength,
+  }),
+  {
+    create: (s) => CountingBloomFilter.create(s),
+    model: countingModel,
+    openShared: (handle) => CountingBloomFilter.fromShared(handle),
+    display: {
+      label: 'Counting',
+      blurb: 'Classic positions with 4-bit counters, so keys can be removed.',
+      color: '#bb6bd9',
+    },
+  },
+);

@@ -3,15 +3,30 @@
 import { nativeCodec } from '../../formats/codec.js';
 import { CuckooFilter } from './filter.js';
 import { cuckooFormat } from './format.js';
+import { cuckooModel } from './model.js';
 
-export const cuckooCodec = nativeCodec('cuckoo', CuckooFilter, cuckooFormat, (f) => ({
-  buckets: f.bucketCount,
-  slotsPerBucket: 4,
-  fingerprintBits: f.fingerprintBits,
-  stored: f.size,
-  loadFactor: f.loadFactor,
-  full: f.full,
-  estimatedCount: f.estimatedCount(),
-  expectedFpp: f.expectedFpp(),
-  bytes: f.byteLength,
-}));
+export const cuckooCodec = nativeCodec(
+  'cuckoo',
+  CuckooFilter,
+  cuckooFormat,
+  (f) => ({
+    buckets: f.bucketCount,
+    slotsPerBucket: 4,
+    fingerprintBits: f.fingerprintBits,
+    stored: f.size,
+    loadFactor: f.loadFactor,
+    full: f.full,
+    estimatedCount: f.estimatedCount(),
+    expectedFpp: f.expectedFpp(),
+    bytes: f.byteLength,
+  }),
+  {
+    create: (s) => CuckooFilter.create(s),
+    model: cuckooModel,
+    display: {
+      label: 'Cuckoo',
+      blurb: 'f-bit fingerprints in buckets of 4: deletable, small at low rates.',
+      color: '#eb5757',
+    },
+  },
+);

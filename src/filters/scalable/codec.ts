@@ -4,14 +4,20 @@ import { nativeCodec } from '../../formats/codec.js';
 import { ScalableBloomFilter } from './filter.js';
 import { scalableFormat } from './format.js';
 
-export const scalableCodec = nativeCodec('scalable', ScalableBloomFilter, scalableFormat, (f) => ({
-  fpp: f.fpp,
-  initialCapacity: f.initialCapacity,
-  growth: f.growth,
-  ratio: f.ratio,
-  bits: f.bitSize,
-  layers: f.layers(),
-  estimatedCount: f.estimatedCount(),
-  expectedFpp: f.expectedFpp(),
-  bytes: f.byteLength,
-}));
+export const scalableCodec = nativeCodec(
+  'scalable',
+  ScalableBloomFilter,
+  scalableFormat,
+  (f) => ({
+    fpp: f.fpp,
+    initialCapacity: f.initialCapacity,
+    growth: f.growth,
+    ratio: f.ratio,
+    bits: f.bitSize,
+    layers: f.layers(),
+    estimatedCount: f.estimatedCount(),
+    expectedFpp: f.expectedFpp(),
+    bytes: f.byteLength,
+  }),
+  { create: (s) => ScalableBloomFilter.create(s) },
+);
