@@ -3,7 +3,14 @@
  * table) as a command, so it prints exactly the numbers the web page's calculator shows.
  */
 
-import { lowerBoundBitsPerKey, type SizeAnswer, solveSize, typesWith } from '../../index.js';
+import {
+  lowerBoundBitsPerKey,
+  type SizeAnswer,
+  type SizeInputs,
+  solveSize,
+  typeNamed,
+  typesWith,
+} from '../../index.js';
 import { CliError, type Command } from '../command.js';
 import {
   flag,
@@ -15,16 +22,10 @@ import {
   stringOption,
 } from '../options.js';
 
-/** The classic filter's (n, m, k, p) from any two of them (Guava's rounding where it sizes). */
-export function solveClassic(given: { n?: number; p?: number; m?: number; k?: number }): {
-  n: number;
-  m: number;
-  k: number;
-  p: number;
-} {
+/** `solveSize` with its `RangeError` as the command's error. */
+function solve(type: string, given: SizeInputs): SizeAnswer {
   try {
-    const r = solveSize('classic', given);
-    return { n: r.n, m: r.bits, k: r.k!, p: r.p };
+    return solveSize(type, given);
   } catch (error) {
     if (error instanceof RangeError) throw new CliError(error.message);
     throw error;
@@ -73,27 +74,31 @@ export const calc: Command = {
   summary: 'sizes and false positive rates: any two of -n, -p, -m, -k give the rest',
   usage: 'calc [-n CAPACITY] [-p FPP] [-m BITS|SIZE] [-k HASHES] [--json]',
   help: `Any two of n (keys), p (false positive rate), m (bits, or a size like 64MiB) and k
-(hashes) give the others for a classic Bloom filter (Guava's sizing: m rounded up to whole
-64-bit words, k = round(m/n·ln 2)); p is then (1-e^(-kn/m))^k. A table then gives every
-type's size for those n keys at that rate, each with its own model of the rate: the blocked
-and split-block filters' Poisson mixtures, the cuckoo filter's 1-(1-1/(2^f-1))^(8·load), the
-binary fuse filter's 2^-f. The web page's calculator shows the same numbers.
+(hashes) give the others for a filter type (classic by default: Guava's sizing, m rounded up
+to whole 64-bit words, k = round(m/n·ln 2), p = (1-e^(-kn/m))^k). With more than two, (n, m)
+wins, then (n, p), (m, p), (n, k), (m, k). A table then gives every type's size for those n
+keys at that rate, each with its own model of the rate: the blocked and split-block filters'
+Poisson mixtures, the cuckoo filter's 1-(1-1/(2^f-1))^(8·load), the binary fuse filter's
+2^-f. The web page's calculator gives the same numbers for the same inputs.
 
   -n, --capacity N   keys (1000000, 1e6, 2.5M)
   -p, --fpp P        false positive rate (0.01, 1e-6, 1%)
   -m, --bits M       bits (8388608) or bytes with a unit (64MiB, 1GB)
   -k, --hashes K     hash functions (1 to 255)
+  -t, --type TYPE    ${typesWith('model').join(' | ')} (default classic)
       --json         the same as JSON
 
 Examples:
   bloomkit calc -n 10M -p 0.001
   bloomkit calc -m 64MiB -p 1e-6       # how many keys fit
-  bloomkit calc -n 1e6 -m 1MiB         # what rate that gives`,
+  bloomkit calc -n 1e6 -m 1MiB         # what rate that gives
+  bloomkit calc -t cuckoo -m 1MiB -p 1%   # the same question for a cuckoo filter`,
   options: {
     capacity: { type: 'string', short: 'n' },
     fpp: { type: 'string', short: 'p' },
     bits: { type: 'string', short: 'm' },
     hashes: { type: 'string', short: 'k' },
+    type: { type: 'string', short: 't' },
     ...JSON_OPTION,
   },
   positionals: { min: 0, max: 0 },
@@ -105,20 +110,27 @@ Examples:
       m: text('bits') === undefined ? undefined : parseBits('-m', text('bits')!),
       k: text('hashes') === undefined ? undefined : parseInteger('-k', text('hashes')!, 255),
     };
-    if (Object.values(given).filter((v) => v !== undefined).length !== 2) {
-      throw new CliError('give exactly two of -n, -p, -m, -k');
+    let type: string;
+    try {
+      type = typeNamed(text('type') ?? 'classic', 'model', '--type').name;
+    } catch (error) {
+      throw new CliError((error as Error).message);
     }
-    const classic = solveClassic(given);
-    const target = given.p ?? classic.p;
-    const table = rows(classic.n, target);
+    const r = solve(type, given);
+    const target = given.p ?? r.p;
+    const table = rows(r.n, target);
     const result = {
-      n: classic.n,
-      m: classic.m,
-      k: classic.k,
-      p: classic.p,
-      bytes: classic.m / 8,
-      bitsPerKey: Number((classic.m / classic.n).toFixed(3)),
+      type,
+      n: r.n,
+      m: r.bits,
+      k: r.k,
+      p: r.p,
+      bytes: r.bytes,
+      bitsPerKey: Number(r.bitsPerKey.toFixed(3)),
       lowerBoundBitsPerKey: Number(lowerBoundBitsPerKey(target).toFixed(3)),
+      shape: r.shape,
+      from: r.from,
+      notes: r.notes,
       types: table,
     };
     if (flag(options, 'json')) {
@@ -126,16 +138,17 @@ Examples:
       return 0;
     }
     const lines = [
-      `n = ${classic.n.toLocaleString('en-US')} keys`,
-      `m = ${classic.m.toLocaleString('en-US')} bits (${humanBytes(classic.m / 8)}), ${result.bitsPerKey} bits per key`,
-      `k = ${classic.k} hashes`,
-      `p = ${classic.p.toPrecision(4)} (classic Bloom filter; the lower bound for any filter at this rate is ${result.lowerBoundBitsPerKey} bits per key)`,
+      `n = ${r.n.toLocaleString('en-US')} keys`,
+      `m = ${r.bits.toLocaleString('en-US')} bits (${humanBytes(r.bytes)}), ${result.bitsPerKey} bits per key`,
+      ...(r.k === null ? [] : [`k = ${r.k} hashes`]),
+      `p = ${r.p.toPrecision(4)} (${type} filter: ${shapeText(r.shape)}; the lower bound for any filter at this rate is ${result.lowerBoundBitsPerKey} bits per key)`,
+      ...r.notes.map((note) => `(${note})`),
       '',
-      `Every type for n = ${classic.n.toLocaleString('en-US')} keys at p = ${target.toPrecision(4)}:`,
+      `Every type for n = ${r.n.toLocaleString('en-US')} keys at p = ${target.toPrecision(4)}:`,
       `  ${'type'.padEnd(12)}${'size'.padStart(12)}${'bits/key'.padStart(10)}  ${'rate'.padEnd(11)}shape`,
       ...table.map(
-        (r) =>
-          `  ${r.type.padEnd(12)}${humanBytes(r.bits / 8).padStart(12)}${String(r.bitsPerKey).padStart(10)}  ${r.fpp.toPrecision(3).padEnd(11)}${r.shape}`,
+        (row) =>
+          `  ${row.type.padEnd(12)}${humanBytes(row.bits / 8).padStart(12)}${String(row.bitsPerKey).padStart(10)}  ${row.fpp.toPrecision(3).padEnd(11)}${row.shape}`,
       ),
     ];
     io.stdout.write(`${lines.join('\n')}\n`);
