@@ -13,6 +13,7 @@ import type { Funnel } from '../hash/keys.js';
 import type { ContainerParts, DecodeOptions, NativeHeader, PayloadSink } from './native.js';
 import type { NativeFormat } from './native-type.js';
 import type { SizeModel } from './size-model.js';
+import type { TypeView } from './view.js';
 
 /** What a type is created from by name (`bloomkit create`, `dedup`, `buildParallel`). */
 export interface Sizing {
@@ -45,7 +46,7 @@ export interface TypeDisplay {
  * (the command's `--type`, `budgetSize`, `buildParallel` and the worker pool, `calc` and the
  * page). A capability a type lacks is an absent field.
  */
-export interface TypeCapabilities {
+export interface TypeCapabilities<F extends object = object> {
   /** Other names accepted for the type (`bloom` for `classic`); never printed. */
   readonly aliases?: readonly string[];
   /** A new empty filter sized for (capacity, fpp) with a funnel; absent for static sets. */
@@ -55,8 +56,10 @@ export interface TypeCapabilities {
   readonly model?: SizeModel<any>;
   /** Opens a `share()` handle of this type on the same memory; absent when it cannot be shared. */
   readonly openShared?: (handle: SharedFilterHandle) => SharedFilter;
-  /** How the page shows it; absent for types the page does not offer. */
+  /** How the page's calculator shows it; absent for types the calculator does not offer. */
   readonly display?: TypeDisplay;
+  /** What the page's inspector shows of a filter of this type (plain data). */
+  readonly view?: (filter: F) => TypeView;
 }
 
 /** A named value describing a filter, for `info`-style introspection. */
@@ -67,7 +70,7 @@ export interface FilterFacts {
   readonly [field: string]: string | number | boolean | null | readonly unknown[] | object;
 }
 
-export interface FilterCodec<F extends object = object> extends TypeCapabilities {
+export interface FilterCodec<F extends object = object> extends TypeCapabilities<F> {
   /** The type's one name: the CLI's `--type`, `info`'s `type`, the page's, `buildParallel`'s. */
   readonly name: string;
   /** The native format's type id (`FILTER_TYPES`); never reused. */
@@ -110,7 +113,7 @@ export function nativeCodec<
   filterClass: C,
   format: NativeFormat<F, C>,
   facts: (filter: F) => MoreFacts,
-  capabilities: TypeCapabilities = {},
+  capabilities: TypeCapabilities<F> = {},
 ): FilterCodec<F> {
   const sink = format.sink;
   return {

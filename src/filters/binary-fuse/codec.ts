@@ -1,6 +1,7 @@
 /** The binary fuse filter's native-format descriptor (type 10, MurmurHash3 h1 mixed with a seed). */
 
 import { nativeCodec } from '../../formats/codec.js';
+import { formatInt } from '../../formats/view.js';
 import { BinaryFuseFilter } from './filter.js';
 import { binaryFuseFormat } from './format.js';
 import { binaryFuseModel } from './model.js';
@@ -21,6 +22,19 @@ export const binaryFuseCodec = nativeCodec(
   }),
   {
     model: binaryFuseModel,
+    view: (f) => ({
+      title: 'Binary fuse filter (static set)',
+      shape: [
+        ['keys', formatInt(f.keyCount)],
+        ['fingerprint bits (f)', String(f.fingerprintBits)],
+        ['segments × length', `${formatInt(f.segmentCount + 2)} × ${formatInt(f.segmentLength)}`],
+        ['bits per key', f.bitsPerKey.toFixed(2)],
+        ['key encoding', f.funnel],
+      ],
+      fill: Number.NaN,
+      fpr: 2 ** -f.fingerprintBits,
+      density: new Float32Array(0),
+    }),
     display: {
       label: 'Binary fuse',
       blurb:

@@ -1,6 +1,7 @@
 /** The counting filter's native-format descriptor (type 2, MURMUR128_MITZ_64 positions). */
 
 import { nativeCodec } from '../../formats/codec.js';
+import { density, formatInt } from '../../formats/view.js';
 import { CountingBloomFilter } from './filter.js';
 import { countingFormat } from './format.js';
 import { countingModel } from './model.js';
@@ -23,6 +24,17 @@ export const countingCodec = nativeCodec(
     create: (s) => CountingBloomFilter.create(s),
     model: countingModel,
     openShared: (handle) => CountingBloomFilter.fromShared(handle),
+    view: (f) => ({
+      title: 'Counting Bloom filter',
+      shape: [
+        ['4-bit counters (m)', formatInt(f.counterSize)],
+        ['hashes (k)', formatInt(f.hashes)],
+        ['saturated counters', formatInt(f.saturatedCount())],
+        ['key encoding', f.funnel],
+      ],
+      fill: f.nonZeroCount() / f.counterSize,
+      density: density(f.counterSize, 1, (i) => (f.counters.get(i) !== 0 ? 1 : 0)),
+    }),
     display: {
       label: 'Counting',
       blurb: 'Classic positions with 4-bit counters, so keys can be removed.',

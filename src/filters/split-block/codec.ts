@@ -2,6 +2,7 @@
 
 import { mustBe } from '../../errors.js';
 import { bitFacts, nativeCodec, type Sizing } from '../../formats/codec.js';
+import { formatInt, wordDensity } from '../../formats/view.js';
 import type { Funnel } from '../../hash/keys.js';
 import { SplitBlockBloomFilter } from './filter.js';
 import { splitBlockFormat } from './format.js';
@@ -39,6 +40,16 @@ export const splitBlockCodec = nativeCodec(
     create,
     model: splitBlockModel,
     openShared: (handle) => SplitBlockBloomFilter.fromShared(handle),
+    view: (f) => ({
+      title: 'Split-block Bloom filter (Parquet)',
+      shape: [
+        ['blocks of 256 bits', formatInt(f.blocks)],
+        ['probes per key', '8'],
+        ['key encoding', f.type],
+      ],
+      fill: f.bitCount / f.bitSize,
+      density: wordDensity(f.bits.data),
+    }),
     display: {
       label: 'Split-block',
       blurb: "Parquet's filter: 8 bits, one per word of a 256-bit block.",
