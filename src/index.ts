@@ -175,6 +175,11 @@ export {
 export { MemoryShardStore, type MemoryShardStoreOptions } from './sharded/memory-store.js';
 export { DEFAULT_TIMEOUT, type StoreOptions } from './sharded/ops.js';
 export {
+  ShardedBloomFilter,
+  type ShardedBloomOptions,
+  type ShardedBloomShape,
+} from './sharded/sharded-bloom.js';
+export {
   type Epoch,
   type Landed,
   META_REPLY,

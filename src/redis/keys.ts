@@ -45,7 +45,15 @@ export function layerShardKey(name: string, layer: number, shard: number): strin
   return `bk:s:{${name}:${layer}:${shard}}`;
 }
 
-/** The count hash beside {@link layerShardKey} (same hash tag, so the same slot). */
-export function layerStateKey(name: string, layer: number, shard: number): string {
-  return `bk:s:{${name}:${layer}:${shard}}:n`;
+/**
+ * The count hash beside a scalable layer's shard key `shardKey` (a {@link layerShardKey}): the
+ * same hash tag, so the same slot.
+ */
+export function layerCountKey(shardKey: string): string {
+  return `${shardKey}:n`;
+}
+
+/** Whether `key` is a scalable layer's shard key (a {@link layerShardKey}). */
+export function isLayerShardKey(key: string): boolean {
+  return key.startsWith('bk:s:');
 }

@@ -47,7 +47,7 @@ import {
 } from './bitfield.js';
 import { type CommandClient, commandClient, type RedisConnection } from './client.js';
 import { REDIS_ERRORS, RedisEvictionPolicyError, RedisFilterMismatchError } from './errors.js';
-import { layerShardKey, metaKey, shardKey } from './keys.js';
+import { isLayerShardKey, layerCountKey, layerShardKey, metaKey, shardKey } from './keys.js';
 import { toMeta } from './meta.js';
 import { sendScalableAdds } from './scalable-batch.js';
 import { ScriptRunner } from './script-runner.js';
@@ -81,7 +81,7 @@ const LETTER = { bloom: 'b', counting: 'c', cuckoo: 'k' } as const;
 
 /** The count hash of a scalable shard (same hash tag, so the same slot); none for others. */
 function countKey(ref: string): string | undefined {
-  return ref.startsWith('bk:s:') ? `${ref}:n` : undefined;
+  return isLayerShardKey(ref) ? layerCountKey(ref) : undefined;
 }
 
 export class RedisShardStore extends StoreErrorNames implements ShardStore {
@@ -226,7 +226,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   }
 
   async dropShard(ref: string, epoch: Epoch): Promise<boolean> {
-    const keys = [ref, countKey(ref) ?? `${ref}:n`];
+    const keys = [ref, layerCountKey(ref)];
     return Number(await this.eval(DROP_SHARD, keys, [epoch.id, String(epoch.gen)])) === 1;
   }
 
@@ -322,7 +322,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     cells: ArrayLike<number>,
   ): Promise<number> {
     const args = guarded(epoch, cells, HEADER_BITS, String(share), String(cells.length));
-    return numbers(await this.eval(SCALABLE_ADD, [ref, `${ref}:n`], args))[0]!;
+    return numbers(await this.eval(SCALABLE_ADD, [ref, layerCountKey(ref)], args))[0]!;
   }
 
   /** A window of scalable adds, one script per shard: scalable-batch.ts. */
@@ -331,11 +331,13 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   }
 
   async seal(ref: string, epoch: Epoch): Promise<number> {
-    return Number(await this.eval(SCALABLE_SEAL, [ref, `${ref}:n`], [epoch.id, String(epoch.gen)]));
+    return Number(
+      await this.eval(SCALABLE_SEAL, [ref, layerCountKey(ref)], [epoch.id, String(epoch.gen)]),
+    );
   }
 
   async layerState(ref: string): Promise<{ count: number; sealed: boolean }> {
-    const state = `${ref}:n`;
+    const state = layerCountKey(ref);
     const r = (await this.send(state, true, ['HMGET', state, 'n', 'sealed'])) as unknown[];
     return { count: Number(r[0] ?? 0), sealed: r[1] !== null && r[1] !== undefined };
   }
