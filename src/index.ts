@@ -181,12 +181,15 @@ export {
 } from './sharded/sharded-bloom.js';
 export {
   type Epoch,
+  type GuardedReply,
+  guardedReply,
   type Landed,
   META_REPLY,
   type Meta,
   type MetaFields,
   type MetaUpdate,
   REPLY as SHARD_REPLY,
+  type ReplyCode,
   type ShardHeader,
   type ShardKind,
   type ShardRead,

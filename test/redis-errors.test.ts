@@ -7,6 +7,8 @@
 
 import { describe, expect, it } from 'vitest';
 import {
+  guardedReply,
+  SHARD_REPLY,
   StoredFilterError,
   StoredFilterLostError,
   StoredFilterNotFoundError,
@@ -52,5 +54,16 @@ describe('Redis errors', () => {
     expect(new RedisFilterLostError('x')).not.toBeInstanceOf(RedisEvictionPolicyError);
     expect(new StoredFilterError('x')).not.toBeInstanceOf(RedisFilterError);
     expect(new Error('x')).not.toBeInstanceOf(RedisFilterError);
+  });
+});
+
+describe('guarded write replies', () => {
+  it('are 0, 1 or a REPLY code, read from a store raw reply; anything else fails loudly', () => {
+    expect(guardedReply(1)).toBe(1);
+    expect(guardedReply('0')).toBe(0);
+    for (const code of Object.values(SHARD_REPLY)) expect(guardedReply(String(code))).toBe(code);
+    expect(() => guardedReply(2)).toThrow(TypeError);
+    expect(() => guardedReply('OK')).toThrow(/a guarded write replied OK/);
+    expect(() => guardedReply(null)).toThrow(TypeError);
   });
 });

@@ -53,7 +53,7 @@ export function layerCountKey(shardKey: string): string {
   return `${shardKey}:n`;
 }
 
-/** Whether `key` is a scalable layer's shard key (a {@link layerShardKey}). */
-export function isLayerShardKey(key: string): boolean {
-  return key.startsWith('bk:s:');
+/** The count hash of shard key `ref` if it is a scalable layer's shard, else undefined. */
+export function countKeyOf(ref: string): string | undefined {
+  return ref.startsWith('bk:s:') ? layerCountKey(ref) : undefined;
 }
