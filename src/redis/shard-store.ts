@@ -49,7 +49,7 @@ import {
 } from './bitfield.js';
 import { type CommandClient, commandClient, type RedisConnection } from './client.js';
 import { REDIS_ERRORS, RedisEvictionPolicyError, RedisFilterMismatchError } from './errors.js';
-import { countKeyOf, layerCountKey, layerShardKey, metaKey, shardKey } from './keys.js';
+import { countKeyOf, layerCountKey, layerShardKey, metaKey, scratchKey, shardKey } from './keys.js';
 import { toMeta } from './meta.js';
 import { sendScalableAdds } from './scalable-batch.js';
 import { ScriptRunner } from './script-runner.js';
@@ -357,7 +357,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   async orShard(ref: string, epoch: Epoch, bytes: Uint8Array): Promise<number> {
     const value = Buffer.alloc(HEADER_BYTES + bytes.length);
     value.set(bytes, HEADER_BYTES);
-    const keys = [ref, `${ref}:tmp:${epoch.id}`];
+    const keys = [ref, scratchKey(ref, epoch.id)];
     return Number(await this.eval(OR_SHARD, keys, [epoch.id, String(epoch.gen), value]));
   }
 
