@@ -11,10 +11,9 @@ import {
   typeNamed,
   typesWith,
 } from '../../index.js';
-import { CliError, type Command } from '../command.js';
+import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import {
   flag,
-  JSON_OPTION,
   parseBits,
   parseCount,
   parseInteger,
@@ -69,10 +68,30 @@ function rows(n: number, p: number): Row[] {
   return out;
 }
 
+/** calc's options, each declared once with its help line. */
+const CALC_OPTIONS: OptionSpec = {
+  capacity: { type: 'string', short: 'n', arg: 'N', help: 'keys (1000000, 1e6, 2.5M)' },
+  fpp: { type: 'string', short: 'p', arg: 'P', help: 'false positive rate (0.01, 1e-6, 1%)' },
+  bits: {
+    type: 'string',
+    short: 'm',
+    arg: 'M',
+    help: 'bits (8388608) or bytes with a unit (64MiB, 1GB)',
+  },
+  hashes: { type: 'string', short: 'k', arg: 'K', help: 'hash functions (1 to 255)' },
+  type: {
+    type: 'string',
+    short: 't',
+    arg: 'TYPE',
+    help: `${typesWith('model').join(' | ')}\n(default classic)`,
+  },
+  json: { type: 'boolean', help: 'the same as JSON' },
+};
+
 export const calc: Command = {
   name: 'calc',
   summary: 'sizes and false positive rates: any two of -n, -p, -m, -k give the rest',
-  usage: 'calc [-n CAPACITY] [-p FPP] [-m BITS|SIZE] [-k HASHES] [--json]',
+  usage: 'calc [-n CAPACITY] [-p FPP] [-m BITS|SIZE] [-k HASHES] [-t TYPE] [--json]',
   help: `Any two of n (keys), p (false positive rate), m (bits, or a size like 64MiB) and k
 (hashes) give the others for a filter type (classic by default: Guava's sizing, m rounded up
 to whole 64-bit words, k = round(m/n·ln 2), p = (1-e^(-kn/m))^k). With more than two, (n, m)
@@ -81,26 +100,14 @@ keys at that rate, each with its own model of the rate: the blocked and split-bl
 Poisson mixtures, the cuckoo filter's 1-(1-1/(2^f-1))^(8·load), the binary fuse filter's
 2^-f. The web page's calculator gives the same numbers for the same inputs.
 
-  -n, --capacity N   keys (1000000, 1e6, 2.5M)
-  -p, --fpp P        false positive rate (0.01, 1e-6, 1%)
-  -m, --bits M       bits (8388608) or bytes with a unit (64MiB, 1GB)
-  -k, --hashes K     hash functions (1 to 255)
-  -t, --type TYPE    ${typesWith('model').join(' | ')} (default classic)
-      --json         the same as JSON
+${optionHelp(CALC_OPTIONS)}
 
 Examples:
   bloomkit calc -n 10M -p 0.001
   bloomkit calc -m 64MiB -p 1e-6       # how many keys fit
   bloomkit calc -n 1e6 -m 1MiB         # what rate that gives
   bloomkit calc -t cuckoo -m 1MiB -p 1%   # the same question for a cuckoo filter`,
-  options: {
-    capacity: { type: 'string', short: 'n' },
-    fpp: { type: 'string', short: 'p' },
-    bits: { type: 'string', short: 'm' },
-    hashes: { type: 'string', short: 'k' },
-    type: { type: 'string', short: 't' },
-    ...JSON_OPTION,
-  },
+  options: CALC_OPTIONS,
   positionals: { min: 0, max: 0 },
   async run({ options, io }) {
     const text = (name: string) => stringOption(options, name);
