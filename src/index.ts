@@ -101,6 +101,7 @@ export { type BudgetSize, budgetSize, filterBytes, type SizedType } from './form
 export type {
   FilterCodec,
   FilterFacts,
+  LiveCells,
   SharedFilter,
   Sizing,
   TypeCapabilities,

@@ -31,7 +31,20 @@ export interface SharedFilter extends MembershipFilter {
   share(): SharedFilterHandle;
 }
 
-/** How the web page presents a type (its calculator, plots and live filter). */
+/** How the page's live filter draws a type's cells (types that can be drawn). */
+export interface LiveCells {
+  /** What one cell is: a bit, a 4-bit counter, or a fingerprint slot (4 to a bucket). */
+  readonly unit: 'bit' | 'counter' | 'slot';
+  /** Cells per drawn row, and rows per labelled block (0: no blocks). */
+  readonly perRow: number;
+  readonly blockRows: number;
+  /** Every cell's value: 0/1 bits, counter values, or fingerprints (0: an empty slot). */
+  values(filter: MembershipFilter): Uint32Array;
+  /** A cell's tooltip. */
+  title(i: number, value: number): string;
+}
+
+/** How the page presents a type (its calculator, plots and live filter). */
 export interface TypeDisplay {
   /** A short name for people (`Classic`, `Split-block`). */
   readonly label: string;
@@ -39,6 +52,8 @@ export interface TypeDisplay {
   readonly blurb: string;
   /** Its colour in plots. */
   readonly color: string;
+  /** How the live filter draws it; absent when it cannot be drawn cell by cell. */
+  readonly live?: LiveCells;
 }
 
 /**
@@ -64,7 +79,7 @@ export interface TypeCapabilities<F extends object = object> {
 
 /** A named value describing a filter, for `info`-style introspection. */
 export interface FilterFacts {
-  /** The codec's name (`'bloom'`, `'blocked'`, ...). */
+  /** The type's name (`'classic'`, `'blocked'`, ...). */
   readonly type: string;
   /** The filter's shape and state: bits, hashes, blocks, layers, funnel, ... (JSON-safe). */
   readonly [field: string]: string | number | boolean | null | readonly unknown[] | object;

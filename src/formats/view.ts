@@ -51,6 +51,16 @@ export function wordDensity(data: Uint32Array | Uint8Array): Float32Array {
   return density(data.length, data.BYTES_PER_ELEMENT * 8, (i) => popcount32(data[i]!));
 }
 
+/** The 0/1 values of every bit of a bit array (the live filter's cells). */
+export function bitValues(bits: {
+  readonly bitSize: number;
+  get(i: number): boolean;
+}): Uint32Array {
+  const out = new Uint32Array(bits.bitSize);
+  for (let i = 0; i < out.length; i++) out[i] = bits.get(i) ? 1 : 0;
+  return out;
+}
+
 /** Bits set in bytes or 32-bit words. */
 export function bitsSetIn(data: Uint32Array | Uint8Array): number {
   let c = 0;

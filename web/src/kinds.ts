@@ -9,6 +9,7 @@
 
 import {
   CODECS,
+  type LiveCells,
   type MembershipFilter,
   type SizeModel,
   type SizeShape,
@@ -37,6 +38,16 @@ export const KINDS: readonly KindInfo[] = CODECS.flatMap((row) =>
 
 /** The types a filter can be added to one key at a time. */
 export const GROWABLE_KINDS: readonly KindInfo[] = KINDS.filter((k) => k.growable);
+
+/** The types the live filter draws: growable, with a cell layout in their row. */
+export const LIVE_KINDS: readonly KindInfo[] = GROWABLE_KINDS.filter((k) => k.live !== undefined);
+
+/** How the live filter draws a shape of type `kind` (a `RangeError` for one it cannot draw). */
+export function liveCells(kind: KindId): LiveCells {
+  const live = kindInfo(kind).live;
+  if (live === undefined) throw new RangeError(`the live filter cannot draw a ${kind} filter`);
+  return live;
+}
 
 export function kindInfo(id: KindId): KindInfo {
   const info = KINDS.find((k) => k.id === id);

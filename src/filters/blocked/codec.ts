@@ -1,7 +1,7 @@
 /** The blocked filter's native-format descriptor (type 5, hash scheme xxh64Blocked). */
 
 import { bitFacts, nativeCodec } from '../../formats/codec.js';
-import { formatInt, wordDensity } from '../../formats/view.js';
+import { bitValues, formatInt, wordDensity } from '../../formats/view.js';
 import { BlockedBloomFilter } from './filter.js';
 import { blockedFormat } from './format.js';
 import { blockedModel } from './model.js';
@@ -29,6 +29,13 @@ export const blockedCodec = nativeCodec(
       label: 'Blocked',
       blurb: 'All k bits in one 512-bit block: one cache miss per lookup.',
       color: '#f2994a',
+      live: {
+        unit: 'bit',
+        perRow: 32,
+        blockRows: 16,
+        values: (f) => bitValues((f as BlockedBloomFilter).bits),
+        title: (i) => `bit ${i} (block ${Math.floor(i / 512)})`,
+      },
     },
   },
 );

@@ -1,7 +1,7 @@
 /** The classic filter's native-format descriptor (type 1; Guava strategy ordinals as hash ids). */
 
 import { bitFacts, nativeCodec } from '../../formats/codec.js';
-import { formatInt, wordDensity } from '../../formats/view.js';
+import { bitValues, formatInt, wordDensity } from '../../formats/view.js';
 import { BloomFilter } from './filter.js';
 import { bloomFormat } from './format.js';
 import { classicModel } from './model.js';
@@ -31,6 +31,13 @@ export const bloomCodec = nativeCodec(
       label: 'Classic',
       blurb: 'Guava-compatible Bloom filter: k bits anywhere in m.',
       color: '#4f7cff',
+      live: {
+        unit: 'bit',
+        perRow: 32,
+        blockRows: 0,
+        values: (f) => bitValues((f as BloomFilter).bits),
+        title: (i) => `bit ${i}`,
+      },
     },
   },
 );

@@ -39,6 +39,18 @@ export const countingCodec = nativeCodec(
       label: 'Counting',
       blurb: 'Classic positions with 4-bit counters, so keys can be removed.',
       color: '#bb6bd9',
+      live: {
+        unit: 'counter',
+        perRow: 32,
+        blockRows: 0,
+        values: (f) => {
+          const c = f as CountingBloomFilter;
+          const out = new Uint32Array(c.counterSize);
+          for (let i = 0; i < out.length; i++) out[i] = c.counters.get(i);
+          return out;
+        },
+        title: (i, v) => `counter ${i} = ${v}`,
+      },
     },
   },
 );

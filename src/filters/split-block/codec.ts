@@ -2,7 +2,7 @@
 
 import { mustBe } from '../../errors.js';
 import { bitFacts, nativeCodec, type Sizing } from '../../formats/codec.js';
-import { formatInt, wordDensity } from '../../formats/view.js';
+import { bitValues, formatInt, wordDensity } from '../../formats/view.js';
 import type { Funnel } from '../../hash/keys.js';
 import { SplitBlockBloomFilter } from './filter.js';
 import { splitBlockFormat } from './format.js';
@@ -54,6 +54,13 @@ export const splitBlockCodec = nativeCodec(
       label: 'Split-block',
       blurb: "Parquet's filter: 8 bits, one per word of a 256-bit block.",
       color: '#27ae60',
+      live: {
+        unit: 'bit',
+        perRow: 32,
+        blockRows: 8,
+        values: (f) => bitValues((f as SplitBlockBloomFilter).bits),
+        title: (i) => `bit ${i} (block ${Math.floor(i / 256)}, word ${Math.floor(i / 32) % 8})`,
+      },
     },
   },
 );
