@@ -24,8 +24,13 @@ export type SizedType = string;
 /** The bytes function of a sized type, from its size model. */
 function costOf(type: unknown): (capacity: number, fpp: number) => number {
   const sized = typesWith('create').filter((name) => typesWith('model').includes(name));
-  const row = typeNamed(type, 'model');
-  if (row.create === undefined) throw mustBe('type', `one of ${sized.join(', ')}`, type);
+  let row: ReturnType<typeof typeNamed<'model'>> | undefined;
+  try {
+    row = typeNamed(type, 'model');
+  } catch {
+    row = undefined;
+  }
+  if (row?.create === undefined) throw mustBe('type', `one of ${sized.join(', ')}`, type);
   const model = row.model;
   return (n, p) => {
     const shape = model.solve('np', { n, p }).shape;
