@@ -47,7 +47,6 @@ export {
   type BloomFilterCreateOptions,
   type BloomFilterShape,
 } from './filters/bloom/filter.js';
-export { type BudgetSize, budgetSize, filterBytes, type SizedType } from './filters/budget.js';
 export {
   type CascadeBuildOptions,
   type CascadeReadOptions,
@@ -98,7 +97,16 @@ export {
   splitBlockFalsePositiveRate,
   splitBlockSize,
 } from './filters/split-block/filter.js';
-export type { FilterCodec, FilterFacts } from './formats/codec.js';
+export { type BudgetSize, budgetSize, filterBytes, type SizedType } from './formats/budget.js';
+export type {
+  FilterCodec,
+  FilterFacts,
+  LiveCells,
+  SharedFilter,
+  Sizing,
+  TypeCapabilities,
+  TypeDisplay,
+} from './formats/codec.js';
 export { crc32c } from './formats/crc32c.js';
 export { detectFormat, type FilterFormat, formatAdvice } from './formats/detect.js';
 export { type DecodeOptions, FILTER_TYPES, HASH_SCHEMES } from './formats/native.js';
@@ -115,7 +123,18 @@ export {
   describeFilter,
   fromBytes,
   fromJSON,
+  TYPE_NAMES,
+  typeNamed,
+  typesWith,
 } from './formats/registry.js';
+export type {
+  SizeInputs,
+  SizeModel,
+  SizePair,
+  SizeShape,
+  SizeSolution,
+} from './formats/size-model.js';
+export { type SizeAnswer, solveSize } from './formats/solve.js';
 export {
   compositeKey,
   hbaseRowColBloomKey,
@@ -157,13 +176,21 @@ export {
 export { MemoryShardStore, type MemoryShardStoreOptions } from './sharded/memory-store.js';
 export { DEFAULT_TIMEOUT, type StoreOptions } from './sharded/ops.js';
 export {
+  ShardedBloomFilter,
+  type ShardedBloomOptions,
+  type ShardedBloomShape,
+} from './sharded/sharded-bloom.js';
+export {
   type Epoch,
+  type GuardedReply,
+  guardedReply,
   type Landed,
   META_REPLY,
   type Meta,
   type MetaFields,
   type MetaUpdate,
   REPLY as SHARD_REPLY,
+  type ReplyCode,
   type ShardHeader,
   type ShardKind,
   type ShardRead,

@@ -192,3 +192,41 @@ export function scalableLayerTarget(
 ): { capacity: number; fpp: number } {
   return { capacity: capacity * growth ** i, fpp: fpp * (1 - ratio) * ratio ** i };
 }
+
+/**
+ * The one integer solver of the sizing code: the largest integer x ≥ `lo` with `ok(x)`, for an
+ * `ok` that is true at `lo` and, once false, false for every larger x. Doubles from `hi` (> lo)
+ * while `ok` holds, then bisects; at most about 2·53 calls of `ok`. Every "how many keys fit"
+ * question (`budgetSize`, the size models' (m, p) → n) is answered by it.
+ */
+export function largestInteger(lo: number, hi: number, ok: (x: number) => boolean): number {
+  while (hi < Number.MAX_SAFE_INTEGER && ok(hi)) {
+    lo = hi;
+    hi = Math.min(Number.MAX_SAFE_INTEGER, hi * 2);
+  }
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (ok(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The smallest integer x ≥ 1 with `ok(x)`, for an `ok` that stays true once true; a
+ * `RangeError` naming `what` when no x up to 2^52 is enough.
+ */
+export function smallestInteger(ok: (x: number) => boolean, what: string): number {
+  let hi = 1;
+  while (!ok(hi)) {
+    if (hi > 2 ** 52) throw new RangeError(`no size reaches ${what}`);
+    hi *= 2;
+  }
+  let lo = 0;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (ok(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}

@@ -49,8 +49,3 @@ export {
   type RedisLayerSpec,
   scalableLayerSpec,
 } from './sharded/scalable-layers.js';
-export {
-  ShardedBloomFilter,
-  type ShardedBloomOptions,
-  type ShardedBloomShape,
-} from './sharded/sharded-bloom.js';

@@ -3,8 +3,8 @@
  * prints (its last line, JSON). Each program is bundled once with esbuild (the engine of tsx, with
  * which a user runs it: `npx tsx examples/<name>.ts`) and run with `node`, so that a run does not
  * compile bloomkit's sources first (~1 s of CPU each). The sizes are smaller than the programs'
- * defaults to keep the suite fast; the README "Recipes" figures come from runs of the same
- * programs at the sizes it states.
+ * defaults to keep the suite fast; the figures of docs/guide/applications.md come from runs of the
+ * same programs at the sizes it states.
  */
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';

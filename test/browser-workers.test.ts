@@ -43,7 +43,7 @@ import {
 
 const CHROMIUM = requireChromium('browser Web Worker test');
 
-const TYPES: readonly SharedType[] = ['bloom', 'blocked', 'split-block', 'counting'];
+const TYPES: readonly SharedType[] = ['classic', 'blocked', 'split-block', 'counting'];
 const WORKERS = 4;
 const KEYS_PER_WORKER = 20_000;
 const FPP = 0.01;

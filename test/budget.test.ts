@@ -39,13 +39,13 @@ describe('budgetSize', () => {
       it(`${type}, ${bytes} bytes: the most keys at fpp 0.01, and the lowest fpp for a count`, () => {
         const a = budgetSize(type, { bytes, fpp: 0.01 });
         expect(a.bytes).toBeLessThanOrEqual(bytes);
-        expect(MADE[type](a.capacity, 0.01)).toBe(a.bytes);
+        expect(MADE[type]!(a.capacity, 0.01)).toBe(a.bytes);
         expect(exceeds(type, a.capacity + 1, 0.01, bytes)).toBe(true);
         const n = Math.max(1, Math.floor(a.capacity / 2));
         const b = budgetSize(type, { bytes, capacity: n });
         expect(b.bytes).toBeLessThanOrEqual(bytes);
         expect(b.fpp).toBeLessThanOrEqual(0.01);
-        expect(MADE[type](n, b.fpp)).toBe(b.bytes);
+        expect(MADE[type]!(n, b.fpp)).toBe(b.bytes);
         expect(exceeds(type, n, b.fpp * (1 - 1e-6), bytes)).toBe(true);
       });
     }

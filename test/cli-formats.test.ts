@@ -135,7 +135,7 @@ describe('info on other file kinds, which, serve', () => {
     expect(info).toMatchObject({
       format: 'Mozilla MLBF',
       type: 'cascade',
-      layers: cascade.layers.length,
+      layers: cascade.layers.map((l) => ({ bits: l.bits, hashes: l.hashes })),
     });
     const r = await cli.run(['check', path('c.mlbf')], {
       input: `${[...include, ...exclude].join('\n')}\n`,

@@ -21,7 +21,9 @@ import {
   BlockedBloomFilter,
   BloomFilter,
   bloomSize,
+  falsePositiveRate,
   fromBytes,
+  optimalNumOfHashFunctions,
   SplitBlockBloomFilter,
 } from '../src/index.js';
 import { expectBytes } from './support/bytes.js';
@@ -260,7 +262,9 @@ describe('create, add, check', () => {
     ok(await cli.run(['create', path('t-classic.bloom'), '-n', '5', '-p', '0.5', '--force']));
     expect(
       await err(['create', path('z.bloom'), '-n', '5', '-p', '0.1', '--type', 'magic']),
-    ).toContain('--type must be one of classic, blocked');
+    ).toContain(
+      '--type must be one of classic, counting, scalable, cuckoo, blocked, split-block, got',
+    );
   });
 });
 
@@ -346,16 +350,20 @@ describe('merge, convert, info, calc', () => {
     expect(r).toMatchObject({ n: 1_000_000, m: size.bits, k: size.hashes });
     expect(r.types.map((t: { type: string }) => t.type)).toEqual([
       'classic',
-      'blocked',
-      'split-block',
       'counting',
       'cuckoo',
+      'blocked',
+      'split-block',
+      'binary-fuse',
     ]);
     const fromMk = JSON.parse(await out(['calc', '-m', '1MiB', '-k', '7', '--json']));
     expect(fromMk.m).toBe(8 * 2 ** 20);
     expect(fromMk.n).toBe(Math.floor((8 * 2 ** 20 * Math.LN2) / 7));
+    // (m, p): the most keys whose rate with Guava's k for them stays at most p.
     const fromMp = JSON.parse(await out(['calc', '-m', '9600', '-p', '0.01', '--json']));
-    expect(fromMp.n).toBe(Math.floor((-9600 * Math.LN2 ** 2) / Math.log(0.01)));
+    const rateAt = (n: number) => falsePositiveRate(n, 9600, optimalNumOfHashFunctions(n, 9600));
+    expect(rateAt(fromMp.n)).toBeLessThanOrEqual(0.01);
+    expect(rateAt(fromMp.n + 1)).toBeGreaterThan(0.01);
     ok(await cli.run(['calc', '-n', '5']), 2);
     ok(await cli.run(['calc', '-p', '0.1', '-k', '3']), 2);
   });

@@ -262,7 +262,9 @@ describe('buildParallel equals the filter one thread builds', () => {
     );
     await expect(
       buildParallel(keys, { type: 'cuckoo' as 'bloom', capacity: 1000, fpp: 0.01, workers: 1 }),
-    ).rejects.toThrow(/cuckoo and scalable filters cannot be built by concurrent writers/);
+    ).rejects.toThrow(
+      /type must be one of classic, counting, blocked, split-block, got "cuckoo": only these types take concurrent writers/,
+    );
     expect(() => Bloom.create({ capacity: 1000, fpp: 0.01 }).share()).toThrow(
       /create it with \{ shared: true \}/,
     );

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormatError } from '../src/index.js';
+import { FormatError, StoredFilterLostError } from '../src/index.js';
 import {
   KEY_STATUS,
   RedisBloomFilter,
@@ -218,6 +218,8 @@ describe.skipIf(!hasRedis)('Redis filters never lose an acknowledged add', () =>
       await f.addMany(present);
       await raw('DEL', f.shardKey(1));
       await expect(f.hasMany(present)).rejects.toBeInstanceOf(RedisFilterLostError);
+      // Code written against any ShardStore catches it as the storage-level twin.
+      await expect(f.hasMany(present)).rejects.toBeInstanceOf(StoredFilterLostError);
       const g = await RedisBloomFilter.open(b, name);
       const inLost = present.find((k) => g.shardOf(k) === 1)!;
       await expect(g.has(inLost)).rejects.toThrow(/lost shard "bk:b:\{i:\d+:1\}"/);

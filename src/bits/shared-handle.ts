@@ -11,8 +11,11 @@
 
 import { sharedMemory } from './shared-memory.js';
 
-/** The filter types that can live on shared memory. */
-export type SharedFilterType = 'bloom' | 'blocked' | 'split-block' | 'counting';
+/**
+ * The name of a filter type that can live on shared memory: a row of the codec table with an
+ * `openShared` (`classic`, `blocked`, `split-block`, `counting`).
+ */
+export type SharedFilterType = string;
 
 export interface SharedFilterHandle {
   /** Marks the object as a bloomkit handle. */

@@ -8,8 +8,39 @@
 
 import type { ParseArgsConfig } from 'node:util';
 
-/** The options table of one command, as `util.parseArgs` takes it. */
-export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+/** One option as `util.parseArgs` takes it. */
+type ParseArgsOption = NonNullable<ParseArgsConfig['options']>[string];
+
+/**
+ * One option: what `util.parseArgs` takes (it ignores the rest), and, declared with it, its
+ * help line: the placeholder of its value (`arg`) and what it does (`help`, lines joined by
+ * `\n`). A command whose options all have `help` prints their lines with {@link optionHelp}, so
+ * each option is declared once.
+ */
+export type OptionDecl = ParseArgsOption & { readonly arg?: string; readonly help?: string };
+
+/** The options table of one command. */
+export type OptionSpec = Record<string, OptionDecl>;
+
+/**
+ * The help lines of `options`, generated from their declarations, in declaration order:
+ * `  -n, --capacity N   what it does`, aligned, continuation lines indented to the text.
+ */
+export function optionHelp(options: OptionSpec): string {
+  const heads = Object.entries(options).map(([name, o]) => {
+    const short = o.short === undefined ? '    ' : `-${o.short}, `;
+    return `  ${short}--${name}${o.arg === undefined ? '' : ` ${o.arg}`}`;
+  });
+  const width = Math.max(...heads.map((h) => h.length)) + 3;
+  return Object.values(options)
+    .map((o, i) => {
+      const [first = '', ...more] = (o.help ?? '').split('\n');
+      return [heads[i]!.padEnd(width) + first, ...more.map((l) => ' '.repeat(width) + l)].join(
+        '\n',
+      );
+    })
+    .join('\n');
+}
 
 /** Parsed option values (string, boolean, or arrays of them for `multiple` options). */
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;

@@ -7,19 +7,86 @@
  * codec descriptor (its `toBytes` uses the type's `format.ts`, which knows the class by type only).
  */
 
+import type { SharedFilterHandle } from '../bits/shared-handle.js';
+import type { MembershipFilter, PackedKeys } from '../filters/filter.js';
+import type { Funnel } from '../hash/keys.js';
 import type { ContainerParts, DecodeOptions, NativeHeader, PayloadSink } from './native.js';
 import type { NativeFormat } from './native-type.js';
+import type { SizeModel } from './size-model.js';
+import type { TypeView } from './view.js';
+
+/** What a type is created from by name (`bloomkit create`, `dedup`, `buildParallel`). */
+export interface Sizing {
+  readonly capacity: number;
+  readonly fpp: number;
+  readonly funnel: Funnel;
+  /** Keep the filter's memory in a `SharedArrayBuffer` (types with `openShared` only). */
+  readonly shared?: boolean;
+}
+
+/** What worker threads need of a filter that lives in shared memory. */
+export interface SharedFilter extends MembershipFilter {
+  addBatch(batch: PackedKeys): number;
+  hasBatch(batch: PackedKeys, out?: Uint8Array): Uint8Array;
+  share(): SharedFilterHandle;
+}
+
+/** How the page's live filter draws a type's cells (types that can be drawn). */
+export interface LiveCells {
+  /** What one cell is: a bit, a 4-bit counter, or a fingerprint slot (4 to a bucket). */
+  readonly unit: 'bit' | 'counter' | 'slot';
+  /** Cells per drawn row, and rows per labelled block (0: no blocks). */
+  readonly perRow: number;
+  readonly blockRows: number;
+  /** Every cell's value: 0/1 bits, counter values, or fingerprints (0: an empty slot). */
+  values(filter: MembershipFilter): Uint32Array;
+  /** A cell's tooltip. */
+  title(i: number, value: number): string;
+}
+
+/** How the page presents a type (its calculator, plots and live filter). */
+export interface TypeDisplay {
+  /** A short name for people (`Classic`, `Split-block`). */
+  readonly label: string;
+  /** One line: what the type is for. */
+  readonly blurb: string;
+  /** Its colour in plots. */
+  readonly color: string;
+  /** How the live filter draws it; absent when it cannot be drawn cell by cell. */
+  readonly live?: LiveCells;
+}
+
+/**
+ * What a type's row holds beyond its bytes: every consumer that works by type name reads these
+ * (the command's `--type`, `budgetSize`, `buildParallel` and the worker pool, `calc` and the
+ * page). A capability a type lacks is an absent field.
+ */
+export interface TypeCapabilities<F extends object = object> {
+  /** Other names accepted for the type (`bloom` for `classic`); never printed. */
+  readonly aliases?: readonly string[];
+  /** A new empty filter sized for (capacity, fpp) with a funnel; absent for static sets. */
+  readonly create?: (sizing: Sizing) => MembershipFilter;
+  /** The size model: "any two of n, p, m, k give the rest" (size-model.ts). */
+  // biome-ignore lint/suspicious/noExplicitAny: each row's model has its own shape type
+  readonly model?: SizeModel<any>;
+  /** Opens a `share()` handle of this type on the same memory; absent when it cannot be shared. */
+  readonly openShared?: (handle: SharedFilterHandle) => SharedFilter;
+  /** How the page's calculator shows it; absent for types the calculator does not offer. */
+  readonly display?: TypeDisplay;
+  /** What the page's inspector shows of a filter of this type (plain data). */
+  readonly view?: (filter: F) => TypeView;
+}
 
 /** A named value describing a filter, for `info`-style introspection. */
 export interface FilterFacts {
-  /** The codec's name (`'bloom'`, `'blocked'`, ...). */
+  /** The type's name (`'classic'`, `'blocked'`, ...). */
   readonly type: string;
   /** The filter's shape and state: bits, hashes, blocks, layers, funnel, ... (JSON-safe). */
   readonly [field: string]: string | number | boolean | null | readonly unknown[] | object;
 }
 
-export interface FilterCodec<F extends object = object> {
-  /** Short name, also the CLI's `--type` value where the type can be created from (n, p). */
+export interface FilterCodec<F extends object = object> extends TypeCapabilities<F> {
+  /** The type's one name: the CLI's `--type`, `info`'s `type`, the page's, `buildParallel`'s. */
   readonly name: string;
   /** The native format's type id (`FILTER_TYPES`); never reused. */
   readonly typeId: number;
@@ -61,9 +128,11 @@ export function nativeCodec<
   filterClass: C,
   format: NativeFormat<F, C>,
   facts: (filter: F) => MoreFacts,
+  capabilities: TypeCapabilities<F> = {},
 ): FilterCodec<F> {
   const sink = format.sink;
   return {
+    ...capabilities,
     name,
     typeId: format.native.typeId,
     hashSchemes: Object.values(format.native.schemes),

@@ -1,7 +1,9 @@
 /**
- * THE codec table: one line per filter type of bloomkit's native format. Everything that reads
- * or writes filters by type goes through it: `fromBytes`, `fromJSON`, `save`/`load` in
- * bloomkit/node (streaming parts and sinks), `describeFilter` (the CLI's `info`), the golden-file
+ * THE codec table: one line per filter type, the only list of types in bloomkit. Everything that
+ * reads, writes, creates, sizes or shows filters by type goes through it: `fromBytes`,
+ * `fromJSON`, `save`/`load` in bloomkit/node (streaming parts and sinks), `describeFilter`, the
+ * command (`--type`, `info`, `calc`), `budgetSize` and `solveSize`, `buildParallel` and the worker
+ * pool (`openShared`), the web page (calculator, plots, live filter, inspector), the golden-file
  * tests and the conformance suite (which check that every row has a fixture and a target).
  *
  * Adding a type: write src/filters/<type>/{filter,format,codec}.ts, give it an id in
@@ -39,6 +41,36 @@ export const CODECS: readonly FilterCodec<object>[] = [
 ];
 
 const BY_TYPE = new Map(CODECS.map((c) => [c.typeId, c]));
+const BY_NAME = new Map(
+  CODECS.flatMap((c) => [c.name, ...(c.aliases ?? [])].map((name) => [name, c] as const)),
+);
+
+/** The type names, in table order (aliases are accepted but never listed). */
+export const TYPE_NAMES: readonly string[] = CODECS.map((c) => c.name);
+
+/**
+ * The row of the type called `name` (or one of its aliases: `bloom` is `classic`); a
+ * `RangeError` naming `parameter` and listing the names of the rows that have `capability`
+ * when there is no such type or it lacks that capability.
+ */
+export function typeNamed<C extends keyof FilterCodec<object>>(
+  name: unknown,
+  capability?: C,
+  parameter = 'type',
+): FilterCodec<object> & Required<Pick<FilterCodec<object>, C>> {
+  const row = typeof name === 'string' ? BY_NAME.get(name) : undefined;
+  if (row !== undefined && (capability === undefined || row[capability] !== undefined)) {
+    return row as FilterCodec<object> & Required<Pick<FilterCodec<object>, C>>;
+  }
+  throw mustBe(parameter, `one of ${typesWith(capability).join(', ')}`, name);
+}
+
+/** The names of the types that have `capability` (every type when undefined), in table order. */
+export function typesWith(capability?: keyof FilterCodec<object>): string[] {
+  return CODECS.filter((c) => capability === undefined || c[capability] !== undefined).map(
+    (c) => c.name,
+  );
+}
 
 /** The codec of native type id `typeId`, or undefined. */
 export function codecForType(typeId: number): FilterCodec<object> | undefined {

@@ -26,15 +26,9 @@
 import { open } from 'node:fs/promises';
 import { show } from '../errors.js';
 import type { AbortSignalLike, PackedKeys, ProgressOptions } from '../filters/filter.js';
+import { typeNamed } from '../formats/registry.js';
 import type { Funnel, Key } from '../hash/keys.js';
-import {
-  BlockedBloomFilter,
-  BloomFilter,
-  CountingBloomFilter,
-  packKeys,
-  SplitBlockBloomFilter,
-  splitRecords,
-} from '../index.js';
+import { packKeys, splitRecords } from '../index.js';
 import { checkWorkers, FilterWorkerPool } from './parallel-pool.js';
 import type { SharedFilter, SharedFilterType } from './shared-handle.js';
 
@@ -45,7 +39,7 @@ const KEY_CHUNK = 262_144;
 
 /** Options of {@link buildParallel}. */
 export interface BuildParallelOptions extends ProgressOptions {
-  /** The filter type: 'bloom' (classic, default), 'blocked', 'split-block' or 'counting'. */
+  /** The filter type: 'classic' (default; 'bloom' is another name), 'blocked', 'split-block' or 'counting'. */
   type?: SharedFilterType;
   /** Expected number of distinct keys. */
   capacity: number;
@@ -60,32 +54,26 @@ export interface BuildParallelOptions extends ProgressOptions {
 /** Where keys come from: a file of lines (a path or file URL), or keys in memory or a stream. */
 export type ParallelSource = string | URL | Iterable<Key> | AsyncIterable<Key>;
 
-/** An empty filter of `type` on shared memory. */
+/**
+ * An empty filter of `type` on shared memory: a row of the codec table that can live there
+ * (`openShared`), created by its row's `create`.
+ */
 export function createShared(
   type: SharedFilterType,
   capacity: number,
   fpp: number,
   funnel: Funnel,
 ): SharedFilter {
-  switch (type) {
-    case 'bloom':
-      return BloomFilter.create({ capacity, fpp, funnel, shared: true });
-    case 'blocked':
-      return BlockedBloomFilter.create({ capacity, fpp, funnel, shared: true });
-    case 'split-block':
-      if (funnel !== 'string' && funnel !== 'bytes') {
-        throw new RangeError(
-          `a split-block filter built in parallel takes byte keys ('string' or 'bytes' funnel), got ${show(funnel)}`,
-        );
-      }
-      return SplitBlockBloomFilter.create({ capacity, fpp, shared: true });
-    case 'counting':
-      return CountingBloomFilter.create({ capacity, fpp, funnel, shared: true });
-    default:
-      throw new RangeError(
-        `type must be 'bloom', 'blocked', 'split-block' or 'counting' (cuckoo and scalable filters cannot be built by concurrent writers), got ${show(type)}`,
-      );
+  let row: ReturnType<typeof typeNamed<'openShared'>>;
+  try {
+    row = typeNamed(type, 'openShared');
+  } catch (error) {
+    throw new RangeError(
+      `${(error as Error).message}: only these types take concurrent writers (their bits are an OR over the keys)`,
+    );
   }
+  if (row.create === undefined) throw new RangeError(`type ${show(type)} cannot be created`);
+  return row.create({ capacity, fpp, funnel, shared: true }) as SharedFilter;
 }
 
 /** The chunks of a file of lines, split in place. */
@@ -181,7 +169,7 @@ export async function buildParallel(
   }
   const funnel = options.funnel ?? 'string';
   const workers = checkWorkers(options.workers);
-  const filter = createShared(options.type ?? 'bloom', options.capacity, options.fpp, funnel);
+  const filter = createShared(options.type ?? 'classic', options.capacity, options.fpp, funnel);
   const { signal, onProgress } = options;
   const batches = sourceBatches(source, funnel, signal);
   if (signal?.aborted) throw signal.reason;

@@ -2,9 +2,31 @@
  * Errors of the Redis-backed filters: the Redis store's classes of the stored filters' errors
  * (src/sharded/errors.ts). Bad arguments are `RangeError`/`TypeError` as everywhere in bloomkit;
  * these classes cover what a caller of a shared store wants to catch.
+ *
+ * One hierarchy: each Redis error is a subclass of its storage-level twin
+ * (`RedisFilterLostError extends StoredFilterLostError`, and so for Stale, Timeout, NotFound and
+ * Replication), so code written against any `ShardStore` catches a lost Redis filter; and every
+ * one of them is also `instanceof RedisFilterError` (the class recognises the Redis store's
+ * errors by a brand, since a class has one parent).
  */
 
-import { StoredFilterError, StoredFilterMismatchError } from '../sharded/errors.js';
+import {
+  StoredFilterError,
+  StoredFilterLostError,
+  StoredFilterMismatchError,
+  StoredFilterNotFoundError,
+  StoredFilterReplicationError,
+  StoredFilterStaleError,
+  StoredFilterTimeoutError,
+} from '../sharded/errors.js';
+
+/** Marks the errors of the Redis store (see {@link RedisFilterError}). */
+const REDIS = Symbol.for('bloomkit.RedisFilterError');
+
+/** Whether `value` is an error of the Redis store. */
+function isRedisError(value: unknown): boolean {
+  return value instanceof StoredFilterError && (value as { [REDIS]?: unknown })[REDIS] === true;
+}
 
 export { type BatchOutcome, KEY_STATUS } from '../sharded/errors.js';
 
@@ -19,6 +41,17 @@ export { type BatchOutcome, KEY_STATUS } from '../sharded/errors.js';
  */
 export class RedisFilterError extends StoredFilterError {
   override readonly name: string = 'RedisFilterError';
+  readonly [REDIS] = true;
+
+  /** Every error of the Redis store, its subclasses of the storage-level classes included. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // `this` is the class on the right of `instanceof`: a subclass keeps the ordinary test.
+    // biome-ignore lint/complexity/noThisInStatic: which class is asked is the point
+    return this === RedisFilterError
+      ? isRedisError(value)
+      : // biome-ignore lint/complexity/noThisInStatic: the subclass asked
+        Function.prototype[Symbol.hasInstance].call(this, value);
+  }
 }
 
 /**
@@ -27,16 +60,18 @@ export class RedisFilterError extends StoredFilterError {
  * answered absent, so the filter refuses to answer or write; `clear()` rebuilds the missing shards
  * empty (the caller re-adds its keys), `destroy()` removes the filter.
  */
-export class RedisFilterLostError extends RedisFilterError {
+export class RedisFilterLostError extends StoredFilterLostError {
   override readonly name = 'RedisFilterLostError';
+  readonly [REDIS] = true;
 }
 
 /**
  * The filter this object opened was deleted and created again (another `id` in its metadata)
  * since: its shape may differ, so this object refuses to touch it. Open it again.
  */
-export class RedisFilterStaleError extends RedisFilterError {
+export class RedisFilterStaleError extends StoredFilterStaleError {
   override readonly name = 'RedisFilterStaleError';
+  readonly [REDIS] = true;
 }
 
 /**
@@ -50,13 +85,15 @@ export class RedisEvictionPolicyError extends RedisFilterError {
 }
 
 /** The operation did not complete within the filter's `timeout` (ms). */
-export class RedisFilterTimeoutError extends RedisFilterError {
+export class RedisFilterTimeoutError extends StoredFilterTimeoutError {
   override readonly name = 'RedisFilterTimeoutError';
+  readonly [REDIS] = true;
 }
 
 /** `open` found no filter of that name (never created, deleted, or expired by its TTL). */
-export class RedisFilterNotFoundError extends RedisFilterError {
+export class RedisFilterNotFoundError extends StoredFilterNotFoundError {
   override readonly name = 'RedisFilterNotFoundError';
+  readonly [REDIS] = true;
 }
 
 /**
@@ -66,8 +103,9 @@ export class RedisFilterNotFoundError extends RedisFilterError {
  * batch's `status` marks the keys of the unconfirmed windows as unknown: adding again is safe; a
  * remove was applied by the master and must not be sent again (it would remove twice).
  */
-export class RedisFilterReplicationError extends RedisFilterError {
+export class RedisFilterReplicationError extends StoredFilterReplicationError {
   override readonly name = 'RedisFilterReplicationError';
+  readonly [REDIS] = true;
 }
 
 /**

@@ -11,6 +11,7 @@
  * | `bk:k:{name:i}`       | string | shard i of a `RedisCuckooFilter`: buckets of 16-bit slots    |
  * | `bk:s:{name:l:i}`     | string | shard i of layer l of a `RedisScalableBloomFilter`: a bitmap |
  * | `bk:s:{name:l:i}:n`   | hash   | that shard's key count `n` and `sealed` flag                 |
+ * | `<shard>:tmp:<id>`    | string | a scratch copy while bytes are ORed into a shard (deleted)   |
  *
  * The part in braces is the Redis Cluster hash tag: only it is hashed to pick the slot. Each shard
  * has its own tag, so a filter's shards spread over the cluster's slots (and nodes), while a
@@ -45,7 +46,20 @@ export function layerShardKey(name: string, layer: number, shard: number): strin
   return `bk:s:{${name}:${layer}:${shard}}`;
 }
 
-/** The count hash beside {@link layerShardKey} (same hash tag, so the same slot). */
-export function layerStateKey(name: string, layer: number, shard: number): string {
-  return `bk:s:{${name}:${layer}:${shard}}:n`;
+/**
+ * The count hash beside a scalable layer's shard key `shardKey` (a {@link layerShardKey}): the
+ * same hash tag, so the same slot.
+ */
+export function layerCountKey(shardKey: string): string {
+  return `${shardKey}:n`;
+}
+
+/** The count hash of shard key `ref` if it is a scalable layer's shard, else undefined. */
+export function countKeyOf(ref: string): string | undefined {
+  return ref.startsWith('bk:s:') ? layerCountKey(ref) : undefined;
+}
+
+/** The scratch key `orShard` ORs bytes through for shard key `ref` (same hash tag, same slot). */
+export function scratchKey(ref: string, id: string): string {
+  return `${ref}:tmp:${id}`;
 }

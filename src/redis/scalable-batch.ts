@@ -10,6 +10,7 @@
 
 import type { CellBatch, Epoch } from '../sharded/store.js';
 import { groupByShard, groupCells, numbers } from './bitfield.js';
+import { layerCountKey } from './keys.js';
 import { HEADER_BITS, type LuaScript, SCALABLE_ADD } from './scripts.js';
 
 /** Runs `script` with `keys` and `args` (the store's EVALSHA with its NOSCRIPT fallback). */
@@ -40,7 +41,7 @@ export async function sendScalableAdds(
       for (const cell of groupCells(batch, group)) args.push(String(cell + HEADER_BITS));
       let reply: number[];
       try {
-        reply = numbers(await run(SCALABLE_ADD, [ref, `${ref}:n`], args));
+        reply = numbers(await run(SCALABLE_ADD, [ref, layerCountKey(ref)], args));
       } catch (err) {
         failure ??= err;
         return;

@@ -13,11 +13,14 @@
  */
 
 import { FormatError, show } from '../errors.js';
+import { bucketSlots } from '../sharded/cells.js';
 import { StoreErrorNames } from '../sharded/errors.js';
 import {
   type BatchCells,
   type CellBatch,
   type Epoch,
+  type GuardedReply,
+  guardedReply,
   type Meta,
   type MetaFields,
   type MetaUpdate,
@@ -29,7 +32,6 @@ import {
   type ShardStore,
   type WriteReply,
 } from '../sharded/store.js';
-import { bucketSlots } from '../sharded/stored-cuckoo.js';
 import {
   ADD_COUNTERS,
   type BitfieldShape,
@@ -47,7 +49,7 @@ import {
 } from './bitfield.js';
 import { type CommandClient, commandClient, type RedisConnection } from './client.js';
 import { REDIS_ERRORS, RedisEvictionPolicyError, RedisFilterMismatchError } from './errors.js';
-import { layerShardKey, metaKey, shardKey } from './keys.js';
+import { countKeyOf, layerCountKey, layerShardKey, metaKey, scratchKey, shardKey } from './keys.js';
 import { toMeta } from './meta.js';
 import { sendScalableAdds } from './scalable-batch.js';
 import { ScriptRunner } from './script-runner.js';
@@ -78,11 +80,6 @@ const HEADER_BYTES = HEADER_BITS / 8;
 const HEADER_COUNTERS = HEADER_BITS / 4;
 
 const LETTER = { bloom: 'b', counting: 'c', cuckoo: 'k' } as const;
-
-/** The count hash of a scalable shard (same hash tag, so the same slot); none for others. */
-function countKey(ref: string): string | undefined {
-  return ref.startsWith('bk:s:') ? `${ref}:n` : undefined;
-}
 
 export class RedisShardStore extends StoreErrorNames implements ShardStore {
   readonly noun = 'Redis filter';
@@ -208,7 +205,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   }
 
   async initShard(ref: string, epoch: Epoch, expireAt: number | undefined): Promise<boolean> {
-    const count = countKey(ref);
+    const count = countKeyOf(ref);
     const keys = count === undefined ? [ref] : [ref, count];
     const args = [epoch.id, String(epoch.gen), expireAt === undefined ? '' : String(expireAt)];
     return Number(await this.eval(INIT_SHARD, keys, args)) === 1;
@@ -219,14 +216,14 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     const keys: string[] = [];
     for (const ref of refs) {
       keys.push(ref);
-      const count = countKey(ref);
+      const count = countKeyOf(ref);
       if (count !== undefined) keys.push(count);
     }
     await Promise.all(keys.map((key) => this.send(key, false, ['DEL', key])));
   }
 
   async dropShard(ref: string, epoch: Epoch): Promise<boolean> {
-    const keys = [ref, countKey(ref) ?? `${ref}:n`];
+    const keys = [ref, layerCountKey(ref)];
     return Number(await this.eval(DROP_SHARD, keys, [epoch.id, String(epoch.gen)])) === 1;
   }
 
@@ -236,8 +233,8 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     cells: ArrayLike<number>,
     first: boolean,
   ): Promise<WriteReply> {
-    if (!first) return this.eval(BLOOM_ADD, [ref], guarded(epoch, cells, HEADER_BITS)).then(Number);
-    return this.fast(ref, epoch, SET_BITS, cells);
+    if (first) return this.fast(ref, epoch, SET_BITS, cells);
+    return this.eval(BLOOM_ADD, [ref], guarded(epoch, cells, HEADER_BITS)).then(guardedReply);
   }
 
   async readBits(ref: string, cells: ArrayLike<number>): Promise<ShardRead> {
@@ -272,13 +269,14 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     cells: ArrayLike<number>,
     first: boolean,
   ): Promise<WriteReply> {
-    if (!first)
-      return this.eval(COUNTING_ADD, [ref], guarded(epoch, cells, HEADER_COUNTERS)).then(Number);
-    return this.fast(ref, epoch, ADD_COUNTERS, cells);
+    if (first) return this.fast(ref, epoch, ADD_COUNTERS, cells);
+    const args = guarded(epoch, cells, HEADER_COUNTERS);
+    return this.eval(COUNTING_ADD, [ref], args).then(guardedReply);
   }
 
-  async removeCounters(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<number> {
-    return Number(await this.eval(COUNTING_REMOVE, [ref], guarded(epoch, cells, HEADER_COUNTERS)));
+  removeCounters(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<GuardedReply> {
+    const args = guarded(epoch, cells, HEADER_COUNTERS);
+    return this.eval(COUNTING_REMOVE, [ref], args).then(guardedReply);
   }
 
   async readCounters(ref: string, cells: ArrayLike<number>): Promise<ShardRead> {
@@ -294,9 +292,9 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     i2: number,
     buckets: number,
     maxKicks: number,
-  ): Promise<number> {
+  ): Promise<GuardedReply> {
     const args = [epoch.id, String(epoch.gen), String(f), String(i1), String(i2), String(buckets)];
-    return Number(await this.eval(CUCKOO_ADD, [ref], [...args, String(maxKicks)]));
+    return guardedReply(await this.eval(CUCKOO_ADD, [ref], [...args, String(maxKicks)]));
   }
 
   async cuckooRemove(
@@ -305,9 +303,9 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     f: number,
     i1: number,
     i2: number,
-  ): Promise<number> {
+  ): Promise<GuardedReply> {
     const args = [epoch.id, String(epoch.gen), String(f), String(i1), String(i2)];
-    return Number(await this.eval(CUCKOO_REMOVE, [ref], args));
+    return guardedReply(await this.eval(CUCKOO_REMOVE, [ref], args));
   }
 
   async readBuckets(ref: string, i1: number, i2: number): Promise<ShardRead> {
@@ -320,9 +318,9 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     epoch: Epoch,
     share: number,
     cells: ArrayLike<number>,
-  ): Promise<number> {
+  ): Promise<GuardedReply> {
     const args = guarded(epoch, cells, HEADER_BITS, String(share), String(cells.length));
-    return numbers(await this.eval(SCALABLE_ADD, [ref, `${ref}:n`], args))[0]!;
+    return guardedReply(numbers(await this.eval(SCALABLE_ADD, [ref, layerCountKey(ref)], args))[0]);
   }
 
   /** A window of scalable adds, one script per shard: scalable-batch.ts. */
@@ -330,12 +328,14 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     return sendScalableAdds((...a) => this.eval(...a), batch, epoch, share, out);
   }
 
-  async seal(ref: string, epoch: Epoch): Promise<number> {
-    return Number(await this.eval(SCALABLE_SEAL, [ref, `${ref}:n`], [epoch.id, String(epoch.gen)]));
+  async seal(ref: string, epoch: Epoch): Promise<GuardedReply> {
+    return guardedReply(
+      await this.eval(SCALABLE_SEAL, [ref, layerCountKey(ref)], [epoch.id, String(epoch.gen)]),
+    );
   }
 
   async layerState(ref: string): Promise<{ count: number; sealed: boolean }> {
-    const state = `${ref}:n`;
+    const state = layerCountKey(ref);
     const r = (await this.send(state, true, ['HMGET', state, 'n', 'sealed'])) as unknown[];
     return { count: Number(r[0] ?? 0), sealed: r[1] !== null && r[1] !== undefined };
   }
@@ -357,7 +357,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   async orShard(ref: string, epoch: Epoch, bytes: Uint8Array): Promise<number> {
     const value = Buffer.alloc(HEADER_BYTES + bytes.length);
     value.set(bytes, HEADER_BYTES);
-    const keys = [ref, `${ref}:tmp:${epoch.id}`];
+    const keys = [ref, scratchKey(ref, epoch.id)];
     return Number(await this.eval(OR_SHARD, keys, [epoch.id, String(epoch.gen), value]));
   }
 

@@ -14,7 +14,6 @@
  */
 
 import { REPLY } from './store.js';
-import { altBucket } from './stored-cuckoo.js';
 
 /** A shard's cell bytes (replaced when they grow). */
 export interface Cells {
@@ -127,9 +126,9 @@ export function cuckooAdd(
   i2: number,
   buckets: number,
   maxKicks: number,
-): number {
+): 0 | 1 | typeof REPLY.full {
   let f = fingerprint;
-  let fresh = 1;
+  let fresh: 0 | 1 = 1;
   for (let s = 0; s < 4; s++) {
     if (getSlot(c, i1 * 4 + s) === f || getSlot(c, i2 * 4 + s) === f) fresh = 0;
   }
@@ -172,9 +171,27 @@ export function cuckooRemove(c: Cells, f: number, i1: number, i2: number): 0 | 1
   return 0;
 }
 
-/** The 8 slots of buckets i1 and i2. */
-export function bucketSlots(i1: number, i2: number): number[] {
-  const b1 = i1 * 4;
-  const b2 = i2 * 4;
-  return [b1, b1 + 1, b1 + 2, b1 + 3, b2, b2 + 1, b2 + 2, b2 + 3];
+/**
+ * The other bucket of fingerprint `f` in bucket `b` of `nb` (a power of two): partial-key cuckoo
+ * hashing, b XOR ((f·1540483477 mod 2^32) mod nb), as the CUCKOO_ADD script computes it.
+ */
+export function altBucket(b: number, f: number, nb: number): number {
+  return (b ^ (((f * 1540483477) % 4294967296) % nb)) >>> 0;
+}
+
+/**
+ * The 8 slots of buckets i1 then i2 (bucket b: slots 4b to 4b + 3), written at `out[at]` (a new
+ * array when `out` is left out).
+ */
+export function bucketSlots<T extends number[] | Float64Array = number[]>(
+  i1: number,
+  i2: number,
+  out: T = new Array<number>(8) as T,
+  at = 0,
+): T {
+  for (let s = 0; s < 4; s++) {
+    out[at + s] = 4 * i1 + s;
+    out[at + 4 + s] = 4 * i2 + s;
+  }
+  return out;
 }

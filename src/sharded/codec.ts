@@ -6,6 +6,7 @@
 
 import type { FilterCodec } from '../formats/codec.js';
 import { FILTER_TYPES, HASH_SCHEMES } from '../formats/native.js';
+import { formatInt, wordDensity } from '../formats/view.js';
 import { ShardedBloomFilter } from './sharded-bloom.js';
 import { shardedParts, shardedSink } from './sharded-codec.js';
 
@@ -17,6 +18,17 @@ export const shardedBloomCodec: FilterCodec<ShardedBloomFilter> = {
   parts: shardedParts,
   decode: (bytes, options) => ShardedBloomFilter.fromBytes(bytes, options),
   sink: (header, params) => shardedSink(header, params, ShardedBloomFilter),
+  view: (filter) => ({
+    title: 'Sharded Bloom filter (as stored in Redis)',
+    shape: [
+      ['shards', formatInt(filter.shards)],
+      ['bits per shard', formatInt(filter.shardBits)],
+      ['hashes (k)', formatInt(filter.hashes)],
+      ['key encoding', filter.funnel],
+    ],
+    fill: filter.bitCount() / filter.bitSize,
+    density: wordDensity(filter.bytes),
+  }),
   describe(filter) {
     const { capacity, fpp, maxShardBits, shardBits, shards, hashes, funnel } = filter.shape;
     return {

@@ -39,7 +39,7 @@ import type {
   ShardStore,
   WriteReply,
 } from './store.js';
-import { REPLY } from './store.js';
+import { type GuardedReply, REPLY } from './store.js';
 
 /** Options of {@link MemoryShardStore}. */
 export interface MemoryShardStoreOptions {
@@ -196,7 +196,7 @@ export class MemoryShardStore extends StoreErrorNames implements ShardStore {
     return this.write(ref, epoch, (s) => addCounters(s, cells));
   }
 
-  async removeCounters(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<number> {
+  async removeCounters(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<GuardedReply> {
     return this.write(ref, epoch, (s) => removeCounters(s, cells));
   }
 
@@ -212,7 +212,7 @@ export class MemoryShardStore extends StoreErrorNames implements ShardStore {
     i2: number,
     buckets: number,
     maxKicks: number,
-  ): Promise<number> {
+  ): Promise<GuardedReply> {
     return this.write(ref, epoch, (s) => cuckooAdd(s, f, i1, i2, buckets, maxKicks));
   }
 
@@ -222,7 +222,7 @@ export class MemoryShardStore extends StoreErrorNames implements ShardStore {
     f: number,
     i1: number,
     i2: number,
-  ): Promise<number> {
+  ): Promise<GuardedReply> {
     return this.write(ref, epoch, (s) => cuckooRemove(s, f, i1, i2));
   }
 
@@ -235,7 +235,7 @@ export class MemoryShardStore extends StoreErrorNames implements ShardStore {
     epoch: Epoch,
     share: number,
     cells: ArrayLike<number>,
-  ): Promise<number> {
+  ): Promise<GuardedReply> {
     return this.write(ref, epoch, (s) => {
       if (s.sealed || s.count >= share) return REPLY.full;
       const fresh = setBits(s, cells);
@@ -244,7 +244,7 @@ export class MemoryShardStore extends StoreErrorNames implements ShardStore {
     });
   }
 
-  async seal(ref: string, epoch: Epoch): Promise<number> {
+  async seal(ref: string, epoch: Epoch): Promise<GuardedReply> {
     return this.write(ref, epoch, (s) => {
       s.sealed = true;
       return 1;
@@ -295,7 +295,7 @@ export class MemoryShardStore extends StoreErrorNames implements ShardStore {
    * A guarded write: the epoch check of store.ts (a shard of an older generation is reset first),
    * then `write` on the shard, all before returning.
    */
-  private write(ref: string, epoch: Epoch, write: (s: Shard) => number): number {
+  private write(ref: string, epoch: Epoch, write: (s: Shard) => GuardedReply): GuardedReply {
     const s = this.shard(ref);
     if (s === undefined) return REPLY.lost;
     if (String(s.id) !== epoch.id) return REPLY.replaced;

@@ -63,14 +63,6 @@ export function encodeShardedParams(shape: ShardedBloomShape): Uint8Array {
   return params;
 }
 
-/** A whole container for `shape` whose payload is `shards` (each b/8 bytes, in order). */
-export function encodeShardedParts(
-  shape: ShardedBloomShape,
-  shards: readonly Uint8Array[],
-): Uint8Array {
-  return joinContainer(shardedContainerParts(shape, shards));
-}
-
 function shardedContainerParts(
   shape: ShardedBloomShape,
   shards: readonly Uint8Array[],

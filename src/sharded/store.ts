@@ -84,8 +84,26 @@ export interface Landed {
   readonly result: 0 | 1;
 }
 
-/** A guarded write's reply: 0 or 1 (applied; 1 = the key was new), a `REPLY` code, or Landed. */
-export type WriteReply = number | Landed;
+/** A `REPLY` code: full, lost, replaced or cleared. */
+export type ReplyCode = (typeof REPLY)[keyof typeof REPLY];
+
+/** A guarded write's reply: 0 or 1 (applied; 1 = the key was new) or a `REPLY` code. */
+export type GuardedReply = 0 | 1 | ReplyCode;
+
+/** A first-attempt write's reply: a {@link GuardedReply}, or where it landed instead. */
+export type WriteReply = GuardedReply | Landed;
+
+/**
+ * A store's raw reply to a guarded write (a script's integer), checked: a `TypeError` naming it
+ * when it is none of 0, 1 and the `REPLY` codes, so a store speaking another protocol fails
+ * loudly instead of being read as "applied".
+ */
+export function guardedReply(value: unknown): GuardedReply {
+  const n = typeof value === 'number' || typeof value === 'string' ? Number(value) : Number.NaN;
+  if (n === 0 || n === 1) return n;
+  for (const code of Object.values(REPLY)) if (n === code) return code;
+  throw new TypeError(`a guarded write replied ${String(value)}, not 0, 1 or a REPLY code`);
+}
 
 /**
  * A read of some cells with the shard's header, in one atomic step: `[id, gen, cell values...]`
@@ -253,7 +271,7 @@ export interface ShardStore {
    * multiplicity, replies 0 and changes nothing; else lowers every counter below 15 by its
    * multiplicity (a saturated one never moves) and replies 1.
    */
-  removeCounters(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<number>;
+  removeCounters(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<GuardedReply>;
   /** Reads counters `cells` with the header. */
   readCounters(ref: string, cells: ArrayLike<number>): Promise<ShardRead>;
 
@@ -272,9 +290,9 @@ export interface ShardStore {
     i2: number,
     buckets: number,
     maxKicks: number,
-  ): Promise<number>;
+  ): Promise<GuardedReply>;
   /** Clears one slot of bucket i1 or i2 holding `f`: 1, or 0 (no change). Epoch-guarded. */
-  cuckooRemove(ref: string, epoch: Epoch, f: number, i1: number, i2: number): Promise<number>;
+  cuckooRemove(ref: string, epoch: Epoch, f: number, i1: number, i2: number): Promise<GuardedReply>;
   /** Reads the 8 slots of buckets i1 and i2 with the header. */
   readBuckets(ref: string, i1: number, i2: number): Promise<ShardRead>;
 
@@ -282,7 +300,12 @@ export interface ShardStore {
    * Scalable add (epoch-guarded): unless the shard is sealed or has taken `share` keys already
    * (then `REPLY.full`, no change), sets bits `cells` and, if one was 0, counts the key; 1 if new.
    */
-  scalableAdd(ref: string, epoch: Epoch, share: number, cells: ArrayLike<number>): Promise<number>;
+  scalableAdd(
+    ref: string,
+    epoch: Epoch,
+    share: number,
+    cells: ArrayLike<number>,
+  ): Promise<GuardedReply>;
   /**
    * Optional batch form of `scalableAdd` for every key of `batch` (as {@link addBatch}), each key
    * answered as its own `scalableAdd` in window order would be.
@@ -294,7 +317,7 @@ export interface ShardStore {
     out: (number | undefined)[],
   ): Promise<unknown>;
   /** Seals the shard (every later `scalableAdd` is `REPLY.full`): 1, or a code. */
-  seal(ref: string, epoch: Epoch): Promise<number>;
+  seal(ref: string, epoch: Epoch): Promise<GuardedReply>;
   /** A scalable shard's key count and seal. */
   layerState(ref: string): Promise<{ count: number; sealed: boolean }>;
 

@@ -31,6 +31,7 @@ import { checkPositiveInteger, checkProbability, show } from '../errors.js';
 import type { AsyncMembershipFilter, KeyOf, ProgressOptions } from '../filters/filter.js';
 import { hashKeyInto } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
+import { altBucket, bucketSlots } from './cells.js';
 import { checkShardBits, DEFAULT_SHARD_BITS, multiplyShift, type PlacedKeys } from './layout.js';
 import { StoreOps, type StoreOptions } from './ops.js';
 import type { ShardedBloomShape } from './sharded-bloom.js';
@@ -125,24 +126,7 @@ export function cuckooType<F>(
   };
 }
 
-/** The other bucket of fingerprint `f` in bucket `b` of `nb` (a power of two). */
-export function altBucket(b: number, f: number, nb: number): number {
-  return (b ^ (((f * 1540483477) % 4294967296) % nb)) >>> 0;
-}
-
-/** Writes the 8 slots of buckets i1 then i2 (bucket b: slots 4b to 4b + 3) at `out[at]`. */
-export function bucketSlots<T extends number[] | Float64Array>(
-  i1: number,
-  i2: number,
-  out: T,
-  at: number,
-): T {
-  for (let s = 0; s < 4; s++) {
-    out[at + s] = 4 * i1 + s;
-    out[at + 4 + s] = 4 * i2 + s;
-  }
-  return out;
-}
+export { altBucket } from './cells.js';
 
 /** Whether a read (header, then 8 slots) holds key j's fingerprint. */
 function holds(read: ShardRead, placed: PlacedKeys, j: number): boolean {

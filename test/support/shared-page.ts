@@ -11,7 +11,7 @@
 import type * as bloomkit from '../../src/index.js';
 
 export type Lib = typeof bloomkit;
-export type SharedType = 'bloom' | 'blocked' | 'split-block' | 'counting';
+export type SharedType = 'classic' | 'blocked' | 'split-block' | 'counting';
 
 /**
  * Worker `w`'s operations, in its order: each of its keys is added; with `mixed`, after adding
@@ -50,7 +50,7 @@ interface SharedLike {
 /** The classes that open each handle type. */
 export function classes(lib: Lib): Record<SharedType, SharedClass> {
   return {
-    bloom: lib.BloomFilter,
+    classic: lib.BloomFilter,
     blocked: lib.BlockedBloomFilter,
     'split-block': lib.SplitBlockBloomFilter,
     counting: lib.CountingBloomFilter,
@@ -95,7 +95,7 @@ function workerMain(lib: Lib, scope: WorkerScope): void {
       mixed: boolean;
     };
     try {
-      const filter = classes(lib)[handle.type].fromShared(handle);
+      const filter = classes(lib)[handle.type as SharedType].fromShared(handle);
       const ops = operations(worker, count, mixed);
       const flag = new Int32Array(gate);
       scope.postMessage({ ready: true });
@@ -204,7 +204,7 @@ export function tryShared(lib: Lib) {
   };
   const fake = {
     kind: 'bloomkit-shared',
-    type: 'bloom',
+    type: 'classic',
     shape: { bits: 64, hashes: 3 },
     buffer: new ArrayBuffer(8),
     byteOffset: 0,

@@ -4,19 +4,15 @@
  * leave the page.
  */
 
+import { wordDensity } from '../../src/formats/view.js';
 import {
-  BinaryFuseFilter,
-  BlockedBloomFilter,
   BloomFilter,
-  CountingBloomFilter,
-  CuckooFilter,
+  codecOf,
   detectFormat,
   FilterCascade,
   type Funnel,
   fromBytes,
   type Key,
-  popcount32,
-  ScalableBloomFilter,
   SplitBlockBloomFilter,
 } from '../../src/index.js';
 import { type ParquetEntry, readParquet } from './optional.js';
@@ -102,30 +98,13 @@ export async function inspect(
   return describe(format, filter, bytes.length);
 }
 
+/** What the bytes' format adds to a type's title. */
+const FORMAT_NOTE: Partial<Record<FileFormat, string>> = { guava: 'Guava', mlbf: 'MLBF' };
+
 /**
- * The fill map: `size` units split into up to 512 equal runs, each the fraction of its cells
- * set. `setIn(i)` is how many of unit i's `perUnit` cells are set.
+ * The inspection of one filter: its row of the codec table says what to show of it (`view`),
+ * so every type the library reads is shown, a new one included.
  */
-function density(size: number, perUnit: number, setIn: (i: number) => number): Float32Array {
-  const n = Math.min(512, size);
-  const out = new Float32Array(n);
-  for (let r = 0; r < n; r++) {
-    const from = Math.floor((r * size) / n);
-    const to = Math.floor(((r + 1) * size) / n);
-    let c = 0;
-    for (let i = from; i < to; i++) c += setIn(i);
-    out[r] = c / ((to - from) * perUnit);
-  }
-  return out;
-}
-
-/** Density of 32-bit words (bits) or bytes. */
-function words(data: Uint32Array | Uint8Array): Float32Array {
-  return density(data.length, data.BYTES_PER_ELEMENT * 8, (i) => popcount32(data[i]!));
-}
-
-const f = formatInt;
-
 export function describe(format: FileFormat, filter: AnyFilter, size: number): Inspection {
   const common = {
     format,
@@ -144,142 +123,25 @@ export function describe(format: FileFormat, filter: AnyFilter, size: number): I
       },
     ],
   };
-  if (filter instanceof BloomFilter) {
+  const view = codecOf(filter)?.view?.(filter);
+  if (view === undefined) {
     return {
       ...common,
-      type: format === 'guava' ? 'Classic Bloom filter (Guava)' : 'Classic Bloom filter',
-      shape: [
-        ['bits (m)', f(filter.bitSize)],
-        ['hashes (k)', f(filter.hashes)],
-        ['strategy', filter.strategy],
-        ['key encoding', filter.funnel],
-      ],
-      fill: filter.bitCount / filter.bitSize,
-      density: words(filter.bits.data),
-    };
-  }
-  if (filter instanceof BlockedBloomFilter || filter instanceof SplitBlockBloomFilter) {
-    const blocked = filter instanceof BlockedBloomFilter;
-    return {
-      ...common,
-      type: blocked ? 'Blocked Bloom filter' : 'Split-block Bloom filter (Parquet)',
-      shape: [
-        [blocked ? 'blocks of 512 bits' : 'blocks of 256 bits', f(filter.blocks)],
-        ['probes per key', blocked ? f((filter as BlockedBloomFilter).hashes) : '8'],
-        ['key encoding', blocked ? filter.funnel : (filter as SplitBlockBloomFilter).type],
-      ],
-      fill: filter.bitCount / filter.bitSize,
-      density: words(filter.bits.data),
-    };
-  }
-  if (filter instanceof CountingBloomFilter) {
-    return {
-      ...common,
-      type: 'Counting Bloom filter',
-      shape: [
-        ['4-bit counters (m)', f(filter.counterSize)],
-        ['hashes (k)', f(filter.hashes)],
-        ['saturated counters', f(filter.saturatedCount())],
-        ['key encoding', filter.funnel],
-      ],
-      fill: filter.nonZeroCount() / filter.counterSize,
-      density: density(filter.counterSize, 1, (i) => (filter.counters.get(i) !== 0 ? 1 : 0)),
-    };
-  }
-  if (filter instanceof CuckooFilter) {
-    return {
-      ...common,
-      type: 'Cuckoo filter',
-      shape: [
-        ['buckets of 4 slots', f(filter.bucketCount)],
-        ['fingerprint bits (f)', f(filter.fingerprintBits)],
-        ['fingerprints stored', f(filter.size)],
-        ['key encoding', filter.funnel],
-      ],
-      fill: filter.loadFactor,
-      density: words(filter.table),
-    };
-  }
-  if (filter instanceof ScalableBloomFilter) {
-    const layers = filter.layers();
-    const bits = layers.reduce((a, l) => a + l.bits, 0);
-    let set = 0;
-    for (let i = 0; i < layers.length; i++) set += filter.layer(i).bitCount;
-    return {
-      ...common,
-      type: 'Scalable Bloom filter',
-      shape: [
-        ['layers', f(layers.length)],
-        ['bits in all layers', f(bits)],
-        ['key encoding', filter.funnel],
-      ],
-      fill: set / bits,
-      density: words(filter.layer(layers.length - 1).bits.data),
-      partHeader: ['Layer', 'Capacity', 'Keys', 'Rate at capacity', 'Bits', 'k', 'Fill'],
-      parts: layers.map((l, i) => ({
-        label: String(i),
-        cells: [
-          f(l.capacity),
-          f(l.count),
-          formatRate(l.fpp),
-          f(l.bits),
-          String(l.hashes),
-          `${((100 * filter.layer(i).bitCount) / l.bits).toFixed(1)}%`,
-        ],
-      })),
-    };
-  }
-  if (filter instanceof BinaryFuseFilter) {
-    return {
-      ...common,
-      type: 'Binary fuse filter (static set)',
-      shape: [
-        ['keys', f(filter.keyCount)],
-        ['fingerprint bits (f)', String(filter.fingerprintBits)],
-        ['segments × length', `${f(filter.segmentCount + 2)} × ${f(filter.segmentLength)}`],
-        ['bits per key', filter.bitsPerKey.toFixed(2)],
-        ['key encoding', filter.funnel],
-      ],
+      type: 'A filter this page does not describe in detail',
+      shape: [['size', formatBytes(size)]],
       fill: Number.NaN,
-      fpr: 2 ** -filter.fingerprintBits,
       density: new Float32Array(0),
     };
   }
-  if (filter instanceof FilterCascade) {
-    const layers = filter.layers;
-    const setOf = (d: Uint8Array): number => {
-      let c = 0;
-      for (const b of d) c += popcount32(b);
-      return c;
-    };
-    const top = layers[0];
-    return {
-      ...common,
-      type: format === 'mlbf' ? 'Filter cascade (MLBF)' : 'Filter cascade',
-      shape: [
-        ['layers', f(layers.length)],
-        ['bits in all layers', f(layers.reduce((a, l) => a + l.bits, 0))],
-        ['hash', String(filter.hash)],
-        ['inverted', filter.inverted ? 'yes' : 'no'],
-        ['false positives', 'none among the keys it was built over'],
-      ],
-      fill: top === undefined ? Number.NaN : setOf(top.data) / top.bits,
-      // Exact for the universe it was built over: every key there answers correctly.
-      fpr: Number.NaN,
-      density: top === undefined ? new Float32Array(0) : words(top.data),
-      partHeader: ['Layer', 'Bits', 'Hashes', 'Fill'],
-      parts: layers.map((l, i) => ({
-        label: String(i + 1),
-        cells: [f(l.bits), String(l.hashes), `${((100 * setOf(l.data)) / l.bits).toFixed(1)}%`],
-      })),
-    };
-  }
+  const note = FORMAT_NOTE[format];
   return {
     ...common,
-    type: 'A filter this page does not describe in detail',
-    shape: [['size', formatBytes(size)]],
-    fill: Number.NaN,
-    density: new Float32Array(0),
+    type: note === undefined ? view.title : `${view.title} (${note})`,
+    shape: view.shape,
+    fill: view.fill,
+    density: view.density,
+    ...(view.fpr === undefined ? {} : { fpr: view.fpr }),
+    ...(view.parts === undefined ? {} : { parts: view.parts, partHeader: view.partHeader ?? [] }),
   };
 }
 
@@ -326,7 +188,7 @@ export function describeParquet(entries: readonly ParquetEntry[], size: number):
     fill: set / bits,
     estimatedCount: count,
     fpr: fpr / entries.length,
-    density: words(first.filter.bits.data),
+    density: wordDensity(first.filter.bits.data),
     partHeader: ['Row group', 'Column', 'Type', 'Filter', 'Fill', 'Distinct values (est.)', 'Rate'],
     parts,
     funnel: first.filter.funnel,

@@ -11,59 +11,29 @@
  * fingerprint.
  */
 
-import {
-  type BlockedBloomFilter,
-  BloomFilter,
-  CountingBloomFilter,
-  CuckooFilter,
-  type MembershipFilter,
-  type SplitBlockBloomFilter,
-} from '../../src/index.js';
-import { makeFilter, type Shape } from './kinds.js';
+import type { MembershipFilter } from '../../src/index.js';
+import { liveCells, makeFilter, type Shape } from './kinds.js';
 
 /** Where a key lands: bit (or counter) positions, or a cuckoo fingerprint and its buckets. */
 export type Landing =
   | { kind: 'bits'; positions: number[] }
-  | { kind: 'cuckoo'; fingerprint: number; buckets: [number, number] };
+  | { kind: 'fingerprint'; fingerprint: number; buckets: [number, number] };
 
 /** The cell values: 0/1 bits, counter values, or cuckoo slot fingerprints (0 = empty). */
-export function cells(filter: MembershipFilter): Uint32Array {
-  if (filter instanceof CountingBloomFilter) {
-    const out = new Uint32Array(filter.counterSize);
-    for (let i = 0; i < out.length; i++) out[i] = filter.counters.get(i);
-    return out;
-  }
-  if (filter instanceof CuckooFilter) {
-    const out = new Uint32Array(filter.slotCount);
-    for (let s = 0; s < out.length; s++) out[s] = cuckooSlot(filter, s);
-    return out;
-  }
-  const bits = (filter as BloomFilter | BlockedBloomFilter | SplitBlockBloomFilter).bits;
-  const out = new Uint32Array(bits.bitSize);
-  for (let i = 0; i < out.length; i++) out[i] = bits.get(i) ? 1 : 0;
-  return out;
-}
-
-/** Slot `s` of a cuckoo table: bits [s·f, s·f + f) of its little-endian words. */
-function cuckooSlot(filter: CuckooFilter, s: number): number {
-  const f = filter.fingerprintBits;
-  let v = 0;
-  for (let b = f - 1; b >= 0; b--) {
-    const bit = s * f + b;
-    v = v * 2 + ((filter.table[bit >>> 5]! >>> (bit & 31)) & 1);
-  }
-  return v;
+export function cells(filter: MembershipFilter, shape: Shape): Uint32Array {
+  return liveCells(shape.kind).values(filter);
 }
 
 /** Where `key` lands in a filter of `shape`. */
 export function landing(shape: Shape, key: string): Landing {
   const scratch = makeFilter(shape);
-  if (scratch instanceof BloomFilter || scratch instanceof CountingBloomFilter) {
-    return { kind: 'bits', positions: scratch.indexesOf(key) };
+  const live = liveCells(shape.kind);
+  if ('indexesOf' in scratch && typeof scratch.indexesOf === 'function') {
+    return { kind: 'bits', positions: (scratch.indexesOf as (key: string) => number[])(key) };
   }
-  if (scratch instanceof CuckooFilter) {
+  if (live.unit === 'slot') {
     for (let i = 0; i < 5; i++) scratch.add(key);
-    const slots = cells(scratch);
+    const slots = live.values(scratch);
     let first = -1;
     let second = -1;
     for (let s = 0; s < slots.length; s++) {
@@ -77,12 +47,16 @@ export function landing(shape: Shape, key: string): Landing {
     const count = (b: number): number =>
       slots.slice(b * 4, b * 4 + 4).filter((x) => x !== 0).length;
     if (second !== -1 && count(second) === 4) [first, second] = [second, first];
-    return { kind: 'cuckoo', fingerprint: slots.find((x) => x !== 0)!, buckets: [first, second] };
+    return {
+      kind: 'fingerprint',
+      fingerprint: slots.find((x) => x !== 0)!,
+      buckets: [first, second],
+    };
   }
   scratch.add(key);
-  const bits = (scratch as BlockedBloomFilter | SplitBlockBloomFilter).bits;
+  const values = live.values(scratch);
   const positions: number[] = [];
-  for (let i = 0; i < bits.bitSize; i++) if (bits.get(i)) positions.push(i);
+  for (let i = 0; i < values.length; i++) if (values[i] !== 0) positions.push(i);
   return { kind: 'bits', positions };
 }
 
@@ -103,8 +77,8 @@ export interface Why {
 export function explain(filter: MembershipFilter, shape: Shape, key: string): Why {
   const answer = filter.has(key);
   const where = landing(shape, key);
-  const values = cells(filter);
-  if (where.kind === 'cuckoo') {
+  const values = cells(filter, shape);
+  if (where.kind === 'fingerprint') {
     const [b1, b2] = where.buckets;
     const probes: Probe[] = [];
     for (const b of [b1, b2])
@@ -116,7 +90,7 @@ export function explain(filter: MembershipFilter, shape: Shape, key: string): Wh
     return { answer, probes, sentence };
   }
   const probes = where.positions.map((position) => ({ position, value: values[position]! }));
-  const unit = shape.kind === 'counting' ? 'counter' : 'bit';
+  const unit = liveCells(shape.kind).unit;
   const empty = probes.filter((p) => p.value === 0);
   const sentence =
     empty.length > 0

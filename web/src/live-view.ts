@@ -8,11 +8,12 @@ import type { MembershipFilter } from '../../src/index.js';
 import { solve } from './calc.js';
 import { fill, h, segmented } from './dom.js';
 import {
+  cellCount,
   describeShape,
-  GROWABLE_KINDS,
   type KindId,
+  LIVE_KINDS,
+  liveCells,
   makeFilter,
-  memoryBits,
   type Shape,
 } from './kinds.js';
 import { cells, explain, landing } from './live-model.js';
@@ -88,7 +89,7 @@ export function liveView(root: HTMLElement): void {
   const types = segmented(
     'live-type',
     'Filter type',
-    GROWABLE_KINDS.map((k) => ({ value: k.id, label: k.label })),
+    LIVE_KINDS.map((k) => ({ value: k.id, label: k.label })),
     kind,
     (v) => {
       kind = v as KindId;
@@ -163,12 +164,7 @@ export function liveView(root: HTMLElement): void {
       if (n === null) throw new RangeError('sized for: type a key count such as 100');
       if (p === null) throw new RangeError('rate: type a rate such as 5% or 0.05');
       const next = solve(kind, { n, p }).shape;
-      const size =
-        next.kind === 'cuckoo'
-          ? next.buckets * 4
-          : next.kind === 'counting'
-            ? next.counters
-            : memoryBits(next);
+      const size = cellCount(next);
       if (size > MAX_CELLS)
         throw new RangeError(
           `that shape has ${formatInt(size)} cells; the live view draws up to ${formatInt(MAX_CELLS)}`,
@@ -210,8 +206,8 @@ export function liveView(root: HTMLElement): void {
   /** The slots of the two buckets that now hold the key's fingerprint. */
   const cuckooSlots = (buckets: [number, number], key: string): number[] => {
     const where = landing(shape, key);
-    const fp = where.kind === 'cuckoo' ? where.fingerprint : -1;
-    const values = cells(filter);
+    const fp = where.kind === 'fingerprint' ? where.fingerprint : -1;
+    const values = cells(filter, shape);
     const out: number[] = [];
     for (const b of buckets)
       for (let j = 0; j < 4; j++) if (values[b * 4 + j] === fp) out.push(b * 4 + j);
@@ -219,10 +215,11 @@ export function liveView(root: HTMLElement): void {
   };
 
   const draw = (): void => {
-    const values = cells(filter);
+    const values = cells(filter, shape);
+    const live = liveCells(shape.kind);
     const frag = document.createDocumentFragment();
-    const perRow = shape.kind === 'cuckoo' ? 4 : 32;
-    const groupRows = shape.kind === 'blocked' ? 16 : shape.kind === 'split-block' ? 8 : 0;
+    const perRow = live.perRow;
+    const groupRows = live.blockRows;
     grid.className = `cells kind-${shape.kind}`;
     grid.style.setProperty('--cols', String(perRow));
     let group: HTMLElement | null = null;
@@ -238,14 +235,14 @@ export function liveView(root: HTMLElement): void {
       const cell = h('span', {
         class: 'cell',
         'data-i': i,
-        title: cellTitle(shape.kind, i, values[i]!),
+        title: live.title(i, values[i]!),
       });
       if (v !== 0) cell.classList.add('on');
-      if (shape.kind === 'counting' && v !== 0) {
+      if (live.unit === 'counter' && v !== 0) {
         cell.textContent = v.toString(16);
         cell.style.setProperty('--level', String(v / 15));
       }
-      if (shape.kind === 'cuckoo') {
+      if (live.unit === 'slot') {
         cell.textContent = v === 0 ? '' : v.toString(16);
         if (i % 4 === 0) cell.dataset.bucket = String(i / 4);
       }
@@ -266,7 +263,7 @@ export function liveView(root: HTMLElement): void {
       h('dd', { 'data-out': 'added' }, formatInt(added.size)),
       h('dt', {}, 'estimated count'),
       h('dd', { 'data-out': 'estimated' }, formatInt(filter.estimatedCount())),
-      h('dt', {}, shape.kind === 'cuckoo' ? 'slots used' : 'cells set'),
+      h('dt', {}, live.unit === 'slot' ? 'slots used' : 'cells set'),
       h(
         'dd',
         {},
@@ -289,7 +286,7 @@ export function liveView(root: HTMLElement): void {
     const key = keyInput.value;
     if (key === '') return;
     addKey(key, true);
-    why.textContent = `Added “${key}”: ${lit.size} ${shape.kind === 'cuckoo' ? 'slot' : 'cell'}${lit.size === 1 ? '' : 's'} lit (${[...lit].join(', ')}).`;
+    why.textContent = `Added “${key}”: ${lit.size} ${liveCells(shape.kind).unit === 'slot' ? 'slot' : 'cell'}${lit.size === 1 ? '' : 's'} lit (${[...lit].join(', ')}).`;
     keyInput.value = '';
     draw();
   });
@@ -327,16 +324,6 @@ export function liveView(root: HTMLElement): void {
   nInput.addEventListener('change', rebuild);
   pInput.addEventListener('change', rebuild);
   rebuild();
-}
-
-function cellTitle(kind: KindId, i: number, v: number): string {
-  if (kind === 'cuckoo')
-    return `bucket ${i >>> 2}, slot ${i & 3}: ${v === 0 ? 'empty' : `0x${v.toString(16)}`}`;
-  if (kind === 'counting') return `counter ${i} = ${v}`;
-  if (kind === 'blocked') return `bit ${i} (block ${Math.floor(i / 512)})`;
-  if (kind === 'split-block')
-    return `bit ${i} (block ${Math.floor(i / 256)}, word ${Math.floor(i / 32) % 8})`;
-  return `bit ${i}`;
 }
 
 function legendItem(cls: string, text: string): HTMLElement {

@@ -1,7 +1,12 @@
 /**
  * Reading what people type (`1e6`, `10M`, `1%`, `1/1000`, `64 MiB`) and writing numbers back
- * in a readable form. Parsers return null for text they cannot read, never a guess.
+ * in a readable form. Parsers return null for text they cannot read, never a guess. Counts and
+ * rates are written as the core's inspector views write them (one formatter for both).
  */
+
+import { formatInt, formatRate } from '../../src/formats/view.js';
+
+export { formatInt, formatRate };
 
 const SIZE_UNITS: Record<string, number> = {
   '': 1,
@@ -80,12 +85,6 @@ export function parseSmallInt(text: string, max: number): number | null {
   return v >= 1 && v <= max ? v : null;
 }
 
-/** `1,234,567`. */
-export function formatInt(x: number): string {
-  if (Number.isNaN(x)) return '—';
-  return Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '∞';
-}
-
 /** Bytes in binary units: `1.17 MiB`, `600 B`. */
 export function formatBytes(bytes: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -96,14 +95,6 @@ export function formatBytes(bytes: number): string {
     u++;
   }
   return u === 0 ? `${formatInt(v)} B` : `${v.toPrecision(3)} ${units[u]}`;
-}
-
-/** A rate as `1 in 104` and a percentage, or a plain number for the tiny ones. */
-export function formatRate(p: number): string {
-  if (Number.isNaN(p)) return '—';
-  if (p === 0) return '0';
-  if (p >= 0.001) return `${(p * 100).toPrecision(3)}%`;
-  return p.toExponential(2);
 }
 
 /** `1 in 1,043`. */

@@ -1,19 +1,19 @@
-import { cuckooSafeCapacity, nextPow2 } from '../../filters/cuckoo/sizing.js';
+/**
+ * `bloomkit calc`: the library's one solver (`solveSize`, each type's size model in the codec
+ * table) as a command, so it prints exactly the numbers the web page's calculator shows.
+ */
+
 import {
-  blockedFalsePositiveRate,
-  blockedSize,
-  bloomSize,
-  cuckooFingerprintBits,
-  falsePositiveRate,
   lowerBoundBitsPerKey,
-  optimalNumOfHashFunctions,
-  splitBlockFalsePositiveRate,
-  splitBlockSize,
+  type SizeAnswer,
+  type SizeInputs,
+  solveSize,
+  typeNamed,
+  typesWith,
 } from '../../index.js';
-import { CliError, type Command } from '../command.js';
+import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import {
   flag,
-  JSON_OPTION,
   parseBits,
   parseCount,
   parseInteger,
@@ -21,37 +21,14 @@ import {
   stringOption,
 } from '../options.js';
 
-const LN2 = Math.LN2;
-
-/** The classic filter's (n, m, k, p) from any two of them (Guava's rounding where it sizes). */
-export function solveClassic(given: { n?: number; p?: number; m?: number; k?: number }): {
-  n: number;
-  m: number;
-  k: number;
-  p: number;
-} {
-  let { n, p, m, k } = given;
-  if (n !== undefined && p !== undefined && m === undefined && k === undefined) {
-    const size = bloomSize(n, p);
-    return { n, m: size.bits, k: size.hashes, p: falsePositiveRate(n, size.bits, size.hashes) };
+/** `solveSize` with its `RangeError` as the command's error. */
+function solve(type: string, given: SizeInputs): SizeAnswer {
+  try {
+    return solveSize(type, given);
+  } catch (error) {
+    if (error instanceof RangeError) throw new CliError(error.message);
+    throw error;
   }
-  if (m !== undefined) m = Math.ceil(m / 64) * 64; // Guava keeps whole 64-bit words
-  if (n !== undefined && m !== undefined) k ??= optimalNumOfHashFunctions(n, m);
-  else if (n !== undefined && k !== undefined) m = Math.ceil((k * n) / LN2 / 64) * 64;
-  else if (p !== undefined && m !== undefined) {
-    n = Math.max(1, Math.floor((-m * LN2 * LN2) / Math.log(p)));
-    k = optimalNumOfHashFunctions(n, m);
-  } else if (m !== undefined && k !== undefined) n = Math.max(1, Math.floor((m * LN2) / k));
-  else if (p !== undefined && k !== undefined) {
-    throw new CliError('-p and -k alone do not fix a size: add -n or -m');
-  }
-  if (n === undefined || m === undefined || k === undefined) {
-    throw new CliError('give two of -n, -p, -m, -k');
-  }
-  if (p !== undefined && given.n !== undefined && given.m !== undefined) {
-    throw new CliError('give only two of -n, -p, -m, -k');
-  }
-  return { n, m, k, p: falsePositiveRate(n, m, k) };
 }
 
 interface Row {
@@ -60,100 +37,77 @@ interface Row {
   bitsPerKey: number;
   shape: string;
   fpp: number;
-  model: string;
 }
 
-function rows(n: number, p: number, classic: { m: number; k: number; p: number }): Row[] {
+/** The shape's numbers as `name=value` pairs (`bits=9585088 hashes=7`). */
+function shapeText(shape: SizeAnswer['shape']): string {
+  return Object.entries(shape)
+    .filter(([name]) => name !== 'kind')
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
+}
+
+/** Every type with a size model, sized for n keys at rate p (a type that cannot is left out). */
+function rows(n: number, p: number): Row[] {
   const out: Row[] = [];
-  const bpk = (bits: number) => Number((bits / n).toFixed(2));
-  out.push({
-    type: 'classic',
-    bits: classic.m,
-    bitsPerKey: bpk(classic.m),
-    shape: `m=${classic.m} k=${classic.k}`,
-    fpp: classic.p,
-    model: '(1-e^(-kn/m))^k',
-  });
-  const attempt = (make: () => Row) => {
+  for (const type of typesWith('model')) {
+    let r: SizeAnswer;
     try {
-      out.push(make());
+      r = solveSize(type, { n, p });
     } catch {
-      // a type that cannot hold these figures is left out of the table
+      continue; // a type that cannot hold these figures is left out of the table
     }
-  };
-  attempt(() => {
-    const b = blockedSize(n, p);
-    return {
-      type: 'blocked',
-      bits: b.blocks * 512,
-      bitsPerKey: bpk(b.blocks * 512),
-      shape: `blocks=${b.blocks} k=${b.hashes}`,
-      fpp: blockedFalsePositiveRate(n / b.blocks, b.hashes),
-      model: 'Poisson mix over 512-bit blocks',
-    };
-  });
-  attempt(() => {
-    const s = splitBlockSize(n, p);
-    return {
-      type: 'split-block',
-      bits: s.blocks * 256,
-      bitsPerKey: bpk(s.blocks * 256),
-      shape: `blocks=${s.blocks} (Parquet)`,
-      fpp: splitBlockFalsePositiveRate(n / s.blocks),
-      model: 'Poisson mix over 256-bit blocks, k=8',
-    };
-  });
-  out.push({
-    type: 'counting',
-    bits: classic.m * 4,
-    bitsPerKey: bpk(classic.m * 4),
-    shape: `counters=${classic.m} (4-bit) k=${classic.k}`,
-    fpp: classic.p,
-    model: 'as classic',
-  });
-  attempt(() => {
-    const f = cuckooFingerprintBits(p);
-    let buckets = nextPow2(Math.ceil(n / 4));
-    while (cuckooSafeCapacity(buckets) < n) buckets *= 2;
-    return {
-      type: 'cuckoo',
-      bits: buckets * 4 * f,
-      bitsPerKey: bpk(buckets * 4 * f),
-      shape: `buckets=${buckets} fingerprint=${f} bits`,
-      fpp: Math.min(1, (2 * 4 * (n / (buckets * 4))) / 2 ** f),
-      model: '2b·load/2^f',
-    };
-  });
+    out.push({
+      type,
+      bits: r.bits,
+      bitsPerKey: Number(r.bitsPerKey.toFixed(2)),
+      shape: shapeText(r.shape),
+      fpp: r.p,
+    });
+  }
   return out;
 }
+
+/** calc's options, each declared once with its help line. */
+const CALC_OPTIONS: OptionSpec = {
+  capacity: { type: 'string', short: 'n', arg: 'N', help: 'keys (1000000, 1e6, 2.5M)' },
+  fpp: { type: 'string', short: 'p', arg: 'P', help: 'false positive rate (0.01, 1e-6, 1%)' },
+  bits: {
+    type: 'string',
+    short: 'm',
+    arg: 'M',
+    help: 'bits (8388608) or bytes with a unit (64MiB, 1GB)',
+  },
+  hashes: { type: 'string', short: 'k', arg: 'K', help: 'hash functions (1 to 255)' },
+  type: {
+    type: 'string',
+    short: 't',
+    arg: 'TYPE',
+    help: `${typesWith('model').join(' | ')}\n(default classic)`,
+  },
+  json: { type: 'boolean', help: 'the same as JSON' },
+};
 
 export const calc: Command = {
   name: 'calc',
   summary: 'sizes and false positive rates: any two of -n, -p, -m, -k give the rest',
-  usage: 'calc [-n CAPACITY] [-p FPP] [-m BITS|SIZE] [-k HASHES] [--json]',
+  usage: 'calc [-n CAPACITY] [-p FPP] [-m BITS|SIZE] [-k HASHES] [-t TYPE] [--json]',
   help: `Any two of n (keys), p (false positive rate), m (bits, or a size like 64MiB) and k
-(hashes) give the others for a classic Bloom filter (Guava's sizing: m rounded up to whole
-64-bit words, k = round(m/n·ln 2)); p is then (1-e^(-kn/m))^k. With n and p known, a table
-gives every type's size for them, each with its own model of the rate: the blocked and
-split-block filters' Poisson mixtures, the cuckoo filter's 2b·load/2^f.
+(hashes) give the others for a filter type (classic by default: Guava's sizing, m rounded up
+to whole 64-bit words, k = round(m/n·ln 2), p = (1-e^(-kn/m))^k). With more than two, (n, m)
+wins, then (n, p), (m, p), (n, k), (m, k). A table then gives every type's size for those n
+keys at that rate, each with its own model of the rate: the blocked and split-block filters'
+Poisson mixtures, the cuckoo filter's 1-(1-1/(2^f-1))^(8·load), the binary fuse filter's
+2^-f. The web page's calculator gives the same numbers for the same inputs.
 
-  -n, --capacity N   keys (1000000, 1e6, 2.5M)
-  -p, --fpp P        false positive rate (0.01, 1e-6, 1%)
-  -m, --bits M       bits (8388608) or bytes with a unit (64MiB, 1GB)
-  -k, --hashes K     hash functions (1 to 255)
-      --json         the same as JSON
+${optionHelp(CALC_OPTIONS)}
 
 Examples:
   bloomkit calc -n 10M -p 0.001
   bloomkit calc -m 64MiB -p 1e-6       # how many keys fit
-  bloomkit calc -n 1e6 -m 1MiB         # what rate that gives`,
-  options: {
-    capacity: { type: 'string', short: 'n' },
-    fpp: { type: 'string', short: 'p' },
-    bits: { type: 'string', short: 'm' },
-    hashes: { type: 'string', short: 'k' },
-    ...JSON_OPTION,
-  },
+  bloomkit calc -n 1e6 -m 1MiB         # what rate that gives
+  bloomkit calc -t cuckoo -m 1MiB -p 1%   # the same question for a cuckoo filter`,
+  options: CALC_OPTIONS,
   positionals: { min: 0, max: 0 },
   async run({ options, io }) {
     const text = (name: string) => stringOption(options, name);
@@ -163,26 +117,27 @@ Examples:
       m: text('bits') === undefined ? undefined : parseBits('-m', text('bits')!),
       k: text('hashes') === undefined ? undefined : parseInteger('-k', text('hashes')!, 255),
     };
-    if (Object.values(given).filter((v) => v !== undefined).length !== 2) {
-      throw new CliError('give exactly two of -n, -p, -m, -k');
-    }
-    let classic: ReturnType<typeof solveClassic>;
+    let type: string;
     try {
-      classic = solveClassic(given);
+      type = typeNamed(text('type') ?? 'classic', 'model', '--type').name;
     } catch (error) {
-      if (error instanceof RangeError) throw new CliError(error.message);
-      throw error;
+      throw new CliError((error as Error).message);
     }
-    const target = given.p ?? classic.p;
-    const table = rows(classic.n, target, classic);
+    const r = solve(type, given);
+    const target = given.p ?? r.p;
+    const table = rows(r.n, target);
     const result = {
-      n: classic.n,
-      m: classic.m,
-      k: classic.k,
-      p: classic.p,
-      bytes: classic.m / 8,
-      bitsPerKey: Number((classic.m / classic.n).toFixed(3)),
+      type,
+      n: r.n,
+      m: r.bits,
+      k: r.k,
+      p: r.p,
+      bytes: r.bytes,
+      bitsPerKey: Number(r.bitsPerKey.toFixed(3)),
       lowerBoundBitsPerKey: Number(lowerBoundBitsPerKey(target).toFixed(3)),
+      shape: r.shape,
+      from: r.from,
+      notes: r.notes,
       types: table,
     };
     if (flag(options, 'json')) {
@@ -190,16 +145,17 @@ Examples:
       return 0;
     }
     const lines = [
-      `n = ${classic.n.toLocaleString('en-US')} keys`,
-      `m = ${classic.m.toLocaleString('en-US')} bits (${humanBytes(classic.m / 8)}), ${result.bitsPerKey} bits per key`,
-      `k = ${classic.k} hashes`,
-      `p = ${classic.p.toPrecision(4)} (classic Bloom filter; the lower bound for any filter at this rate is ${result.lowerBoundBitsPerKey} bits per key)`,
+      `n = ${r.n.toLocaleString('en-US')} keys`,
+      `m = ${r.bits.toLocaleString('en-US')} bits (${humanBytes(r.bytes)}), ${result.bitsPerKey} bits per key`,
+      ...(r.k === null ? [] : [`k = ${r.k} hashes`]),
+      `p = ${r.p.toPrecision(4)} (${type} filter: ${shapeText(r.shape)}; the lower bound for any filter at this rate is ${result.lowerBoundBitsPerKey} bits per key)`,
+      ...r.notes.map((note) => `(${note})`),
       '',
-      `Every type for n = ${classic.n.toLocaleString('en-US')} keys at p = ${target.toPrecision(4)}:`,
+      `Every type for n = ${r.n.toLocaleString('en-US')} keys at p = ${target.toPrecision(4)}:`,
       `  ${'type'.padEnd(12)}${'size'.padStart(12)}${'bits/key'.padStart(10)}  ${'rate'.padEnd(11)}shape`,
       ...table.map(
-        (r) =>
-          `  ${r.type.padEnd(12)}${humanBytes(r.bits / 8).padStart(12)}${String(r.bitsPerKey).padStart(10)}  ${r.fpp.toPrecision(3).padEnd(11)}${r.shape}  [${r.model}]`,
+        (row) =>
+          `  ${row.type.padEnd(12)}${humanBytes(row.bits / 8).padStart(12)}${String(row.bitsPerKey).padStart(10)}  ${row.fpp.toPrecision(3).padEnd(11)}${row.shape}`,
       ),
     ];
     io.stdout.write(`${lines.join('\n')}\n`);

@@ -1,16 +1,38 @@
 import { existsSync } from 'node:fs';
-import { CliError, type Command } from '../command.js';
+import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import { describeFilter, printFacts } from '../describe.js';
 import { writeFilter } from '../filter-file.js';
 import { makeFilter, TYPE_NAMES } from '../filter-types.js';
-import {
-  flag,
-  JSON_OPTION,
-  parseCount,
-  parseFunnel,
-  parseProbability,
-  stringOption,
-} from '../options.js';
+import { flag, parseCount, parseFunnel, parseProbability, stringOption } from '../options.js';
+
+/** create's options, each declared once with its help line. */
+const CREATE_OPTIONS: OptionSpec = {
+  capacity: {
+    type: 'string',
+    short: 'n',
+    arg: 'N',
+    help: 'expected number of distinct keys (1000000, 1e6, 2.5M)',
+  },
+  fpp: {
+    type: 'string',
+    short: 'p',
+    arg: 'P',
+    help: 'false positive rate at N keys (0.01, 1e-6, 1%)',
+  },
+  type: {
+    type: 'string',
+    short: 't',
+    arg: 'TYPE',
+    help: `${TYPE_NAMES.join(' | ')}\n(default classic: Guava's layout, readable by Java after\n"convert --to guava")`,
+  },
+  funnel: {
+    type: 'string',
+    arg: 'F',
+    help: 'how keys become bytes: string (UTF-8, default) | utf16 | int | long | bytes',
+  },
+  force: { type: 'boolean', help: 'replace FILE if it exists' },
+  json: { type: 'boolean', help: "print the new filter's facts as JSON" },
+};
 
 export const create: Command = {
   name: 'create',
@@ -19,25 +41,12 @@ export const create: Command = {
   help: `Makes an empty filter for CAPACITY keys at false positive rate FPP and writes it to FILE in
 bloomkit's native format (written atomically: a temporary file, then a rename).
 
-  -n, --capacity N    expected number of distinct keys (1000000, 1e6, 2.5M)
-  -p, --fpp P         false positive rate at N keys (0.01, 1e-6, 1%)
-  -t, --type TYPE     ${TYPE_NAMES.join(' | ')} (default classic: Guava's layout,
-                      readable by Java after "convert --to guava")
-      --funnel F      how keys become bytes: string (UTF-8, default) | utf16 | int | long | bytes
-      --force         replace FILE if it exists
-      --json          print the new filter's facts as JSON
+${optionHelp(CREATE_OPTIONS)}
 
 Examples:
   bloomkit create urls.bloom -n 10M -p 0.001
   bloomkit create ids.bloom -n 1e6 -p 1% --type blocked --funnel long`,
-  options: {
-    capacity: { type: 'string', short: 'n' },
-    fpp: { type: 'string', short: 'p' },
-    type: { type: 'string', short: 't' },
-    funnel: { type: 'string' },
-    force: { type: 'boolean' },
-    ...JSON_OPTION,
-  },
+  options: CREATE_OPTIONS,
   positionals: { min: 1, max: 1 },
   async run({ args, options, io }) {
     const file = args[0]!;

@@ -24,9 +24,6 @@ const LOADERS = new Map<string, () => Promise<Command>>([
   ['help', async () => (await import('./help.js')).help],
 ]);
 
-/** The names of every command, in the table's order. */
-export const COMMAND_NAMES: readonly string[] = [...LOADERS.keys()];
-
 /** The command called `name` (its module loaded now), or undefined when there is none. */
 export async function loadCommand(name: string): Promise<Command | undefined> {
   return LOADERS.get(name)?.();

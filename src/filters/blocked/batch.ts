@@ -19,12 +19,8 @@ const GOLDEN = 0x9e3779b9 | 0;
 /** Block starts of the current chunk. */
 const bases = new Int32Array(CHUNK_KEYS);
 /** Keeps the prefetching loads alive (the compiler drops loads whose value is unused). */
+// biome-ignore lint/correctness/noUnusedVariables: written, never read: the write keeps the loads
 let sink = 0;
-
-/** The value of the last prefetching pass (for tests; it has no meaning). */
-export function prefetchSink(): number {
-  return sink;
-}
 
 /**
  * Pass 1: every key's block start into `bases`, touching its first and last word. A 64-byte

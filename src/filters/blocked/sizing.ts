@@ -63,7 +63,7 @@ export function maxLoad(target: number, rate: (lambda: number) => number): numbe
 }
 
 /** The k in 1..MAX_PROBES with the lowest model rate at load λ (the rate is unimodal in k). */
-function bestProbes(lambda: number): { k: number; rate: number } {
+export function bestProbes(lambda: number): { k: number; rate: number } {
   let best = { k: 1, rate: blockedFalsePositiveRate(lambda, 1) };
   for (let k = 2; k <= MAX_PROBES; k++) {
     const rate = blockedFalsePositiveRate(lambda, k);

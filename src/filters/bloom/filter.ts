@@ -74,7 +74,7 @@ export interface BloomFilterShape<F extends Funnel = Funnel> extends BloomFilter
 export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements MembershipFilter<K> {
   /** The class's name in messages, JSON and summaries (survives minification). */
   static readonly typeName = 'BloomFilter';
-  protected override readonly sharedType = 'bloom';
+  protected override readonly sharedType = 'classic';
   /** The bit storage (plain or shared). */
   declare readonly bits: BitStorage;
   /** Number of hash functions (bit positions per key), k. */
@@ -302,7 +302,7 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
   static fromShared<K extends Key = Key>(handle: SharedFilterHandle): BloomFilter<K> {
     const { shape, bits } = sharedBits<BloomFilterShape>(
       handle,
-      'bloom',
+      'classic',
       (s) => Math.ceil(s.bits / 64) * 64,
     );
     return new BloomFilter<K>(shape, bits);

@@ -60,7 +60,12 @@ import { FilterBase, percent } from '../base.js';
 import type { DeletableFilter, KeyOf } from '../filter.js';
 import { BucketTable } from './buckets.js';
 import { cuckooFormat } from './format.js';
-import { CUCKOO_BUCKET_SIZE, checkCuckooShape, cuckooSize } from './sizing.js';
+import {
+  CUCKOO_BUCKET_SIZE,
+  checkCuckooShape,
+  cuckooFalsePositiveRate,
+  cuckooSize,
+} from './sizing.js';
 
 export { cuckooFingerprintBits, cuckooSafeCapacity } from './sizing.js';
 
@@ -276,10 +281,11 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
 
   /**
    * The false positive rate the current load implies: 1 − (1 − 1/(2^f − 1))^(2b·load), the
-   * chance that one of the occupied slots of two buckets holds a given fingerprint.
+   * chance that one of the occupied slots of two buckets holds a given fingerprint
+   * ({@link cuckooFalsePositiveRate}, the model every tool uses).
    */
   expectedFpp(): number {
-    return -Math.expm1(2 * B * this.loadFactor * Math.log1p(-1 / this.fpRange));
+    return cuckooFalsePositiveRate(this.loadFactor, this.fingerprintBits);
   }
 
   /** Fingerprints stored (each add stores one; a key added twice counts twice). */

@@ -120,3 +120,13 @@ export function cuckooSize(capacity: number, fpp: number): CuckooSize {
   }
   return { buckets, fingerprintBits: f, bytes: Math.ceil((buckets * B * f) / 64) * 8 };
 }
+
+/**
+ * The cuckoo filter's one rate model: a key never added matches one of the 2b slots of its two
+ * buckets, each holding a fingerprint with probability `load`, with chance 1/(2^f − 1) (a
+ * fingerprint is never 0): 1 − (1 − 1/(2^f − 1))^(2b·load), at most 2b·load/2^f roughly. It is
+ * what `CuckooFilter.expectedFpp()` reports for a table at that load.
+ */
+export function cuckooFalsePositiveRate(load: number, fingerprintBits: number): number {
+  return -Math.expm1(2 * B * load * Math.log1p(-1 / (2 ** fingerprintBits - 1)));
+}

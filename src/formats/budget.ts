@@ -6,35 +6,41 @@
  * Poisson block models for the blocked and split-block filters, the fingerprint width and safe
  * load for the cuckoo filter), so a filter created with the answer fits the budget exactly.
  *
- * Both inverses search the forward sizing, which only grows with capacity and with 1/fpp:
- * capacity by bisection over integers, fpp by bisection over log(fpp) to 1e-9 relative.
+ * Each type's size model (its row of the codec table) decides the forward sizing. Both inverses
+ * search it, since it only grows with capacity and with 1/fpp: capacity with the one integer
+ * solver (`largestInteger`), fpp by bisection over log(fpp) to 1e-9 relative.
  */
 
 import { checkOptions, checkPositiveInteger, checkProbability, mustBe } from '../errors.js';
-import { bloomSize } from '../math.js';
-import { blockedSize } from './blocked/sizing.js';
-import { cuckooSize } from './cuckoo/sizing.js';
-import { splitBlockSize } from './split-block/sizing.js';
+import { largestInteger } from '../math.js';
+import { typeNamed, typesWith } from './registry.js';
 
-/** The types sized from (capacity, fpp) with a fixed memory. */
-export type SizedType = 'classic' | 'blocked' | 'split-block' | 'counting' | 'cuckoo';
+/**
+ * A type sized from (capacity, fpp) with a fixed memory: a row of the codec table with both a
+ * `create` and a size `model` (`classic`, `blocked`, `split-block`, `counting`, `cuckoo`).
+ */
+export type SizedType = string;
 
-const BYTES: Readonly<Record<SizedType, (capacity: number, fpp: number) => number>> = {
-  classic: (n, p) => bloomSize(n, p).bits / 8,
-  counting: (n, p) => bloomSize(n, p).bits / 2,
-  blocked: (n, p) => blockedSize(n, p).blocks * 64,
-  'split-block': (n, p) => splitBlockSize(n, p).blocks * 32,
-  cuckoo: (n, p) => cuckooSize(n, p).bytes,
-};
-
-function checkType(type: unknown): SizedType {
-  if (typeof type === 'string' && Object.hasOwn(BYTES, type)) return type as SizedType;
-  throw mustBe('type', `one of ${Object.keys(BYTES).join(', ')}`, type);
+/** The bytes function of a sized type, from its size model. */
+function costOf(type: unknown): (capacity: number, fpp: number) => number {
+  const sized = typesWith('create').filter((name) => typesWith('model').includes(name));
+  let row: ReturnType<typeof typeNamed<'model'>> | undefined;
+  try {
+    row = typeNamed(type, 'model');
+  } catch {
+    row = undefined;
+  }
+  if (row?.create === undefined) throw mustBe('type', `one of ${sized.join(', ')}`, type);
+  const model = row.model;
+  return (n, p) => {
+    const shape = model.solve('np', { n, p }).shape;
+    return model.bytes?.(shape) ?? Math.ceil(model.bits(shape) / 8);
+  };
 }
 
 /** Bytes a `type` filter sized for (capacity, fpp) holds its bits in. */
 export function filterBytes(type: SizedType, capacity: number, fpp: number): number {
-  return BYTES[checkType(type)](capacity, fpp);
+  return costOf(type)(capacity, fpp);
 }
 
 /** A size in both directions: what fits, and what it costs. */
@@ -70,7 +76,7 @@ export function budgetSize(
   type: SizedType,
   budget: { bytes: number; fpp: number } | { bytes: number; capacity: number },
 ): BudgetSize {
-  const cost = BYTES[checkType(type)];
+  const cost = costOf(type);
   checkOptions('budget', budget);
   const bytes = checkPositiveInteger('bytes', budget.bytes);
   if ('fpp' in budget && budget.fpp !== undefined) {
@@ -80,17 +86,7 @@ export function budgetSize(
         `bytes ${bytes} is too small for one key at fpp ${fpp} in a ${type} filter`,
       );
     }
-    let lo = 1;
-    let hi = 2;
-    while (hi < Number.MAX_SAFE_INTEGER && fits(cost, hi, fpp, bytes)) {
-      lo = hi;
-      hi = Math.min(Number.MAX_SAFE_INTEGER, hi * 2);
-    }
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (fits(cost, mid, fpp, bytes)) lo = mid;
-      else hi = mid;
-    }
+    const lo = largestInteger(1, 2, (n) => fits(cost, n, fpp, bytes));
     return { capacity: lo, fpp, bytes: cost(lo, fpp) };
   }
   const capacity = checkPositiveInteger('capacity', (budget as { capacity: number }).capacity);
