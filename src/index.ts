@@ -1,6 +1,8 @@
 /**
  * bloomkit: Bloom filters and their family, browser-safe core (no Node imports).
  * Node-only helpers (files, streams, workers) live in `bloomkit/node`.
+ *
+ * @module bloomkit
  */
 
 export {
