@@ -71,6 +71,12 @@ export {
   cuckooFingerprintBits,
   cuckooSafeCapacity,
 } from './filters/cuckoo/filter.js';
+export {
+  DcsoBloomFilter,
+  type DcsoBloomFilterCreateOptions,
+  type DcsoBloomFilterShape,
+  dcsoSize,
+} from './filters/dcso/filter.js';
 export type {
   AbortSignalLike,
   AsyncMembershipFilter,

@@ -1,0 +1,18 @@
+/** DCSO's Bloom filter's native-format descriptor (type 11, DCSO's FNV-1 positions). */
+
+import { nativeCodec } from '../../formats/codec.js';
+import { DcsoBloomFilter } from './filter.js';
+import { dcsoFormatCore } from './format.js';
+
+export const dcsoCodec = nativeCodec('dcso', DcsoBloomFilter, dcsoFormatCore, (f) => ({
+  capacity: f.capacity,
+  fpp: f.fpp,
+  bits: f.bitSize,
+  hashes: f.hashes,
+  bitsSet: f.bitCount,
+  elementCount: f.count,
+  estimatedCount: f.estimatedCount(),
+  expectedFpp: f.expectedFpp(),
+  dataBytes: f.data.length,
+  bytes: Math.ceil(f.bitSize / 64) * 8,
+}));
