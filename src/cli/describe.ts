@@ -10,6 +10,7 @@ import {
   BloomFilter,
   CountingBloomFilter,
   CuckooFilter,
+  DcsoBloomFilter,
   FilterCascade,
   ScalableBloomFilter,
   SplitBlockBloomFilter,
@@ -28,6 +29,7 @@ const TYPE_NAMES: readonly [(filter: object) => boolean, string][] = [
   [(f) => f instanceof CuckooFilter, 'cuckoo'],
   [(f) => f instanceof FilterCascade, 'cascade'],
   [(f) => f instanceof BinaryFuseFilter, 'binary-fuse'],
+  [(f) => f instanceof DcsoBloomFilter, 'dcso'],
 ];
 
 /** The CLI's name for the type of `filter` (`--type` values). */

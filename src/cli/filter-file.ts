@@ -9,22 +9,35 @@
  * | Parquet           | `PAR1` at the start and the end (its split-block filters)          |
  * | Guava `writeTo`   | strategy ordinal 0 or 1, k ≥ 1, and exactly 6 + 8·N bytes for the  |
  * |                   | N 64-bit words its big-endian header announces                     |
+ * | DCSO `bloom`      | u64 LE 1, then p in (0, 1), 1 ≤ k ≤ 255, 1 ≤ m ≤ 2^36 (its reader  |
+ * |                   | then refuses a file shorter than the words announced)             |
  * | Mozilla MLBF      | otherwise, a u16 version 0 to 2 that then decodes as a cascade     |
  *
- * Guava's bytes do not say how keys were encoded; `--funnel` says it (default `string`).
+ * Guava's and DCSO's bytes do not say how keys were encoded; `--funnel` says it (default
+ * `string`: a line's bytes as they are, which is what DCSO's `bloom` hashes).
  */
 
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { FormatError } from '../errors.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
+import { DcsoBloomFilter } from '../filters/dcso/filter.js';
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
+import { dcsoHeaderBits } from '../formats/detect.js';
 import type { Funnel } from '../hash/keys.js';
 import { load, save } from '../node/io.js';
 import { CliError } from './command.js';
 import { describeFsError } from './input.js';
 
-export type FileKind = 'native' | 'chunked' | 'sidecar' | 'parquet' | 'guava' | 'mlbf' | 'unknown';
+export type FileKind =
+  | 'native'
+  | 'chunked'
+  | 'sidecar'
+  | 'parquet'
+  | 'guava'
+  | 'dcso'
+  | 'mlbf'
+  | 'unknown';
 
 export interface Sniffed {
   readonly kind: FileKind;
@@ -53,7 +66,7 @@ export async function sniff(path: string): Promise<Sniffed> {
   try {
     const info = await handle.stat();
     if (info.isDirectory()) throw new CliError(`${path}: is a directory, not a filter file`);
-    const head = new Uint8Array(Math.min(16, info.size));
+    const head = new Uint8Array(Math.min(48, info.size));
     await handle.read(head, 0, head.length, 0);
     const tail = new Uint8Array(4);
     if (info.size >= 8) await handle.read(tail, 0, 4, info.size - 4);
@@ -66,6 +79,8 @@ export async function sniff(path: string): Promise<Sniffed> {
       const words = new DataView(head.buffer, head.byteOffset, head.length).getInt32(2, false);
       if (words > 0 && size === 6 + 8 * words) kind = 'guava';
     }
+    // By its header alone: a DCSO file cut short is read, and refused as truncated.
+    if (kind === 'unknown' && dcsoHeaderBits(head) > 0) kind = 'dcso';
     if (kind === 'unknown' && size >= 3 && head[1] === 0 && head[0]! <= 2) kind = 'mlbf';
     return { kind, size, head };
   } finally {
@@ -81,12 +96,12 @@ function hex(bytes: Uint8Array): string {
 export function unknownFormat(path: string, sniffed: Sniffed): CliError {
   if (sniffed.size === 0) return new CliError(`${path}: the file is empty, not a filter file`);
   return new CliError(
-    `${path}: not a filter file bloomkit reads (starts with ${hex(sniffed.head)}; expected bloomkit's native format "BLMK", a sidecar "BLMS", Parquet "PAR1", or Guava writeTo bytes)`,
+    `${path}: not a filter file bloomkit reads (starts with ${hex(sniffed.head)}; expected bloomkit's native format "BLMK", a sidecar "BLMS", Parquet "PAR1", Guava writeTo bytes or a DCSO bloom file)`,
   );
 }
 
 /** The format a filter was read from, and is written back in. */
-export type WritableFormat = 'native' | 'guava';
+export type WritableFormat = 'native' | 'guava' | 'dcso';
 
 export interface LoadedFilter {
   readonly filter: MembershipFilter;
@@ -94,7 +109,7 @@ export interface LoadedFilter {
 }
 
 /**
- * Reads the in-memory filter stored at `path` (native or Guava). Other formats are refused with a
+ * Reads the in-memory filter stored at `path` (native, Guava or DCSO). Other formats are refused with a
  * message that says what the file is and which command reads it.
  */
 export async function readFilter(path: string, funnel?: Funnel): Promise<LoadedFilter> {
@@ -116,6 +131,13 @@ export async function readFilter(path: string, funnel?: Funnel): Promise<LoadedF
             funnel: funnel ?? 'string',
           }) as MembershipFilter,
           format: 'guava',
+        };
+      case 'dcso':
+        return {
+          filter: DcsoBloomFilter.fromDcso(new Uint8Array(await readFile(path)), {
+            funnel: funnel ?? 'string',
+          }) as MembershipFilter,
+          format: 'dcso',
         };
       case 'chunked':
         throw new CliError(
@@ -187,6 +209,16 @@ export async function writeFilter(
   try {
     if (format === 'native') {
       await save(filter, path);
+      return;
+    }
+    if (format === 'dcso') {
+      if (!(filter instanceof DcsoBloomFilter)) {
+        const { typeName } = await import('./describe.js');
+        throw new CliError(
+          `${path}: DCSO bloom's format holds a DCSO Bloom filter only (create one with --type dcso), not a ${typeName(filter)} filter`,
+        );
+      }
+      await writeAtomically(path, filter.toDcso());
       return;
     }
     if (!(filter instanceof BloomFilter)) {

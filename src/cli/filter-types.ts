@@ -9,6 +9,7 @@ import {
   BloomFilter,
   CountingBloomFilter,
   CuckooFilter,
+  DcsoBloomFilter,
   type Funnel,
   ScalableBloomFilter,
   SplitBlockBloomFilter,
@@ -47,6 +48,7 @@ export const FILTER_MAKERS: Readonly<Record<string, (s: Sizing) => MembershipFil
   counting: (s) => CountingBloomFilter.create(s) as MembershipFilter,
   scalable: (s) => ScalableBloomFilter.create(s) as MembershipFilter,
   cuckoo: (s) => CuckooFilter.create(s) as MembershipFilter,
+  dcso: (s) => DcsoBloomFilter.create(s) as MembershipFilter,
 };
 
 export const TYPE_NAMES = Object.keys(FILTER_MAKERS);

@@ -24,12 +24,21 @@ const LOADERS = new Map<string, () => Promise<Command>>([
   ['help', async () => (await import('./help.js')).help],
 ]);
 
+/** Other names of commands (what people coming from other tools type): alias -> command. */
+export const COMMAND_ALIASES: ReadonlyMap<string, string> = new Map([
+  // DCSO bloom's verb for adding (`bloom insert FILE`).
+  ['insert', 'add'],
+]);
+
 /** The names of every command, in the table's order. */
 export const COMMAND_NAMES: readonly string[] = [...LOADERS.keys()];
 
-/** The command called `name` (its module loaded now), or undefined when there is none. */
+/**
+ * The command called `name` or one of its aliases (its module loaded now), or undefined when
+ * there is none.
+ */
 export async function loadCommand(name: string): Promise<Command | undefined> {
-  return LOADERS.get(name)?.();
+  return LOADERS.get(COMMAND_ALIASES.get(name) ?? name)?.();
 }
 
 /** Every command (all modules loaded): for the overview and `help`. */

@@ -14,5 +14,5 @@ export const dcsoCodec = nativeCodec('dcso', DcsoBloomFilter, dcsoFormatCore, (f
   estimatedCount: f.estimatedCount(),
   expectedFpp: f.expectedFpp(),
   dataBytes: f.data.length,
-  bytes: Math.ceil(f.bitSize / 64) * 8,
+  bytes: f.byteLength,
 }));

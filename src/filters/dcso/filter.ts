@@ -184,6 +184,11 @@ export class DcsoBloomFilter<K extends Key = Key>
     return this.count;
   }
 
+  /** Bytes of the bits in memory and in a file: ⌈m/64⌉ words of 8 bytes. */
+  get byteLength(): number {
+    return Math.ceil(this.bitSize / 64) * 8;
+  }
+
   /** Number of bits set. */
   get bitCount(): number {
     return this.bits.bitCount();
