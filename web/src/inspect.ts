@@ -124,6 +124,17 @@ function words(data: Uint32Array | Uint8Array): Float32Array {
   return density(data.length, data.BYTES_PER_ELEMENT * 8, (i) => popcount32(data[i]!));
 }
 
+/** The words of several bit arrays, one after the other. */
+function concatWords(parts: readonly Uint32Array[]): Uint32Array {
+  const out = new Uint32Array(parts.reduce((a, p) => a + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 const f = formatInt;
 
 export function describe(format: FileFormat, filter: AnyFilter, size: number): Inspection {
@@ -214,7 +225,8 @@ export function describe(format: FileFormat, filter: AnyFilter, size: number): I
         ['key encoding', filter.funnel],
       ],
       fill: set / bits,
-      density: words(filter.layer(layers.length - 1).bits.data),
+      // Every layer, oldest first, each in proportion to its bits: full layers, then the one filling.
+      density: words(concatWords(layers.map((_, i) => filter.layer(i).bits.data))),
       partHeader: ['Layer', 'Capacity', 'Keys', 'Rate at capacity', 'Bits', 'k', 'Fill'],
       parts: layers.map((l, i) => ({
         label: String(i),

@@ -106,10 +106,12 @@ export function formatRate(p: number): string {
   return p.toExponential(2);
 }
 
-/** `1 in 1,043`. */
+/** `1 in 1,043`; past a million, two significant digits: `1 in 4.2e18`. */
 export function oneIn(p: number): string {
   if (Number.isNaN(p)) return '';
-  return p > 0 ? `1 in ${formatInt(1 / p)}` : 'never';
+  if (!(p > 0)) return 'never';
+  const x = 1 / p;
+  return `1 in ${x < 1e6 ? formatInt(x) : x.toPrecision(2).replace('e+', 'e')}`;
 }
 
 /** A number with `digits` significant digits, no exponent below 1e6. */
