@@ -465,13 +465,17 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     },
   );
 
-  it('inspector: reads a binary fuse filter and an MLBF cascade, and answers as the library', async () => {
+  it('inspector: reads a binary fuse filter, an MLBF cascade and a DCSO bloom file, and answers as the library', async () => {
     const include = Array.from({ length: 2000 }, (_, i) => `in:${i}`);
     const exclude = Array.from({ length: 3000 }, (_, i) => `out:${i}`);
     const probes = ['in:0', 'in:1999', 'out:0', 'out:2999', 'other'];
     const fuse = core.BinaryFuseFilter.build(include);
     const cascade = core.FilterCascade.build({ include, exclude });
+    const dcso = core.DcsoBloomFilter.create({ capacity: 2000, fpp: 0.01 });
+    for (const k of include) dcso.add(k);
     const files: [string, Uint8Array, string, { has(k: string): boolean }][] = [
+      // DCSO bloom's own file format, read by the page too.
+      ['dcso.bloom', dcso.toDcso(), 'filter', dcso],
       ['fuse.blmk', fuse.toBytes(), 'Binary fuse', fuse],
       ['cascade.mlbf', cascade.toMlbf(), 'MLBF', cascade],
     ];
@@ -498,7 +502,7 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     await open('#inspector');
     const funnelRow = async () =>
       page.$eval('#inspect-funnel', (e) => {
-        const row = e.parentElement as HTMLElement;
+        const row = e.parentElement as unknown as { hidden: boolean } & typeof e;
         return row.hidden ? null : row.querySelector('label')!.textContent;
       });
     const load = async (name: string, bytes: Uint8Array | string, type: string) => {
@@ -507,8 +511,7 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
       await page.setInputFiles('#inspect-file', file);
       // Each load says its file's name in the status line once read.
       await page.waitForFunction(
-        (n) => document.querySelector('#view-inspector .status')?.textContent?.startsWith(`${n}:`),
-        name,
+        `document.querySelector('#view-inspector .status')?.textContent?.startsWith(${JSON.stringify(`${name}:`)})`,
       );
       expect(await page.getAttribute('#view-inspector', 'data-state')).toBe(type);
     };
@@ -538,7 +541,12 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     expect(fills.length).toBeGreaterThanOrEqual(3);
     await load('scalable.blmk', scalable.toBytes(), 'ok');
     const [first, last] = await page.$eval('#inspect-result canvas.fillmap', (c) => {
-      const canvas = c as HTMLCanvasElement;
+      const canvas = c as unknown as {
+        width: number;
+        getContext(kind: '2d'): {
+          getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+        } | null;
+      };
       const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, 1).data;
       // Mean lightness (R + G + B) of the first and the last twentieth of the map.
       const mean = (from: number, to: number) => {
@@ -605,7 +613,11 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
           cut: [...ul.querySelectorAll('a')]
             .filter((a) => {
               const r = a.getBoundingClientRect();
-              return r.left < 0 || r.right > window.innerWidth || a.scrollWidth > a.clientWidth;
+              return (
+                r.left < 0 ||
+                r.right > (globalThis as unknown as { innerWidth: number }).innerWidth ||
+                a.scrollWidth > a.clientWidth
+              );
             })
             .map((a) => a.textContent),
         }));
@@ -630,7 +642,7 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
             return (
               ul.scrollWidth > ul.clientWidth ||
               r.left < 0 ||
-              r.right > window.innerWidth ||
+              r.right > (globalThis as unknown as { innerWidth: number }).innerWidth ||
               a.scrollWidth > a.clientWidth
             );
           })

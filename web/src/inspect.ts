@@ -10,6 +10,7 @@ import {
   BloomFilter,
   CountingBloomFilter,
   CuckooFilter,
+  DcsoBloomFilter,
   detectFormat,
   FilterCascade,
   type Funnel,
@@ -25,7 +26,14 @@ import { formatBytes, formatInt, formatRate } from './units.js';
 /** Whatever `fromBytes` returns: every filter type, read-only ones included. */
 export type AnyFilter = ReturnType<typeof fromBytes>;
 
-export type FileFormat = 'native' | 'guava' | 'parquet' | 'parquet-bloom' | 'mlbf' | 'unknown';
+export type FileFormat =
+  | 'native'
+  | 'guava'
+  | 'parquet'
+  | 'parquet-bloom'
+  | 'mlbf'
+  | 'dcso'
+  | 'unknown';
 
 /** Funnels a Guava or MLBF file can be read with (their bytes do not record the funnel). */
 export const GUAVA_FUNNELS = ['string', 'long', 'int'] as const;
@@ -94,6 +102,7 @@ export async function inspect(
   let filter: AnyFilter;
   if (format === 'guava') filter = BloomFilter.fromGuava(bytes, { funnel: guavaFunnel });
   else if (format === 'parquet-bloom') filter = SplitBlockBloomFilter.fromParquet(bytes);
+  else if (format === 'dcso') filter = DcsoBloomFilter.fromDcso(bytes);
   else if (format === 'mlbf') {
     const cascade = FilterCascade.fromMlbf(bytes, { funnel: guavaFunnel });
     if (cascade === null) throw new RangeError('this MLBF file is empty: it holds no cascade');

@@ -269,6 +269,7 @@ const FORMAT_NAMES: Record<Inspection['format'], string> = {
   parquet: 'a Parquet file (the Bloom filters of its column chunks)',
   'parquet-bloom': 'a Parquet Bloom filter (header and bitset)',
   mlbf: 'an MLBF filter cascade',
+  dcso: "a file of DCSO's bloom tool",
   unknown: 'unknown bytes',
 };
 

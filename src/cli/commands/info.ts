@@ -1,7 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from '../command.js';
 import { describeFilter, type Facts, printFacts } from '../describe.js';
-import { asCliError, readFilter, readQueryable, sniff, unknownFormat } from '../filter-file.js';
+import {
+  asCliError,
+  readFilter,
+  readQueryable,
+  sniff,
+  unknownFormat,
+  type WritableFormat,
+} from '../filter-file.js';
 import { flag, JSON_OPTION, parseFunnel, stringOption } from '../options.js';
 
 export const info: Command = {
