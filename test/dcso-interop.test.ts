@@ -51,8 +51,8 @@ function bloom(args: readonly string[], input = ''): { code: number; stdout: str
 }
 
 /** `bloom show`'s facts: bits, hashes, elements present. */
-function show(file: string): { bits: number; hashes: number; present: number } {
-  const out = bloom(['show', file]).stdout;
+function show(file: string, gzip = false): { bits: number; hashes: number; present: number } {
+  const out = bloom([...(gzip ? ['--gzip'] : []), 'show', file]).stdout;
   const field = (name: string): number => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(out)![1]);
   return {
     bits: field('Bits'),
@@ -182,6 +182,38 @@ describe.skipIf(BLOOM === undefined)('DCSO bloom interop (the real bloom 0.2.4)'
     expect(bloom(['join', joined, b]).code).toBe(0);
     expect((await cli.run(['merge', merged, a, b])).code).toBe(0);
     expect(Buffer.compare(readFileSync(merged), readFileSync(joined))).toBe(0);
+  });
+
+  it('reads and writes back `bloom --gzip` files; a cut gzip file is refused in one line', async () => {
+    const dir = cli.tempDir();
+    const file = join(dir, 'gz.bloom');
+    bloom(['--gzip', 'create', '-n', '2000', '-p', '0.01', file]);
+    const present = keys(7, 1500, 'gz');
+    const probes = `${[...present.slice(0, 100), ...keys(8, 1000, 'no')].join('\n')}\n`;
+    bloom(['--gzip', 'insert', file], `${present.slice(0, 1000).join('\n')}\n`);
+    const info = await cli.run(['info', '--json', file]);
+    expect(JSON.parse(info.stdout.toString('utf8'))).toMatchObject({
+      format: 'DCSO bloom (gzip)',
+      estimatedCount: show(file, true).present,
+    });
+    const before = bloom(['--gzip', 'check', file], probes).stdout;
+    expect((await cli.run(['check', file], { input: probes })).stdout.toString('utf8')).toBe(
+      before,
+    );
+    // bloomkit adds the rest and writes gzip again; bloom reads it and agrees.
+    const added = await cli.run(['insert', file], { input: `${present.slice(1000).join('\n')}\n` });
+    expect([added.code, added.stderr]).toEqual([0, '']);
+    expect(readFileSync(file).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+    const after = bloom(['--gzip', 'check', file], probes).stdout;
+    expect((await cli.run(['check', file], { input: probes })).stdout.toString('utf8')).toBe(after);
+    const facts = JSON.parse((await cli.run(['info', '--json', file])).stdout.toString('utf8'));
+    expect(facts.estimatedCount).toBe(show(file, true).present);
+    const cut = join(dir, 'cut.bloom');
+    const whole = readFileSync(file);
+    writeFileSync(cut, whole.subarray(0, whole.length >> 1));
+    const r = await cli.run(['check', cut], { input: 'x\n' });
+    expect([r.code, r.stderr.trim().split('\n').length]).toEqual([2, 1]);
+    expect(r.stderr).toContain('damaged gzip data');
   });
 
   it('refuses a file cut short, as bloom does, with one line naming it', async () => {

@@ -11,6 +11,7 @@
  * |                   | N 64-bit words its big-endian header announces                     |
  * | DCSO `bloom`      | u64 LE 1, then p in (0, 1), 1 ≤ k ≤ 255, 1 ≤ m ≤ 2^36 (its reader  |
  * |                   | then refuses a file shorter than the words announced)             |
+ * | DCSO, gzip        | gzip (1f 8b) around a DCSO file (`bloom --gzip`); written back so  |
  * | Mozilla MLBF      | otherwise, a u16 version 0 to 2 that then decodes as a cascade     |
  *
  * Guava's and DCSO's bytes do not say how keys were encoded; `--funnel` says it (default
@@ -19,6 +20,7 @@
 
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { constants as zlib, gunzipSync, gzipSync } from 'node:zlib';
 import { FormatError } from '../errors.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
 import { DcsoBloomFilter } from '../filters/dcso/filter.js';
@@ -36,6 +38,7 @@ export type FileKind =
   | 'parquet'
   | 'guava'
   | 'dcso'
+  | 'dcso-gzip'
   | 'mlbf'
   | 'unknown';
 
@@ -81,6 +84,19 @@ export async function sniff(path: string): Promise<Sniffed> {
     }
     // By its header alone: a DCSO file cut short is read, and refused as truncated.
     if (kind === 'unknown' && dcsoHeaderBits(head) > 0) kind = 'dcso';
+    if (kind === 'unknown' && head[0] === 0x1f && head[1] === 0x8b) {
+      // gzip: DCSO's `bloom --gzip` files. The header is in the first inflated bytes: a few
+      // KiB of the stream say what it holds (a cut stream inflates as far as it goes).
+      const start = new Uint8Array(Math.min(size, 1 << 16));
+      await handle.read(start, 0, start.length, 0);
+      let inner: Uint8Array = new Uint8Array(0);
+      try {
+        inner = gunzipSync(start, { finishFlush: zlib.Z_SYNC_FLUSH });
+      } catch {
+        // Not gzip after all: unknown.
+      }
+      if (dcsoHeaderBits(inner) > 0) kind = 'dcso-gzip';
+    }
     if (kind === 'unknown' && size >= 3 && head[1] === 0 && head[0]! <= 2) kind = 'mlbf';
     return { kind, size, head };
   } finally {
@@ -95,13 +111,18 @@ function hex(bytes: Uint8Array): string {
 /** The message for a file that is no filter format the command knows. */
 export function unknownFormat(path: string, sniffed: Sniffed): CliError {
   if (sniffed.size === 0) return new CliError(`${path}: the file is empty, not a filter file`);
+  if (sniffed.head[0] === 0x1f && sniffed.head[1] === 0x8b) {
+    return new CliError(
+      `${path}: gzip data whose start is no filter bloomkit reads (a DCSO bloom file is read inside gzip; gunzip it to see what it holds)`,
+    );
+  }
   return new CliError(
     `${path}: not a filter file bloomkit reads (starts with ${hex(sniffed.head)}; expected bloomkit's native format "BLMK", a sidecar "BLMS", Parquet "PAR1", Guava writeTo bytes or a DCSO bloom file)`,
   );
 }
 
 /** The format a filter was read from, and is written back in. */
-export type WritableFormat = 'native' | 'guava' | 'dcso';
+export type WritableFormat = 'native' | 'guava' | 'dcso' | 'dcso-gzip';
 
 export interface LoadedFilter {
   readonly filter: MembershipFilter;
@@ -138,6 +159,13 @@ export async function readFilter(path: string, funnel?: Funnel): Promise<LoadedF
             funnel: funnel ?? 'string',
           }) as MembershipFilter,
           format: 'dcso',
+        };
+      case 'dcso-gzip':
+        return {
+          filter: DcsoBloomFilter.fromDcso(await gunzipFile(path), {
+            funnel: funnel ?? 'string',
+          }) as MembershipFilter,
+          format: 'dcso-gzip',
         };
       case 'chunked':
         throw new CliError(
@@ -185,6 +213,16 @@ export async function readQueryable(
   return cascade;
 }
 
+/** The inflated bytes of the gzip file at `path`; a `CliError` for damaged or cut gzip data. */
+async function gunzipFile(path: string): Promise<Uint8Array> {
+  const raw = await readFile(path);
+  try {
+    return new Uint8Array(gunzipSync(raw));
+  } catch (error) {
+    throw new CliError(`${path}: damaged gzip data (${(error as Error).message})`);
+  }
+}
+
 /** A library error about a file, as one line naming the file. */
 export function asCliError(path: string, error: unknown): unknown {
   if (error instanceof CliError) return error;
@@ -211,14 +249,15 @@ export async function writeFilter(
       await save(filter, path);
       return;
     }
-    if (format === 'dcso') {
+    if (format === 'dcso' || format === 'dcso-gzip') {
       if (!(filter instanceof DcsoBloomFilter)) {
         const { typeName } = await import('./describe.js');
         throw new CliError(
           `${path}: DCSO bloom's format holds a DCSO Bloom filter only (create one with --type dcso), not a ${typeName(filter)} filter`,
         );
       }
-      await writeAtomically(path, filter.toDcso());
+      const bytes = filter.toDcso();
+      await writeAtomically(path, format === 'dcso' ? bytes : gzipSync(bytes));
       return;
     }
     if (!(filter instanceof BloomFilter)) {

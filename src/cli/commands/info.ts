@@ -49,6 +49,7 @@ const FORMAT_LABELS: Record<WritableFormat, string> = {
   native: 'bloomkit native',
   guava: 'Guava writeTo',
   dcso: 'DCSO bloom',
+  'dcso-gzip': 'DCSO bloom (gzip)',
 };
 
 async function describeFile(file: string, funnelText: string | undefined): Promise<Facts[]> {
@@ -57,7 +58,8 @@ async function describeFile(file: string, funnelText: string | undefined): Promi
   switch (sniffed.kind) {
     case 'native':
     case 'guava':
-    case 'dcso': {
+    case 'dcso':
+    case 'dcso-gzip': {
       const funnel = funnelText === undefined ? undefined : parseFunnel(funnelText, 'string');
       const { filter, format } = await readFilter(
         file,
