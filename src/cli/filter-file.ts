@@ -20,7 +20,7 @@
 
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { constants as zlib, gunzipSync, gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
 import { FormatError } from '../errors.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
 import { DcsoBloomFilter } from '../filters/dcso/filter.js';

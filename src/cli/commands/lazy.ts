@@ -7,6 +7,7 @@
  */
 
 import type { Command } from '../command.js';
+import { COMMAND_ALIASES } from './aliases.js';
 
 const LOADERS = new Map<string, () => Promise<Command>>([
   ['create', async () => (await import('./create.js')).create],
@@ -22,12 +23,6 @@ const LOADERS = new Map<string, () => Promise<Command>>([
   ['redis', async () => (await import('./redis.js')).redis],
   ['serve', async () => (await import('./serve.js')).serve],
   ['help', async () => (await import('./help.js')).help],
-]);
-
-/** Other names of commands (what people coming from other tools type): alias -> command. */
-export const COMMAND_ALIASES: ReadonlyMap<string, string> = new Map([
-  // DCSO bloom's verb for adding (`bloom insert FILE`).
-  ['insert', 'add'],
 ]);
 
 /** The names of every command, in the table's order. */
