@@ -510,9 +510,12 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
       writeFileSync(file, bytes);
       await page.setInputFiles('#inspect-file', file);
       // Each load says its file's name in the status line once read.
-      await page.waitForFunction(
-        `document.querySelector('#view-inspector .status')?.textContent?.startsWith(${JSON.stringify(`${name}:`)})`,
-      );
+      // (A function, not a string: the page's CSP forbids eval.)
+      await page.waitForFunction((n) => {
+        type Doc = { querySelector(s: string): { textContent: string | null } | null };
+        const doc = (globalThis as unknown as { document: Doc }).document;
+        return doc.querySelector('#view-inspector .status')?.textContent?.startsWith(`${n}:`);
+      }, name);
       expect(await page.getAttribute('#view-inspector', 'data-state')).toBe(type);
     };
     // A classic filter with few keys: a rate of about 1e-43, in one short line.
