@@ -96,7 +96,7 @@ export async function inspect(
   }
   if (format === 'unknown') {
     throw new RangeError(
-      `not a filter file this page reads: ${bytes.length} bytes that are none of bloomkit's native format, Guava's writeTo bytes, a Parquet file or filter, or an MLBF cascade`,
+      `not a filter file this page reads: ${bytes.length} bytes that are none of bloomkit's native format, Guava's writeTo bytes, a Parquet file or filter, an MLBF cascade, or a DCSO bloom file`,
     );
   }
   let filter: AnyFilter;

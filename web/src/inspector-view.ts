@@ -31,8 +31,8 @@ export function inspectorView(root: HTMLElement): void {
       'span',
       { class: 'muted' },
       readParquet === null
-        ? 'bloomkit native (any type) or Guava writeTo bytes'
-        : 'bloomkit native (any type), Guava writeTo bytes, a Parquet file or filter, an MLBF cascade',
+        ? 'bloomkit native (any type), Guava writeTo bytes or a DCSO bloom file'
+        : 'bloomkit native (any type), Guava writeTo bytes, a Parquet file or filter, an MLBF cascade, a DCSO bloom file',
     ),
     chooser,
   );
