@@ -4,7 +4,7 @@
  * (bench/corpus.ts), at fpp 0.01 and 1e-6, with a small initial capacity so that the chain has
  * about nine layers. Prints ratios (per-key CPU time / batch CPU time: above 1 is faster).
  *
- *   flock /work/coord/bench.lock npx tsx bench/scalable-batch.ts [keys]   (default 2,000,000)
+ *   npx tsx bench/scalable-batch.ts [keys]   (default 2,000,000)
  *
  * Per-key rows: `add` / `has` of each JavaScript string, and the generic packed path the class
  * had before (FilterBase's addBatch / hasBatch: per key, the JavaScript walk of every layer).

@@ -11,6 +11,7 @@
  */
 import pg from 'pg';
 import { BloomFilter, CacheGuard } from '../src/index.js'; // in your project: 'bloomkit'
+import { connectPostgres } from './services.js';
 
 const ROWS = Number(process.env.ROWS ?? 200_000);
 const REQUESTS = Number(process.env.REQUESTS ?? 100_000);
@@ -22,7 +23,7 @@ interface Product {
 }
 
 const db = new pg.Client();
-await db.connect();
+await connectPostgres(db, 'cache-guard');
 const exists = await db.query("SELECT to_regclass('products') IS NOT NULL AS yes");
 if (!exists.rows[0].yes) {
   await db.query(

@@ -14,12 +14,14 @@
  */
 import pg from 'pg';
 import { RuntimeFilter } from '../src/index.js'; // in your project: 'bloomkit'
+import { connectPostgres } from './services.js';
 
 const CUSTOMERS = Number(process.env.CUSTOMERS ?? 100_000);
-const ORDERS = Number(process.env.ORDERS ?? 1_000_000);
+const ORDERS = Number(process.env.ORDERS ?? 300_000);
 const crm = new pg.Client({ database: process.env.BUILD_DATABASE });
 const warehouse = new pg.Client({ database: process.env.PROBE_DATABASE });
-await Promise.all([crm.connect(), warehouse.connect()]);
+await connectPostgres(crm, 'runtime-filter');
+await connectPostgres(warehouse, 'runtime-filter');
 await crm.query(
   `CREATE TABLE IF NOT EXISTS customers AS SELECT g::int AS id, (g % 100 = 0) AS vip, (g % 10 <> 0) AS active
    FROM generate_series(1, ${CUSTOMERS}) g`,

@@ -8,15 +8,14 @@
  *
  *   REDIS_URL=redis://127.0.0.1:6379 npx tsx examples/seen-set.ts
  */
-import { createClient } from 'redis';
 import { RedisSeenSet } from '../src/redis.js'; // in your project: 'bloomkit/redis'
+import { connectRedis } from './services.js';
 
-const USERS = Number(process.env.USERS ?? 200);
+const USERS = Number(process.env.USERS ?? 50);
 const DAY = 86_400_000;
 const PER_DAY = 20;
 
-const client = createClient({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
-await client.connect();
+const client = await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'seen-set');
 let clock = Date.now();
 const seen = new RedisSeenSet(client, `feed-example-${process.pid}`, {
   capacity: PER_DAY, // posts a user reads per day (more only raises that day's rate)

@@ -21,6 +21,7 @@ import {
   ChunkedBloomFilter,
   CountingBloomFilter,
   CuckooFilter,
+  DcsoBloomFilter,
   FilterCascade,
   type Key,
   type MembershipFilter,
@@ -250,6 +251,19 @@ export const GOLDEN_CASES: readonly GoldenCase[] = [
         Array.from({ length: 500 }, (_, i) => BigInt(i) * 1_000_003n),
         { fingerprintBits: 16, funnel: 'long' },
       ).toBytes(),
+  },
+  {
+    file: 'dcso-v1.blmk',
+    version: 1,
+    type: 11,
+    present: strings('dcso', 500),
+    absent: ABSENT,
+    async build() {
+      const f = DcsoBloomFilter.create({ capacity: 500, fpp: 0.01 });
+      for (const k of strings('dcso', 500)) f.add(k);
+      f.data = new TextEncoder().encode('attached data');
+      return f.toBytes();
+    },
   },
   {
     file: 'chunked-v1-hash.blmk',

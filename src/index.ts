@@ -1,6 +1,8 @@
 /**
  * bloomkit: Bloom filters and their family, browser-safe core (no Node imports).
  * Node-only helpers (files, streams, workers) live in `bloomkit/node`.
+ *
+ * @module bloomkit
  */
 
 export {
@@ -68,6 +70,12 @@ export {
   cuckooFingerprintBits,
   cuckooSafeCapacity,
 } from './filters/cuckoo/filter.js';
+export {
+  DcsoBloomFilter,
+  type DcsoBloomFilterCreateOptions,
+  type DcsoBloomFilterShape,
+  dcsoSize,
+} from './filters/dcso/filter.js';
 export type {
   AbortSignalLike,
   AsyncMembershipFilter,

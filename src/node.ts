@@ -1,5 +1,7 @@
 /**
  * bloomkit/node: the parts of bloomkit that need Node.js (files, streams, worker threads).
+ *
+ * @module bloomkit/node
  */
 
 export * from './index.js';

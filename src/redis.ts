@@ -1,6 +1,8 @@
 /**
  * bloomkit/redis: Bloom filters stored in plain Redis (>= 6.2, no modules) or a Redis Cluster,
  * through node-redis v5 or ioredis (the caller passes its connected client in). Node only.
+ *
+ * @module bloomkit/redis
  */
 
 export * from './index.js';

@@ -263,7 +263,7 @@ describe('create, add, check', () => {
     expect(
       await err(['create', path('z.bloom'), '-n', '5', '-p', '0.1', '--type', 'magic']),
     ).toContain(
-      '--type must be one of classic, counting, scalable, cuckoo, blocked, split-block, got',
+      '--type must be one of classic, counting, scalable, cuckoo, blocked, split-block, dcso, got',
     );
   });
 });

@@ -18,6 +18,7 @@ import {
   ChunkedBloomFilter,
   CountingBloomFilter,
   CuckooFilter,
+  DcsoBloomFilter,
   FilterCascade,
   FormatError,
   type MembershipFilter,
@@ -248,6 +249,7 @@ function storageOf(f: MembershipFilter): Uint8Array[] {
     return Array.from({ length: f.layerCount }, (_, i) => bytesOf(f.layer(i).bits.data));
   }
   if (f instanceof BinaryFuseFilter) return [bytesOf(f.fingerprints)];
+  if (f instanceof DcsoBloomFilter) return [bytesOf(f.bits.data), f.data];
   // A cascade's payload is its MLBF file, encoded on save (its layers are not one view).
   if (f instanceof FilterCascade) return [];
   throw new Error(`no storage known for ${f.constructor.name}`);

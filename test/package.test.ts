@@ -95,16 +95,38 @@ let project = '';
 let tarball = '';
 let packed: string[] = [];
 let installedPkg: Record<string, unknown> = {};
+/** What `npm install` of the tarball printed (warnings included). */
+let installOutput = '';
 /** What the browser check found (set by the Chromium test, read by the naming test). */
 let browserProblems: string[] | undefined;
 
 const exec = promisify(execFile);
 
 /** Runs a command without blocking the test worker; its output, or an error that shows it. */
-async function run(file: string, args: string[], cwd = project): Promise<string> {
+async function run(
+  file: string,
+  args: string[],
+  cwd = project,
+  env?: NodeJS.ProcessEnv,
+): Promise<string> {
+  return (await runBoth(file, args, cwd, env)).stdout;
+}
+
+/** {@link run}, resolving to both output streams. */
+async function runBoth(
+  file: string,
+  args: string[],
+  cwd = project,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ stdout: string; stderr: string }> {
   try {
-    const { stdout } = await exec(file, args, { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
-    return stdout;
+    const { stdout, stderr } = await exec(file, args, {
+      cwd,
+      env,
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    return { stdout, stderr };
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
     throw new Error(
@@ -116,16 +138,16 @@ async function run(file: string, args: string[], cwd = project): Promise<string>
 describe('the packed package, installed in an empty project', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'bloomkit-package-'));
-    // `npm pack` runs `prepack` (the build, checked below); here the build is made once and
-    // reused while it is newer than the sources (`npm ci` in a fresh clone has just made it), so
-    // the pack itself skips the scripts. --json lists what went into the tarball; the JSON report
-    // starts at a line holding '['.
+    // `npm pack` runs `prepack` (scripts/pack.mjs: the build, then package.json without its
+    // scripts) and `postpack` (package.json back). Here the build is made once and reused while it
+    // is newer than the sources (`npm ci` in a fresh clone has just made it), which
+    // BLOOMKIT_PACK_REUSE_BUILD tells the prepack step. --json lists what went into the tarball;
+    // the JSON report starts at a line holding '['.
     await ensureDist();
-    const out = await run(
-      'npm',
-      ['pack', '--ignore-scripts', '--json', '--pack-destination', dir],
-      root,
-    );
+    const out = await run('npm', ['pack', '--json', '--pack-destination', dir], root, {
+      ...process.env,
+      BLOOMKIT_PACK_REUSE_BUILD: '1',
+    });
     const report = JSON.parse(out.slice(out.search(/^\[$/m)));
     tarball = join(dir, report[0].filename);
     packed = report[0].files.map((f: { path: string }) => f.path);
@@ -136,15 +158,16 @@ describe('the packed package, installed in an empty project', () => {
       join(project, 'package.json'),
       JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }),
     );
-    await run('npm', [
+    const installed = await runBoth('npm', [
       'install',
       tarball,
       '--prefer-offline',
       '--no-audit',
       '--no-fund',
       '--no-save',
-      '--loglevel=error',
+      '--loglevel=warn',
     ]);
+    installOutput = installed.stdout + installed.stderr;
     installedPkg = JSON.parse(
       readFileSync(join(project, 'node_modules', 'bloomkit', 'package.json'), 'utf8'),
     );
@@ -205,9 +228,18 @@ describe('the packed package, installed in an empty project', () => {
     expect(installedPkg.type).toBe('module');
     expect(installedPkg.sideEffects).toBe(false);
     // `npm pack` and `npm publish` build first, and the build makes every entry the package ships.
-    const scripts = installedPkg.scripts as Record<string, string>;
-    expect(scripts.prepack).toBe('npm run build');
-    expect(scripts.build).toMatch(/^tsup\b/);
+    expect(repoPkg.scripts.prepack).toBe('node scripts/pack.mjs prepack');
+    expect(repoPkg.scripts.build).toMatch(/^tsup\b/);
+  });
+
+  it('installs without a lifecycle script or an install-script warning; the repository keeps prepare', () => {
+    // The published package.json has no scripts at all, so no lifecycle script can run or warn.
+    expect(installedPkg.scripts).toBeUndefined();
+    expect(installOutput).not.toMatch(/install.?script|prepare|allowScripts/i);
+    // Installing from git runs the repository's `prepare` in the clone, which builds dist/.
+    expect(repoPkg.scripts.prepare).toBe('node scripts/prepare.mjs');
+    // The pack put the working copy's package.json back.
+    expect(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))).toEqual(repoPkg);
   });
 
   it('works from ESM: every golden filter decodes, names survive, one core behind every entry', async () => {

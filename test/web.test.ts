@@ -4,7 +4,8 @@
  * a typed key lights exactly the library's positions, a Guava file written by Java is inspected
  * and checked, and the measured false positive rates fall within binomial tolerance of the model.
  * With BLOOMKIT_SCREENSHOTS=1 the run saves a screenshot of each view into docs/screenshots/ (shown in
- * the README).
+ * the README), at 1280 px (`<view>.png`) and on a 390-px phone (`<view>-390.png`); with
+ * BLOOMKIT_SCREENSHOTS=/some/folder, into that folder.
  * Chromium is required in CI (the file fails, not skips, when it is missing there).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,8 +44,15 @@ const readParquet = (core as unknown as Record<string, unknown>).readParquetBloo
  * Where the screenshots go: docs/screenshots/ (the README shows them) when BLOOMKIT_SCREENSHOTS=1,
  * else nowhere (a test run leaves the repository as it was, and skips the PNG encoding).
  */
+const SHOTS_ENV = process.env.BLOOMKIT_SCREENSHOTS ?? '';
 const SHOTS =
-  process.env.BLOOMKIT_SCREENSHOTS === '1' ? join(import.meta.dirname, '../docs/screenshots') : '';
+  SHOTS_ENV === '1'
+    ? join(import.meta.dirname, '../docs/screenshots')
+    : SHOTS_ENV.startsWith('/')
+      ? SHOTS_ENV
+      : '';
+/** The widths every view is shown at: a laptop and a phone. */
+const WIDTHS = [1280, 390] as const;
 
 type Shape = Record<string, number | string>;
 
@@ -186,7 +194,7 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
       executablePath: CHROMIUM!,
       headless: true,
       args: CHROMIUM_ARGS,
-      viewport: { width: 1200, height: 900 },
+      viewport: { width: 1280, height: 900 },
     });
     page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (e) => errors.push(e.message));
@@ -301,10 +309,14 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     expect(splitBlockFalsePositiveRate(r['split-block'].n / z)).toBeLessThanOrEqual(0.001);
     expect(splitBlockFalsePositiveRate((r['split-block'].n + 1) / z)).toBeGreaterThan(0.001);
 
-    // Bad input is named, not guessed.
-    await page.fill('#calc-p', '1.5');
-    expect(await page.getAttribute('#calc-p', 'aria-invalid')).toBe('true');
-    expect(await page.textContent('#view-calculator .status')).toContain('cannot read p');
+    // Bad input is named, with what the field takes, not guessed.
+    for (const p of ['1.5', '2']) {
+      await page.fill('#calc-p', p);
+      expect(await page.getAttribute('#calc-p', 'aria-invalid')).toBe('true');
+      expect(await page.textContent('#view-calculator .status')).toBe(
+        `p must be a rate between 0 and 1, both excluded (0.01, 1%, 1/1000), got “${p}”`,
+      );
+    }
   });
 
   it('live filter: a typed key lights exactly the bits the library computes', async () => {
@@ -342,11 +354,15 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     expect(await page.getAttribute('#live-why', 'data-answer')).toBe(
       String(node.has('absent-key')),
     );
+    expect(await page.textContent('#live-why')).toContain('absent-key');
 
     // Counting: the lit counters are `indexesOf`. Cuckoo: after the same keys in the same order,
     // every slot of the page's table holds what the library's table holds.
     const typed = ['hello', 'world', 'bloom', 'filter'];
     await page.click('label[for="live-type-counting"]');
+    // The blocked filter's explanation does not stay under the counting filter.
+    expect(await page.textContent('#live-why')).toBe('');
+    expect(await page.getAttribute('#live-why', 'data-answer')).toBeNull();
     const cshape = JSON.parse((await page.getAttribute('#live-cells', 'data-shape'))!);
     await page.fill('#live-key', 'counted');
     await page.press('#live-key', 'Enter');
@@ -449,13 +465,17 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     },
   );
 
-  it('inspector: reads a binary fuse filter and an MLBF cascade, and answers as the library', async () => {
+  it('inspector: reads a binary fuse filter, an MLBF cascade and a DCSO bloom file, and answers as the library', async () => {
     const include = Array.from({ length: 2000 }, (_, i) => `in:${i}`);
     const exclude = Array.from({ length: 3000 }, (_, i) => `out:${i}`);
     const probes = ['in:0', 'in:1999', 'out:0', 'out:2999', 'other'];
     const fuse = core.BinaryFuseFilter.build(include);
     const cascade = core.FilterCascade.build({ include, exclude });
+    const dcso = core.DcsoBloomFilter.create({ capacity: 2000, fpp: 0.01 });
+    for (const k of include) dcso.add(k);
     const files: [string, Uint8Array, string, { has(k: string): boolean }][] = [
+      // DCSO bloom's own file format, read by the page too.
+      ['dcso.bloom', dcso.toDcso(), 'filter', dcso],
       ['fuse.blmk', fuse.toBytes(), 'Binary fuse', fuse],
       ['cascade.mlbf', cascade.toMlbf(), 'MLBF', cascade],
     ];
@@ -476,6 +496,74 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     expect(await page.$$eval('#inspect-parts tbody tr', (r) => r.length)).toBe(
       cascade.layers.length,
     );
+  });
+
+  it('inspector: the funnel selector only for the formats that need it; tiny rates as 1 in 4.2e18; a scalable fill map shows each layer', async () => {
+    await open('#inspector');
+    const funnelRow = async () =>
+      page.$eval('#inspect-funnel', (e) => {
+        const row = e.parentElement as unknown as { hidden: boolean } & typeof e;
+        return row.hidden ? null : row.querySelector('label')!.textContent;
+      });
+    const load = async (name: string, bytes: Uint8Array | string, type: string) => {
+      const file = join(out, name);
+      writeFileSync(file, bytes);
+      await page.setInputFiles('#inspect-file', file);
+      // Each load says its file's name in the status line once read.
+      // (A function, not a string: the page's CSP forbids eval.)
+      await page.waitForFunction((n) => {
+        type Doc = { querySelector(s: string): { textContent: string | null } | null };
+        const doc = (globalThis as unknown as { document: Doc }).document;
+        return doc.querySelector('#view-inspector .status')?.textContent?.startsWith(`${n}:`);
+      }, name);
+      expect(await page.getAttribute('#view-inspector', 'data-state')).toBe(type);
+    };
+    // A classic filter with few keys: a rate of about 1e-43, in one short line.
+    const sparse = BloomFilter.create({ capacity: 10_000, fpp: 1e-6 });
+    for (let i = 0; i < 100; i++) sparse.add(`k${i}`);
+    await load('sparse.blmk', sparse.toBytes(), 'ok');
+    const expected = (1 / sparse.expectedFpp()).toPrecision(2).replace('e+', 'e');
+    expect(await page.textContent('#inspect-result .tile:last-child .tile-sub')).toBe(
+      `1 in ${expected}`,
+    );
+    expect(expected).toMatch(/^\d\.\de\d+$/);
+    expect(await funnelRow()).toBeNull();
+    // Guava bytes: the selector, named for Guava; then a text file: gone; an MLBF: not Guava's.
+    await load('classic.guava', sparse.toGuava(), 'ok');
+    expect(await funnelRow()).toBe('Guava funnel');
+    await load('keys.txt', 'apple\nbanana\n', 'error');
+    expect(await funnelRow()).toBeNull();
+    await load('guava-again.bin', sparse.toGuava(), 'ok');
+    const cascade = core.FilterCascade.build({ include: ['a', 'b'], exclude: ['c', 'd'] });
+    await load('cascade.mlbf', cascade.toMlbf(), 'ok');
+    expect(await funnelRow()).not.toContain('Guava');
+    // A scalable filter with four full layers and a fifth filling: the map is not one flat band.
+    const scalable = core.ScalableBloomFilter.create({ capacity: 1000, fpp: 0.01 });
+    for (let i = 0; i < 20_000; i++) scalable.add(`s${i}`);
+    const fills = scalable.layers().map((l, i) => scalable.layer(i).bitCount / l.bits);
+    expect(fills.length).toBeGreaterThanOrEqual(3);
+    await load('scalable.blmk', scalable.toBytes(), 'ok');
+    const [first, last] = await page.$eval('#inspect-result canvas.fillmap', (c) => {
+      const canvas = c as unknown as {
+        width: number;
+        getContext(kind: '2d'): {
+          getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+        } | null;
+      };
+      const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, 1).data;
+      // Mean lightness (R + G + B) of the first and the last twentieth of the map.
+      const mean = (from: number, to: number) => {
+        let sum = 0;
+        for (let x = from; x < to; x++) sum += data[4 * x]! + data[4 * x + 1]! + data[4 * x + 2]!;
+        return sum / (to - from);
+      };
+      const w = canvas.width;
+      const part = Math.floor(w / 20);
+      return [mean(0, part), mean(w - part, w)];
+    });
+    // The first layer is full (about half its bits set), the last one far less: lighter.
+    expect(fills[0]!).toBeGreaterThan(fills[fills.length - 1]! + 0.2);
+    expect(last! - first!).toBeGreaterThan(60);
   });
 
   it('plots: measured false positive rates fall within binomial tolerance of the model', async () => {
@@ -502,6 +590,70 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
       );
     }
     await shot('plots');
+  });
+
+  it('every view at 1280 px and on a 390-px phone: nothing wider than the screen, every tab in view', async () => {
+    const scalable = core.ScalableBloomFilter.create({ capacity: 1000, fpp: 0.01 });
+    for (let i = 0; i < 20_000; i++) scalable.add(`s${i}`);
+    const file = join(out, 'scalable-shot.blmk');
+    writeFileSync(file, scalable.toBytes());
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      for (const view of ['calculator', 'plots', 'live', 'inspector']) {
+        await open(`#${view}`);
+        if (view === 'live') await page.click('text=Add 10 words');
+        if (view === 'inspector') {
+          await page.setInputFiles('#inspect-file', file);
+          await page.waitForSelector('#inspect-result canvas.fillmap');
+        }
+        const where = `${view} at ${width} px`;
+        const overflow = await page.evaluate<number>(
+          'document.documentElement.scrollWidth - window.innerWidth',
+        );
+        expect(overflow, where).toBeLessThanOrEqual(0);
+        const tabs = await page.$eval('.tabs', (ul) => ({
+          scrolls: ul.scrollWidth > ul.clientWidth,
+          cut: [...ul.querySelectorAll('a')]
+            .filter((a) => {
+              const r = a.getBoundingClientRect();
+              return (
+                r.left < 0 ||
+                r.right > (globalThis as unknown as { innerWidth: number }).innerWidth ||
+                a.scrollWidth > a.clientWidth
+              );
+            })
+            .map((a) => a.textContent),
+        }));
+        expect(tabs, where).toEqual({ scrolls: false, cut: [] });
+        if (SHOTS) {
+          await page.evaluate('window.scrollTo(0, 0)');
+          await page.screenshot({ path: join(SHOTS, `${view}-${width}.png`), fullPage: true });
+        }
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('on narrower phones too (360 and 320 px) every tab is in view, none scrolled out', async () => {
+    for (const width of [360, 320]) {
+      await page.setViewportSize({ width, height: 740 });
+      await open('#inspector');
+      const cut = await page.$eval('.tabs', (ul) =>
+        [...ul.querySelectorAll('a')]
+          .filter((a) => {
+            const r = a.getBoundingClientRect();
+            return (
+              ul.scrollWidth > ul.clientWidth ||
+              r.left < 0 ||
+              r.right > (globalThis as unknown as { innerWidth: number }).innerWidth ||
+              a.scrollWidth > a.clientWidth
+            );
+          })
+          .map((a) => a.textContent),
+      );
+      expect(cut, `${width} px`).toEqual([]);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('reads on a phone-width screen and loads nothing from the network', async () => {

@@ -16,8 +16,8 @@
  *   default; classic; split-block) and the scalable filter (no -n, one run).
  *
  * Correctness is checked before anything is reported: no false negatives (every present line
- * printed by check), dedup's output a subsequence of awk's. Run under the shared lock:
- * `flock /work/coord/bench.lock npm run bench:cli` (tools that are missing are skipped, said so).
+ * printed by check), dedup's output a subsequence of awk's. Run it alone on the machine:
+ * `npm run bench:cli` (tools that are missing are skipped, said so).
  * Writes bench/cli/results.json. `npm run bench:cli -- --only dedup` (or `filters`, `threads`, a
  * comma-separated list; also BENCH_CLI_ONLY) runs only those parts and writes no results file.
  */

@@ -7,7 +7,7 @@
  * Before timing, every member is checked (no false negatives) and the FPR is counted over the
  * absent keys. Queries are timed over the same keys in several rounds; the best round is shown.
  *
- *   flock /work/coord/bench.lock npx tsx bench/static/binary-fuse.ts [--n 10000000] [--q 1000000]
+ *   npx tsx bench/static/binary-fuse.ts [--n 10000000] [--q 1000000]
  */
 
 import { BinaryFuseFilter } from '../../src/filters/binary-fuse/filter.js';

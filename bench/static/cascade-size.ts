@@ -12,7 +12,7 @@
  * counter; the exclude set is streamed, never held. Exactness is checked on every included key
  * and on the first `--check` excluded keys before the numbers are printed.
  *
- *   flock /work/coord/bench.lock npx tsx bench/static/cascade-size.ts [--r 100000] [--s 10000000]
+ *   npx tsx bench/static/cascade-size.ts [--r 100000] [--s 10000000]
  */
 
 import { FilterCascade } from '../../src/filters/cascade/filter.js';

@@ -9,14 +9,21 @@
  * | Parquet           | `PAR1` at the start and the end (its split-block filters)          |
  * | Guava `writeTo`   | strategy ordinal 0 or 1, k ≥ 1, and exactly 6 + 8·N bytes for the  |
  * |                   | N 64-bit words its big-endian header announces                     |
+ * | DCSO `bloom`      | u64 LE 1, then p in (0, 1), 1 ≤ k ≤ 255, 1 ≤ m ≤ 2^36 (its reader  |
+ * |                   | then refuses a file shorter than the words announced)             |
+ * | DCSO, gzip        | gzip (1f 8b) around a DCSO file (`bloom --gzip`); written back so  |
  * | Mozilla MLBF      | otherwise, a u16 version 0 to 2 that then decodes as a cascade     |
  *
- * Guava's bytes do not say how keys were encoded; `--funnel` says it (default `string`).
+ * Guava's and DCSO's bytes do not say how keys were encoded; `--funnel` says it (default
+ * `string`: a line's bytes as they are, which is what DCSO's `bloom` hashes).
  */
 
+import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
 import { FormatError } from '../errors.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
+import { DcsoBloomFilter } from '../filters/dcso/filter.js';
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
+import { dcsoHeaderBits } from '../formats/detect.js';
 import type { Funnel } from '../hash/keys.js';
 import { writeAtomically } from '../node/atomic-file.js';
 import { load, save } from '../node/io.js';
@@ -24,7 +31,16 @@ import { NotRegularFileError, openRegular, readRegular } from '../node/regular-f
 import { CliError, type Command } from './command.js';
 import { describeFsError } from './input.js';
 
-export type FileKind = 'native' | 'chunked' | 'sidecar' | 'parquet' | 'guava' | 'mlbf' | 'unknown';
+export type FileKind =
+  | 'native'
+  | 'chunked'
+  | 'sidecar'
+  | 'parquet'
+  | 'guava'
+  | 'dcso'
+  | 'dcso-gzip'
+  | 'mlbf'
+  | 'unknown';
 
 export interface Sniffed {
   readonly kind: FileKind;
@@ -55,7 +71,7 @@ export async function sniff(path: string): Promise<Sniffed> {
   }
   const { handle, info } = opened;
   try {
-    const head = new Uint8Array(Math.min(16, info.size));
+    const head = new Uint8Array(Math.min(48, info.size));
     await handle.read(head, 0, head.length, 0);
     const tail = new Uint8Array(4);
     if (info.size >= 8) await handle.read(tail, 0, 4, info.size - 4);
@@ -67,6 +83,21 @@ export async function sniff(path: string): Promise<Sniffed> {
     else if (size >= 6 && (head[0] === 0 || head[0] === 1) && head[1]! >= 1) {
       const words = new DataView(head.buffer, head.byteOffset, head.length).getInt32(2, false);
       if (words > 0 && size === 6 + 8 * words) kind = 'guava';
+    }
+    // By its header alone: a DCSO file cut short is read, and refused as truncated.
+    if (kind === 'unknown' && dcsoHeaderBits(head) > 0) kind = 'dcso';
+    if (kind === 'unknown' && head[0] === 0x1f && head[1] === 0x8b) {
+      // gzip: DCSO's `bloom --gzip` files. The header is in the first inflated bytes: a few
+      // KiB of the stream say what it holds (a cut stream inflates as far as it goes).
+      const start = new Uint8Array(Math.min(size, 1 << 16));
+      await handle.read(start, 0, start.length, 0);
+      let inner: Uint8Array = new Uint8Array(0);
+      try {
+        inner = gunzipSync(start, { finishFlush: zlib.Z_SYNC_FLUSH });
+      } catch {
+        // Not gzip after all: unknown.
+      }
+      if (dcsoHeaderBits(inner) > 0) kind = 'dcso-gzip';
     }
     if (kind === 'unknown' && size >= 3 && head[1] === 0 && head[0]! <= 2) kind = 'mlbf';
     return { kind, size, head };
@@ -82,13 +113,18 @@ function hex(bytes: Uint8Array): string {
 /** The message for a file that is no filter format the command knows. */
 export function unknownFormat(path: string, sniffed: Sniffed): CliError {
   if (sniffed.size === 0) return new CliError(`${path}: the file is empty, not a filter file`);
+  if (sniffed.head[0] === 0x1f && sniffed.head[1] === 0x8b) {
+    return new CliError(
+      `${path}: gzip data whose start is no filter bloomkit reads (a DCSO bloom file is read inside gzip; gunzip it to see what it holds)`,
+    );
+  }
   return new CliError(
-    `${path}: not a filter file bloomkit reads (starts with ${hex(sniffed.head)}; expected bloomkit's native format "BLMK", a sidecar "BLMS", Parquet "PAR1", or Guava writeTo bytes)`,
+    `${path}: not a filter file bloomkit reads (starts with ${hex(sniffed.head)}; expected bloomkit's native format "BLMK", a sidecar "BLMS", Parquet "PAR1", Guava writeTo bytes or a DCSO bloom file)`,
   );
 }
 
 /** The format a filter was read from, and is written back in. */
-export type WritableFormat = 'native' | 'guava';
+export type WritableFormat = 'native' | 'guava' | 'dcso' | 'dcso-gzip';
 
 export interface LoadedFilter {
   readonly filter: MembershipFilter;
@@ -96,7 +132,7 @@ export interface LoadedFilter {
 }
 
 /**
- * Reads the in-memory filter stored at `path` (native or Guava). Other formats are refused with a
+ * Reads the in-memory filter stored at `path` (native, Guava or DCSO). Other formats are refused with a
  * message that says what the file is and which command reads it.
  */
 export async function readFilter(path: string, funnel?: Funnel): Promise<LoadedFilter> {
@@ -118,6 +154,20 @@ export async function readFilter(path: string, funnel?: Funnel): Promise<LoadedF
             funnel: funnel ?? 'string',
           }) as MembershipFilter,
           format: 'guava',
+        };
+      case 'dcso':
+        return {
+          filter: DcsoBloomFilter.fromDcso(await readRegular(path), {
+            funnel: funnel ?? 'string',
+          }) as MembershipFilter,
+          format: 'dcso',
+        };
+      case 'dcso-gzip':
+        return {
+          filter: DcsoBloomFilter.fromDcso(await gunzipFile(path), {
+            funnel: funnel ?? 'string',
+          }) as MembershipFilter,
+          format: 'dcso-gzip',
         };
       case 'chunked':
         throw new CliError(
@@ -165,6 +215,16 @@ export async function readQueryable(
   return cascade;
 }
 
+/** The inflated bytes of the gzip file at `path`; a `CliError` for damaged or cut gzip data. */
+async function gunzipFile(path: string): Promise<Uint8Array> {
+  const raw = await readRegular(path);
+  try {
+    return new Uint8Array(gunzipSync(raw));
+  } catch (error) {
+    throw new CliError(`${path}: damaged gzip data (${(error as Error).message})`);
+  }
+}
+
 /** A library error about a file, as one line naming the file. */
 export function asCliError(path: string, error: unknown): unknown {
   if (error instanceof CliError) return error;
@@ -199,6 +259,17 @@ export async function writeFilter(
   try {
     if (format === 'native') {
       await save(filter, path, { overwrite });
+      return;
+    }
+    if (format === 'dcso' || format === 'dcso-gzip') {
+      if (!(filter instanceof DcsoBloomFilter)) {
+        const { typeName } = await import('./describe.js');
+        throw new CliError(
+          `${path}: DCSO bloom's format holds a DCSO Bloom filter only (create one with --type dcso), not a ${typeName(filter)} filter`,
+        );
+      }
+      const bytes = filter.toDcso();
+      await writeBytes(path, format === 'dcso' ? bytes : gzipSync(bytes), overwrite);
       return;
     }
     if (!(filter instanceof BloomFilter)) {

@@ -10,6 +10,7 @@
  * | `parquet-file`  | "PAR1" at the start (a Parquet file: its column chunks hold the filters)   |
  * | `parquet-bloom` | a thrift BloomFilterHeader: field 1 (numBytes, i32) first, byte 0x15       |
  * | `mlbf`          | u16 LE version 1 (then a hash algorithm 1..3) or 2 (inverted 0/1, salt)     |
+ * | `dcso`          | u64 LE 1, then p in (0, 1), k in 1..255, m ≥ 1, at least 48 + 8·⌈m/64⌉ bytes |
  *
  * The checks are cheap and can be fooled by crafted bytes: a detection picks the reader to try,
  * and that reader still checks everything.
@@ -22,6 +23,7 @@ export type FilterFormat =
   | 'parquet-file'
   | 'parquet-bloom'
   | 'mlbf'
+  | 'dcso'
   | 'unknown';
 
 const MAGIC = [0x42, 0x4c, 0x4d, 0x4b]; // "BLMK"
@@ -46,6 +48,33 @@ function isGuava(bytes: Uint8Array, totalLength: number): boolean {
 }
 
 /**
+ * True if `bytes` (the first 48 or more bytes of `totalLength`) look like a file of DCSO's
+ * `bloom` (filters/dcso/file.ts): the u64 version 1, a rate in (0, 1), 1 ≤ k ≤ 255, 1 ≤ m ≤ 2^36
+ * and room for the ⌈m/64⌉ words the header announces.
+ */
+export function isDcso(bytes: Uint8Array, totalLength = bytes.length): boolean {
+  const m = dcsoHeaderBits(bytes);
+  return m > 0 && totalLength >= 48 + 8 * Math.ceil(m / 64);
+}
+
+/**
+ * The bit count m of a DCSO header (the u64 version 1, a rate in (0, 1), 1 ≤ k ≤ 255,
+ * 1 ≤ m ≤ 2^36) in the first 48 bytes of `bytes`, or −1 when they are not one. Whether the file
+ * is long enough is {@link isDcso}'s question: a reader told "DCSO" by the header alone says
+ * "truncated" instead of "unknown format".
+ */
+export function dcsoHeaderBits(bytes: Uint8Array): number {
+  if (bytes.length < 48) return -1;
+  const v = new DataView(bytes.buffer, bytes.byteOffset, 48);
+  if (v.getUint32(0, true) !== 1 || v.getUint32(4, true) !== 0) return -1;
+  const p = v.getFloat64(16, true);
+  const k = v.getUint32(24, true);
+  const m = v.getUint32(36, true) * 4294967296 + v.getUint32(32, true);
+  if (!(p > 0 && p < 1) || v.getUint32(28, true) !== 0 || k < 1 || k > 255) return -1;
+  return m >= 1 && m <= 2 ** 36 ? m : -1;
+}
+
+/**
  * The format `bytes` most likely holds. `totalLength` is the whole input's length when `bytes`
  * is only its beginning (a streaming reader's first bytes); it defaults to `bytes.length`.
  */
@@ -54,6 +83,7 @@ export function detectFormat(bytes: Uint8Array, totalLength = bytes.length): Fil
   if (isBloomkit(bytes)) return at(6) === CHUNKED_TYPE ? 'chunked' : 'native';
   if (at(0) === 0x50 && at(1) === 0x41 && at(2) === 0x52 && at(3) === 0x31) return 'parquet-file';
   if (isGuava(bytes, totalLength)) return 'guava';
+  if (isDcso(bytes, totalLength)) return 'dcso';
   if (at(1) === 0) {
     if (at(0) === 1 && at(2) >= 1 && at(2) <= 3) return 'mlbf';
     if (at(0) === 2 && (at(2) === 0 || at(2) === 1) && bytes.length >= 4) {
@@ -86,6 +116,8 @@ export function formatAdvice(format: FilterFormat): string {
       return 'this looks like a Parquet bloom filter (thrift header + bitset): use SplitBlockBloomFilter.fromParquet(bytes, { type })';
     case 'mlbf':
       return 'this looks like a Mozilla MLBF filter cascade: use FilterCascade.fromMlbf(bytes)';
+    case 'dcso':
+      return 'this looks like a file of DCSO bloom: use DcsoBloomFilter.fromDcso(bytes)';
     default:
       return 'no known filter format starts with these bytes';
   }

@@ -66,6 +66,8 @@ export const FILTER_TYPES = {
   cascade: 9,
   /** A binary fuse filter (`BinaryFuseFilter`); see filters/binary-fuse/format.ts. */
   binaryFuse: 10,
+  /** DCSO's Bloom filter (`DcsoBloomFilter`, the Go `bloom` tool's); see filters/dcso/format.ts. */
+  dcso: 11,
 } as const;
 
 /**
@@ -99,6 +101,11 @@ export const HASH_SCHEMES = {
   mlbf: 5,
   /** Binary fuse: MurmurHash3 x64 128 h1, mixed with the seed (filters/binary-fuse/filter.ts). */
   binaryFuseMurmur128: 6,
+  /**
+   * DCSO's positions: FNV-1 64 of the funnel bytes mod P = 2^64 − 59, then k steps
+   * h = ((h · (2^64 − 1469)) mod 2^64) mod P, position h mod m. See filters/dcso/hash.ts.
+   */
+  dcsoFnv: 7,
 } as const;
 
 export const MAGIC = 0x4b4d4c42; // "BLMK" read as a little-endian u32

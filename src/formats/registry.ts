@@ -19,6 +19,7 @@ import { bloomCodec } from '../filters/bloom/codec.js';
 import { cascadeCodec } from '../filters/cascade/codec.js';
 import { countingCodec } from '../filters/counting/codec.js';
 import { cuckooCodec } from '../filters/cuckoo/codec.js';
+import { dcsoCodec } from '../filters/dcso/codec.js';
 import type { ReadonlyMembershipFilter } from '../filters/filter.js';
 import { scalableCodec } from '../filters/scalable/codec.js';
 import { splitBlockCodec } from '../filters/split-block/codec.js';
@@ -38,6 +39,7 @@ export const CODECS: readonly FilterCodec<object>[] = [
   codec(shardedBloomCodec),
   codec(cascadeCodec),
   codec(binaryFuseCodec),
+  codec(dcsoCodec),
 ];
 
 const BY_TYPE = new Map(CODECS.map((c) => [c.typeId, c]));

@@ -277,7 +277,7 @@ export class FilterWorkerPool {
   }
 
   /**
-   * Runs `op` over every key of `batch`, a chunk per message (see {@link chunkEnd}), on
+   * Runs `op` over every key of `batch`, a chunk per message (see `chunkEnd`), on
    * whichever worker is free. For 'has', `out[i]` gets key i's answer (1/0). Resolves to the number of
    * keys that were new ('add') or found ('has'). `onProgress(done, total)` is called as chunks
    * complete. On abort no further chunk is sent and the promise rejects with `signal.reason`

@@ -97,7 +97,7 @@ export abstract class ShardWindows<K extends Key = Key> {
   }
 
   /**
-   * The window's keys as a {@link CellBatch} for the store's batch operations (`addBatch`,
+   * The window's keys as a `CellBatch` for the store's batch operations (`addBatch`,
    * `readBatch`), or null to send them key by key (`writeCells`, `readCells`).
    */
   protected batchOf(_placed: PlacedKeys): { cells: BatchCells; batch: CellBatch } | null {
@@ -105,7 +105,7 @@ export abstract class ShardWindows<K extends Key = Key> {
   }
 
   /**
-   * The window's keys as a {@link CellBatch} for the store's `readBatch`, or null to read them
+   * The window's keys as a `CellBatch` for the store's `readBatch`, or null to read them
    * key by key (`readCells`): {@link batchOf} unless a type reads other cells than it writes.
    */
   protected readBatchOf(placed: PlacedKeys): { cells: ReadCells; batch: CellBatch } | null {

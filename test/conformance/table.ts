@@ -21,6 +21,7 @@ import {
   ChunkedBloomFilter,
   CountingBloomFilter,
   CuckooFilter,
+  DcsoBloomFilter,
   FilterCascade,
   fromBytes,
   type MembershipFilter,
@@ -227,6 +228,23 @@ export const MEMORY_TARGETS: Record<string, Partial<Record<Storage, ConformanceT
       },
     ],
   },
+  dcso: {
+    plain: [
+      {
+        name: 'DcsoBloomFilter',
+        create: (o) => adapt(DcsoBloomFilter.create(o)),
+        createRaw: (o) => DcsoBloomFilter.create(o as never),
+      },
+      {
+        name: 'DcsoBloomFilter (DCSO bloom file bytes)',
+        create: (o) => {
+          const f = DcsoBloomFilter.create(o);
+          return { ...adapt(f), roundTrip: () => adapt(DcsoBloomFilter.fromDcso(f.toDcso())) };
+        },
+        lacks: { createRaw: 'same factory as DcsoBloomFilter' },
+      },
+    ],
+  },
   sharded: {
     plain: [
       {
@@ -346,6 +364,9 @@ export function reasonFor(type: string, storage: Storage, backend: Backend): str
       }
       if (type === 'sharded')
         return 'the in-memory twin of Redis storage; shared memory is the classic filter';
+      if (type === 'dcso') {
+        return 'a format for exchange with DCSO bloom; shared memory is the classic filter';
+      }
       return 'a build-once filter is immutable after build: share its bytes, nothing to synchronise';
     }
     return undefined;

@@ -36,6 +36,14 @@ export function parseInputs(text: CalcText): { input: CalcInputs; errors: (keyof
   return { input, errors };
 }
 
+/** What each input takes, for the message when it cannot be read. */
+const INPUT_RULES: Record<'n' | 'p' | 'm' | 'k', string> = {
+  n: 'n must be a whole number of keys of at least 1 (1000000, 1e6, 10M)',
+  p: 'p must be a rate between 0 and 1, both excluded (0.01, 1%, 1/1000)',
+  m: 'm must be a size of at least 1 bit (9600, 1.2 KB, 64 MiB)',
+  k: 'k must be a whole number of hashes from 1 to 255',
+};
+
 export function calculatorView(root: HTMLElement, store: Store): void {
   const fields = {
     n: field('calc-n', 'Keys (n)', 'e.g. 1000000, 1e6, 10M'),
@@ -137,7 +145,15 @@ export function calculatorView(root: HTMLElement, store: Store): void {
     link.value = store.link();
     let result: CalcResult | null = null;
     try {
-      if (errors.length > 0) throw new RangeError(`cannot read ${errors.join(', ')}`);
+      if (errors.length > 0) {
+        throw new RangeError(
+          errors
+            .map(
+              (key) => `${INPUT_RULES[key as keyof typeof INPUT_RULES]}, got “${text[key].trim()}”`,
+            )
+            .join('; '),
+        );
+      }
       result = solve(text.type, input);
     } catch (e) {
       status.textContent = (e as Error).message;

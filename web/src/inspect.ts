@@ -8,6 +8,7 @@ import { wordDensity } from '../../src/formats/view.js';
 import {
   BloomFilter,
   codecOf,
+  DcsoBloomFilter,
   detectFormat,
   FilterCascade,
   type Funnel,
@@ -21,7 +22,14 @@ import { formatBytes, formatInt, formatRate } from './units.js';
 /** Whatever `fromBytes` returns: every filter type, read-only ones included. */
 export type AnyFilter = ReturnType<typeof fromBytes>;
 
-export type FileFormat = 'native' | 'guava' | 'parquet' | 'parquet-bloom' | 'mlbf' | 'unknown';
+export type FileFormat =
+  | 'native'
+  | 'guava'
+  | 'parquet'
+  | 'parquet-bloom'
+  | 'mlbf'
+  | 'dcso'
+  | 'unknown';
 
 /** Funnels a Guava or MLBF file can be read with (their bytes do not record the funnel). */
 export const GUAVA_FUNNELS = ['string', 'long', 'int'] as const;
@@ -84,12 +92,13 @@ export async function inspect(
   }
   if (format === 'unknown') {
     throw new RangeError(
-      `not a filter file this page reads: ${bytes.length} bytes that are none of bloomkit's native format, Guava's writeTo bytes, a Parquet file or filter, or an MLBF cascade`,
+      `not a filter file this page reads: ${bytes.length} bytes that are none of bloomkit's native format, Guava's writeTo bytes, a Parquet file or filter, an MLBF cascade, or a DCSO bloom file`,
     );
   }
   let filter: AnyFilter;
   if (format === 'guava') filter = BloomFilter.fromGuava(bytes, { funnel: guavaFunnel });
   else if (format === 'parquet-bloom') filter = SplitBlockBloomFilter.fromParquet(bytes);
+  else if (format === 'dcso') filter = DcsoBloomFilter.fromDcso(bytes);
   else if (format === 'mlbf') {
     const cascade = FilterCascade.fromMlbf(bytes, { funnel: guavaFunnel });
     if (cascade === null) throw new RangeError('this MLBF file is empty: it holds no cascade');
@@ -99,7 +108,11 @@ export async function inspect(
 }
 
 /** What the bytes' format adds to a type's title. */
-const FORMAT_NOTE: Partial<Record<FileFormat, string>> = { guava: 'Guava', mlbf: 'MLBF' };
+const FORMAT_NOTE: Partial<Record<FileFormat, string>> = {
+  guava: 'Guava',
+  mlbf: 'MLBF',
+  dcso: 'DCSO bloom file',
+};
 
 /**
  * The inspection of one filter: its row of the codec table says what to show of it (`view`),

@@ -31,8 +31,8 @@ export function inspectorView(root: HTMLElement): void {
       'span',
       { class: 'muted' },
       readParquet === null
-        ? 'bloomkit native (any type) or Guava writeTo bytes'
-        : 'bloomkit native (any type), Guava writeTo bytes, a Parquet file or filter, an MLBF cascade',
+        ? 'bloomkit native (any type), Guava writeTo bytes or a DCSO bloom file'
+        : 'bloomkit native (any type), Guava writeTo bytes, a Parquet file or filter, an MLBF cascade, a DCSO bloom file',
     ),
     chooser,
   );
@@ -48,12 +48,8 @@ export function inspectorView(root: HTMLElement): void {
     h('label', { for: 'inspect-column' }, 'Column'),
     column,
   );
-  const funnelRow = h(
-    'div',
-    { class: 'field inline', hidden: true },
-    h('label', { for: 'inspect-funnel' }, 'Guava funnel'),
-    funnel,
-  );
+  const funnelLabel = h('label', { for: 'inspect-funnel' }, 'Guava funnel');
+  const funnelRow = h('div', { class: 'field inline', hidden: true }, funnelLabel, funnel);
   const samples = h(
     'div',
     { class: 'buttons' },
@@ -100,7 +96,10 @@ export function inspectorView(root: HTMLElement): void {
     if (bytes === null) return;
     try {
       current = await inspect(bytes, funnel.value as GuavaFunnel, name);
+      // Guava's and MLBF bytes do not say how keys were encoded: the selector says it, for them only.
       funnelRow.hidden = current.format !== 'guava' && current.format !== 'mlbf';
+      funnelLabel.textContent =
+        current.format === 'mlbf' ? 'Key encoding (MLBF files do not say)' : 'Guava funnel';
       status.textContent = `${name}: ${formatBytes(bytes.length)}, read as ${FORMAT_NAMES[current.format]}.`;
       fill(column, ...current.columns.map((c) => h('option', { value: c }, c)));
       columnRow.hidden = current.columns.length === 0;
@@ -110,6 +109,8 @@ export function inspectorView(root: HTMLElement): void {
       root.dataset.state = 'ok';
     } catch (e) {
       current = null;
+      funnelRow.hidden = true;
+      columnRow.hidden = true;
       status.textContent = `${name}: ${(e as Error).message}`;
       status.classList.add('error');
       result.replaceChildren();
@@ -268,6 +269,7 @@ const FORMAT_NAMES: Record<Inspection['format'], string> = {
   parquet: 'a Parquet file (the Bloom filters of its column chunks)',
   'parquet-bloom': 'a Parquet Bloom filter (header and bitset)',
   mlbf: 'an MLBF filter cascade',
+  dcso: "a file of DCSO's bloom tool",
   unknown: 'unknown bytes',
 };
 

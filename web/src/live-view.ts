@@ -180,6 +180,9 @@ export function liveView(root: HTMLElement): void {
     added.clear();
     lit = new Set();
     checked = new Map();
+    // The explanation spoke of the previous filter's cells: it goes with them.
+    why.textContent = '';
+    delete why.dataset.answer;
     for (const key of keys) addKey(key, false);
     shapeLine.textContent = describeShape(shape)
       .map(([k, v]) => `${v} ${k}`)

@@ -97,10 +97,12 @@ export function formatBytes(bytes: number): string {
   return u === 0 ? `${formatInt(v)} B` : `${v.toPrecision(3)} ${units[u]}`;
 }
 
-/** `1 in 1,043`. */
+/** `1 in 1,043`; past a million, two significant digits: `1 in 4.2e18`. */
 export function oneIn(p: number): string {
   if (Number.isNaN(p)) return '';
-  return p > 0 ? `1 in ${formatInt(1 / p)}` : 'never';
+  if (!(p > 0)) return 'never';
+  const x = 1 / p;
+  return `1 in ${x < 1e6 ? formatInt(x) : x.toPrecision(2).replace('e+', 'e')}`;
 }
 
 /** A number with `digits` significant digits, no exponent below 1e6. */

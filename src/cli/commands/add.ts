@@ -19,11 +19,12 @@ export const add: Command = updatesFile({
   summary: 'add each record of the inputs to a filter file',
   usage: 'add FILE [INPUT...] [-0] [-d DELIM -f FIELDS] [--funnel F] [--threads N] [--json]',
   help: `Adds each record (line) of the inputs to the filter in FILE and writes it back in the
-format it was read in (bloomkit native or Guava), atomically. On Ctrl-C the records read so far
-are kept: the filter is saved whole, then the command exits with status 130.
+format it was read in (bloomkit native, Guava or DCSO bloom), atomically. On Ctrl-C the records
+read so far are kept: the filter is saved whole, then the command exits with status 130.
+"insert" is another name for this command (as in DCSO's bloom).
 
 ${INPUT_HELP}
-      --funnel F        for a Guava file only (its bytes do not say): string (default),
+      --funnel F        for a Guava or DCSO file only (its bytes do not say): string (default),
                         utf16, int, long or bytes
   -T, --threads N       hash and add on N worker threads (classic, blocked and split-block
                         filters), each with its own copy of the filter, OR-ed together at

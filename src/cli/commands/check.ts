@@ -27,7 +27,7 @@ read (fields selected with -f are the key; the whole record is printed).
   -q, --quiet        print nothing; stop at the first record selected
       --json         with -c: print {"records", "selected"}
 ${INPUT_HELP}
-      --funnel F     for a Guava file only: string (default), utf16, int, long or bytes
+      --funnel F     for a Guava or DCSO file only: string (default), utf16, int, long or bytes
   -T, --threads N    test the keys on N worker threads, each with its own copy of the
                      filter; the output is the same, in the same order; pays for large
                      inputs (each thread costs about 0.1 s to start and one copy of the filter)

@@ -5,23 +5,25 @@ import { typeName } from '../describe.js';
 import { readFilter, writeBytes, writeFilter } from '../filter-file.js';
 import { flag, parseFunnel, stringOption } from '../options.js';
 
-const TARGETS = ['native', 'guava', 'parquet-bitset'] as const;
+const TARGETS = ['native', 'guava', 'dcso', 'parquet-bitset'] as const;
 
 export const convert: Command = {
   name: 'convert',
-  summary: 'rewrite a filter in another format: native, guava, parquet-bitset',
-  usage: 'convert IN OUT --to native|guava|parquet-bitset [--funnel F]',
-  help: `Reads the filter in IN (any format "info" reads as one filter: native or Guava) and
+  summary: 'rewrite a filter in another format: native, guava, dcso, parquet-bitset',
+  usage: 'convert IN OUT --to native|guava|dcso|parquet-bitset [--funnel F]',
+  help: `Reads the filter in IN (any format "info" reads as one filter: native, Guava or DCSO) and
 writes it to OUT, atomically, in the format --to names:
 
   native           bloomkit's native format (every type)
   guava            Guava's BloomFilter.writeTo bytes, read in Java by
                    BloomFilter.readFrom(in, Funnels.stringFunnel(UTF_8)) (a classic filter; a
                    counting filter is turned into the classic filter of the same keys)
+  dcso             the file format of DCSO's bloom tool (a filter made with --type dcso or
+                   read from a bloom file: its hashing is DCSO's own)
   parquet-bitset   what a Parquet writer stores at a column chunk's bloom_filter_offset:
                    the thrift header and the split-block bitset (a split-block filter)
 
-      --funnel F   for a Guava input only: string (default), utf16, int, long or bytes
+      --funnel F   for a Guava or DCSO input only: string (default), utf16, int, long or bytes
       --force      replace OUT if it exists
 
 Examples:
@@ -47,6 +49,8 @@ Examples:
       await writeFilter(output, filter, 'native', force);
     } else if (to === 'guava') {
       await writeFilter(output, asClassic(input, filter), 'guava', force);
+    } else if (to === 'dcso') {
+      await writeFilter(output, filter, 'dcso', force);
     } else {
       if (!(filter instanceof SplitBlockBloomFilter)) {
         throw new CliError(

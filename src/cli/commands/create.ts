@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { DcsoBloomFilter } from '../../filters/dcso/filter.js';
 import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import { describeFilter, printFacts } from '../describe.js';
 import { writeFilter } from '../filter-file.js';
@@ -39,7 +40,8 @@ export const create: Command = {
   summary: 'make an empty filter file sized for a number of keys and a false positive rate',
   usage: 'create FILE -n CAPACITY -p FPP [--type TYPE] [--funnel FUNNEL] [--force] [--json]',
   help: `Makes an empty filter for CAPACITY keys at false positive rate FPP and writes it to FILE in
-bloomkit's native format (written atomically: a temporary file, then a rename).
+bloomkit's native format (written atomically: a temporary file, then a rename); --type dcso
+writes the file format of DCSO's bloom tool instead (what "bloom create -n N -p P" writes).
 
 ${optionHelp(CREATE_OPTIONS)}
 
@@ -62,8 +64,9 @@ Examples:
       fpp: parseProbability('-p', p),
       funnel: parseFunnel(stringOption(options, 'funnel'), 'string'),
     });
-    await writeFilter(file, filter, 'native', flag(options, 'force'));
-    printFacts(io, [{ file, format: 'native', ...describeFilter(filter) }], flag(options, 'json'));
+    const format = filter instanceof DcsoBloomFilter ? 'dcso' : 'native';
+    await writeFilter(file, filter, format, flag(options, 'force'));
+    printFacts(io, [{ file, format, ...describeFilter(filter) }], flag(options, 'json'));
     return 0;
   },
 };

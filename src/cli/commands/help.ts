@@ -1,5 +1,6 @@
 import { CliError, type Command } from '../command.js';
 import { commandHelp, overview } from '../help-text.js';
+import { COMMAND_ALIASES } from './aliases.js';
 
 export const help: Command = {
   name: 'help',
@@ -13,7 +14,9 @@ export const help: Command = {
       io.stdout.write(overview(commands));
       return 0;
     }
-    const text = commandHelp(commands, args.join(' '));
+    const [first, ...rest] = args;
+    const name = [COMMAND_ALIASES.get(first!) ?? first, ...rest].join(' ');
+    const text = commandHelp(commands, name);
     if (text === null)
       throw new CliError(`no command ${JSON.stringify(args.join(' '))} (see bloomkit help)`);
     io.stdout.write(text);

@@ -1,21 +1,28 @@
 import type { Command } from '../command.js';
 import { describeFilter, type Facts, printFacts } from '../describe.js';
-import { asCliError, readFilter, readQueryable, sniff, unknownFormat } from '../filter-file.js';
+import {
+  asCliError,
+  readFilter,
+  readQueryable,
+  sniff,
+  unknownFormat,
+  type WritableFormat,
+} from '../filter-file.js';
 import { flag, JSON_OPTION, parseFunnel, stringOption } from '../options.js';
 
 export const info: Command = {
   name: 'info',
   summary:
-    'describe a filter file (native, Guava, Parquet, sidecar, chunked): type, shape, fill, FPR',
+    'describe a filter file (native, Guava, DCSO, Parquet, sidecar, chunked): type, shape, fill, FPR',
   usage: 'info FILE... [--json] [--funnel F]',
   help: `Describes each filter file: its format and type, its shape (bits m, hashes k, blocks,
 layers...), key encoding (funnel), bits set, estimated number of keys, its false positive rate
 now (from the bits set) and as designed where the file says, and its size. The format is found
-from the bytes: bloomkit native, a chunked filter file, a sidecar, Guava's writeTo bytes, or a
-Parquet file (one entry per column chunk that has a Bloom filter).
+from the bytes: bloomkit native, a chunked filter file, a sidecar, Guava's writeTo bytes, a file
+of DCSO's bloom tool, or a Parquet file (one entry per column chunk that has a Bloom filter).
 
       --json        one JSON object per file (an array for several files or column chunks)
-      --funnel F    for a Guava file only (its bytes do not say): string (default), ...
+      --funnel F    for a Guava or DCSO file only (its bytes do not say): string (default), ...
 
 Examples:
   bloomkit info urls.bloom
@@ -36,23 +43,33 @@ Examples:
   },
 };
 
+/** How `info` names the formats a filter is read in. */
+const FORMAT_LABELS: Record<WritableFormat, string> = {
+  native: 'bloomkit native',
+  guava: 'Guava writeTo',
+  dcso: 'DCSO bloom',
+  'dcso-gzip': 'DCSO bloom (gzip)',
+};
+
 async function describeFile(file: string, funnelText: string | undefined): Promise<Facts[]> {
   const sniffed = await sniff(file);
   const size = { fileBytes: sniffed.size };
   switch (sniffed.kind) {
     case 'native':
-    case 'guava': {
+    case 'guava':
+    case 'dcso':
+    case 'dcso-gzip': {
       const funnel = funnelText === undefined ? undefined : parseFunnel(funnelText, 'string');
       const { filter, format } = await readFilter(
         file,
-        sniffed.kind === 'guava' ? funnel : undefined,
+        sniffed.kind === 'native' ? undefined : funnel,
       );
       const version: Facts =
         format === 'native' ? { formatVersion: sniffed.head[4]! | (sniffed.head[5]! << 8) } : {};
       return [
         {
           file,
-          format: format === 'native' ? 'bloomkit native' : 'Guava writeTo',
+          format: FORMAT_LABELS[format],
           ...version,
           ...describeFilter(filter),
           ...size,

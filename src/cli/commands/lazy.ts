@@ -7,6 +7,7 @@
  */
 
 import type { Command } from '../command.js';
+import { COMMAND_ALIASES } from './aliases.js';
 
 const LOADERS = new Map<string, () => Promise<Command>>([
   ['create', async () => (await import('./create.js')).create],
@@ -24,9 +25,12 @@ const LOADERS = new Map<string, () => Promise<Command>>([
   ['help', async () => (await import('./help.js')).help],
 ]);
 
-/** The command called `name` (its module loaded now), or undefined when there is none. */
+/**
+ * The command called `name` or one of its aliases (its module loaded now), or undefined when
+ * there is none.
+ */
 export async function loadCommand(name: string): Promise<Command | undefined> {
-  return LOADERS.get(name)?.();
+  return LOADERS.get(COMMAND_ALIASES.get(name) ?? name)?.();
 }
 
 /** Every command (all modules loaded): for the overview and `help`. */

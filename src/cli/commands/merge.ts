@@ -21,7 +21,7 @@ rate of the result is at most that of each). The filters must have the same type
 in the format of the first IN.
 
       --intersect   intersection instead of union
-      --funnel F    for Guava files only: string (default), utf16, int, long or bytes
+      --funnel F    for Guava or DCSO files only: string (default), utf16, int, long or bytes
       --force       replace OUT if it exists
 
 Examples:

@@ -76,7 +76,7 @@ export function bestProbes(lambda: number): { k: number; rate: number } {
 /**
  * Block counts for a model of the rate at a load λ (keys per block), increasing in λ: the fewest
  * blocks of `blockBits` bits whose model rate at `capacity` keys is at most
- * {@link SIZING_HEADROOM}·fpp, from the largest such load ({@link maxLoad}, cached per fpp).
+ * `SIZING_HEADROOM`·fpp, from the largest such load ({@link maxLoad}, cached per fpp).
  */
 export class BlockSizing {
   private readonly loads = new Map<number, number>();
@@ -123,7 +123,7 @@ export interface BlockedSize {
 
 /**
  * Sizes a blocked filter: the fewest 512-bit blocks z whose model rate (with the best k) at
- * `capacity` keys is at most {@link SIZING_HEADROOM}·fpp. `capacity: 1e6, fpp: 0.01` →
+ * `capacity` keys is at most `SIZING_HEADROOM`·fpp. `capacity: 1e6, fpp: 0.01` →
  * 19,471 blocks (9.97 bits/key), k = 6, model rate 0.970%.
  */
 export function blockedSize(capacity: number, fpp: number): BlockedSize {

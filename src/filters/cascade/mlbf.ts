@@ -116,7 +116,7 @@ export function decodeMlbf(bytes: Uint8Array, source = 'MLBF'): MlbfCascade | nu
   return { hash, salt, inverted, layers };
 }
 
-/** Options of {@link encodeMlbf}. */
+/** Options of `encodeMlbf`. */
 export interface MlbfWriteOptions {
   /** 2 (default) or 1; version 1 has no salt and no inverted flag. */
   version?: 1 | 2;

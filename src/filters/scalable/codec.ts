@@ -35,7 +35,9 @@ export const scalableCodec = nativeCodec(
           ['key encoding', f.funnel],
         ],
         fill: set / bits,
-        density: wordDensity(f.layer(layers.length - 1).bits.data),
+        // Every layer, oldest first, each in proportion to its bits: full layers, then the one
+        // filling.
+        density: wordDensity(concatWords(layers.map((_, i) => f.layer(i).bits.data))),
         partHeader: ['Layer', 'Capacity', 'Keys', 'Rate at capacity', 'Bits', 'k', 'Fill'],
         parts: layers.map((l, i) => ({
           label: String(i),
@@ -52,3 +54,14 @@ export const scalableCodec = nativeCodec(
     },
   },
 );
+
+/** The words of several bit arrays, one after the other. */
+function concatWords(parts: readonly Uint32Array[]): Uint32Array {
+  const out = new Uint32Array(parts.reduce((a, p) => a + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
