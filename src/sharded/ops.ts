@@ -26,7 +26,8 @@ export interface StoreOptions {
    * Bound in ms on each operation, and on each window of a batch: a call rejects with the store's
    * timeout error (`RedisFilterTimeoutError`) when the store has not answered for this long (a
    * batch when no window completed for this long, whatever its size), and a batch then sends
-   * nothing more. Default 10,000 ms ({@link DEFAULT_TIMEOUT}); `Infinity` for none.
+   * nothing more. Default 10,000 ms ({@link DEFAULT_TIMEOUT}); `Infinity` for none; otherwise
+   * below 2^31 (a timer cannot wait longer: `RangeError`).
    */
   timeout?: number;
   /**
@@ -114,8 +115,13 @@ export class StoreOps<S extends ShardStore = ShardStore> {
     options: StoreOptions = {},
   ) {
     const timeout = options.timeout ?? DEFAULT_TIMEOUT;
-    if (!(typeof timeout === 'number' && timeout > 0)) {
-      throw new RangeError(`timeout must be a positive number of ms, got ${show(timeout)}`);
+    // setTimeout takes a signed 32-bit delay: 2^31 ms or more would fire after 1 ms.
+    if (
+      !(typeof timeout === 'number' && timeout > 0 && (timeout < 2 ** 31 || timeout === Infinity))
+    ) {
+      throw new RangeError(
+        `timeout must be a positive number of ms below 2^31, or Infinity, got ${show(timeout)}`,
+      );
     }
     this.timeout = timeout;
     const replicas = options.replicas ?? 0;
