@@ -89,6 +89,7 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
         shards: '8',
         bits: '59968',
         hashes: '7',
+        sum: '0dff23a8', // CRC-32C of the fields that decide hashing (docs/FORMAT.md)
       });
     });
 
