@@ -171,6 +171,29 @@ describe.skipIf(!hasRedis)('RedisSeenSet', () => {
     expect(Number(await rawCommand(redis.port, ['DBSIZE'])) - before).toBe(1_000);
   });
 
+  it('never lets two sets or two users share a bitmap, whatever their names hold', async () => {
+    // Under the first key scheme both were bk:u:{feed:alice:bob}:g: 0 of 100 new items came back.
+    const a = feed('feed');
+    const b = feed('feed:alice');
+    const items = keys('shared', 100);
+    await a.markSeen('alice:bob', items);
+    expect(await b.unseen('bob', items)).toEqual(items);
+    expect(await a.unseen('alice:bob', items)).toEqual([]);
+    const g = a.generation();
+    expect(a.key('alice:bob', g)).toBe(`bk:u2:{4:feed:alice:bob}:${g}`);
+    expect(b.key('bob', g)).toBe(`bk:u2:{10:feed:alice:bob}:${g}`);
+    // Braces in a user stay in that user's own keys; a user's window is still one slot.
+    await a.markSeen('x}:1', items.slice(0, 10));
+    expect(await a.unseen('x', items.slice(0, 10))).toEqual(items.slice(0, 10));
+    expect(await a.unseen('x}:1', items.slice(0, 10))).toEqual([]);
+    // A lone surrogate would reach Redis as U+FFFD, the key of another user: refused.
+    await expect(a.markSeen('\ud800', items)).rejects.toThrow(
+      /^user must be well-formed Unicode .*, got "\\ud800"$/,
+    );
+    await expect(a.unseen('\udc00x', items)).rejects.toThrow(RangeError);
+    expect(await a.unseen('\ufffd', items)).toEqual(items);
+  });
+
   it('rejects bad arguments by name', async () => {
     expect(() => new RedisSeenSet(client, 'x', { capacity: 0, fpp: 0.01 })).toThrow(
       'options.capacity must be a positive safe integer, got 0',

@@ -11,6 +11,7 @@
  * | `bk:k:{name:i}`       | string | shard i of a `RedisCuckooFilter`: buckets of 16-bit slots    |
  * | `bk:s:{name:l:i}`     | string | shard i of layer l of a `RedisScalableBloomFilter`: a bitmap |
  * | `bk:s:{name:l:i}:n`   | hash   | that shard's key count `n` and `sealed` flag                 |
+ * | `bk:u2:{n:name:user}:g` | string | generation g of `user`'s bitmap in `RedisSeenSet` `name` (n: the name's length) |
  *
  * The part in braces is the Redis Cluster hash tag: only it is hashed to pick the slot. Each shard
  * has its own tag, so a filter's shards spread over the cluster's slots (and nodes), while a
@@ -25,7 +26,7 @@
  * sent as U+FFFD, so two names would share keys).
  */
 
-export { checkName } from '../sharded/names.js';
+export { checkName, isWellFormed } from '../sharded/names.js';
 
 /** The metadata hash of filter `name`. */
 export function metaKey(name: string): string {
@@ -48,4 +49,18 @@ export function layerShardKey(name: string, layer: number, shard: number): strin
 /** The count hash beside {@link layerShardKey} (same hash tag, so the same slot). */
 export function layerStateKey(name: string, layer: number, shard: number): string {
   return `bk:s:{${name}:${layer}:${shard}}:n`;
+}
+
+/**
+ * Generation `g` of `user`'s bitmap in the seen set `name`: `bk:u2:{n:name:user}:g`, where n is
+ * the name's length in UTF-16 code units. Unambiguous whatever the user holds (`:`, `{`, `}`):
+ * n says where the name ends, and the user runs to the last `}:` (g is digits). Set `feed` with
+ * user `alice:bob` and set `feed:alice` with user `bob` are `{4:feed:alice:bob}` and
+ * `{10:feed:alice:bob}`. The hash tag (the text up to the first `}`) is the same for every
+ * generation of a user, so a user's window is in one cluster slot. The user must be well-formed
+ * (a lone surrogate is sent as U+FFFD: two users would share keys). `u2`: the first scheme,
+ * `bk:u:{name:user}:g`, was ambiguous; its keys are never read (they expire with their window).
+ */
+export function seenKey(name: string, user: string, g: number): string {
+  return `bk:u2:{${name.length}:${name}:${user}}:${g}`;
 }

@@ -8,8 +8,9 @@
  * never read again and expire on their own (each bitmap has a TTL that ends with its last day in
  * the window). Rotation is by the clock (`now`, injectable for tests): nothing moves data.
  *
- * Keys: `bk:u:{name:user}:g` for generation g = ⌊now / period⌋. The hash tag `{name:user}` puts
- * all of a user's generations in one cluster slot, so each call is one command to one server:
+ * Keys: `bk:u2:{n:name:user}:g` for generation g = ⌊now / period⌋ (keys.ts: n, the name's
+ * length, keeps two sets' users apart). The hash tag puts all of a user's generations in one
+ * cluster slot, so each call is one command to one server:
  * `unseen` of 500 candidates is one round trip, whatever the number of generations. Small windows
  * (`memoryPerUser` ≤ `fetchLimit`, 32 KiB) are fetched with one MGET and tested in the client,
  * which costs the server nothing (a Lua loop blocks every other client while it runs); larger
@@ -50,7 +51,7 @@ import type { KeyOf } from '../filters/filter.js';
 import { hashKey, views } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { bloomSize } from '../math.js';
-import { checkName } from './keys.js';
+import { checkName, isWellFormed, seenKey } from './keys.js';
 import type { LuaScript } from './scripts.js';
 import { type RedisConnection, type RedisFilterConnectionOptions, RedisStore } from './store.js';
 
@@ -207,7 +208,7 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
 
   /** The Redis key of `user`'s bitmap for generation `g`. */
   key(user: string, g: number): string {
-    return `bk:u:{${this.#name}:${user}}:${g}`;
+    return seenKey(this.#name, user, g);
   }
 
   /** Marks `items` seen by `user` now; resolves to how many were new to the window's newest generation. */
@@ -324,8 +325,14 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
   }
 }
 
+/** A user is any non-empty, well-formed string (keys.ts: `seenKey`). */
 function checkUser(user: unknown): void {
   if (typeof user !== 'string' || user.length === 0) {
     throw new TypeError(`user must be a non-empty string, got ${show(user)}`);
+  }
+  if (!isWellFormed(user)) {
+    throw new RangeError(
+      `user must be well-formed Unicode (a lone surrogate would be sent as U+FFFD and share keys with other users), got ${show(user)}`,
+    );
   }
 }
