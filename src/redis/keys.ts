@@ -11,6 +11,7 @@
  * | `bk:k:{name:i}`       | string | shard i of a `RedisCuckooFilter`: buckets of 16-bit slots    |
  * | `bk:s:{name:l:i}`     | string | shard i of layer l of a `RedisScalableBloomFilter`: a bitmap |
  * | `bk:s:{name:l:i}:n`   | hash   | that shard's key count `n` and `sealed` flag                 |
+ * | `<shard key>:o:<op>`  | string | marker of remove `op`, about 30 s (once.ts; ioredis only)    |
  * | `bk:u2:{n:name:user}:g` | string | generation g of `user`'s bitmap in `RedisSeenSet` `name` (n: the name's length) |
  *
  * The part in braces is the Redis Cluster hash tag: only it is hashed to pick the slot. Each shard
@@ -63,4 +64,9 @@ export function layerStateKey(name: string, layer: number, shard: number): strin
  */
 export function seenKey(name: string, user: string, g: number): string {
   return `bk:u2:{${name.length}:${name}:${user}}:${g}`;
+}
+
+/** The marker of remove `op` on shard `ref` (once.ts): the shard's hash tag, so its slot. */
+export function onceKey(ref: string, op: string): string {
+  return `${ref}:o:${op}`;
 }

@@ -49,6 +49,7 @@ import { type CommandClient, commandClient, type RedisConnection } from './clien
 import { REDIS_ERRORS, RedisEvictionPolicyError, RedisFilterMismatchError } from './errors.js';
 import { layerShardKey, metaKey, shardKey } from './keys.js';
 import { toMeta } from './meta.js';
+import { OnceRemoves } from './once.js';
 import { sendScalableAdds } from './scalable-batch.js';
 import { ScriptRunner } from './script-runner.js';
 import {
@@ -90,6 +91,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   private readonly scripts = new ScriptRunner((key, readonly, args) =>
     this.send(key, readonly, args),
   );
+  private readonly removes: OnceRemoves; // applied at most once, however often sent: once.ts
   /**
    * `WAIT replicas timeout` on the connection of every shard in `refs` (one for a standalone
    * server, one per shard key on a cluster, routed as its writes were); the fewest replicas any
@@ -107,6 +109,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   ) {
     super(REDIS_ERRORS, RedisFilterMismatchError);
     this.client = commandClient(connection);
+    this.removes = new OnceRemoves((...a) => this.eval(...a), this.client.resends);
     const pool = typeof (connection as { totalClients?: unknown }).totalClients === 'number';
     if (this.client.kind !== 'ioredis cluster' && !pool) {
       this.waitReplicas = async (refs, replicas, timeoutMs) => {
@@ -277,8 +280,8 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     return this.fast(ref, epoch, ADD_COUNTERS, cells);
   }
 
-  async removeCounters(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<number> {
-    return Number(await this.eval(COUNTING_REMOVE, [ref], guarded(epoch, cells, HEADER_COUNTERS)));
+  removeCounters(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<number> {
+    return this.removes.send(COUNTING_REMOVE, ref, guarded(epoch, cells, HEADER_COUNTERS));
   }
 
   async readCounters(ref: string, cells: ArrayLike<number>): Promise<ShardRead> {
@@ -299,15 +302,9 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     return Number(await this.eval(CUCKOO_ADD, [ref], [...args, String(maxKicks)]));
   }
 
-  async cuckooRemove(
-    ref: string,
-    epoch: Epoch,
-    f: number,
-    i1: number,
-    i2: number,
-  ): Promise<number> {
+  cuckooRemove(ref: string, epoch: Epoch, f: number, i1: number, i2: number): Promise<number> {
     const args = [epoch.id, String(epoch.gen), String(f), String(i1), String(i2)];
-    return Number(await this.eval(CUCKOO_REMOVE, [ref], args));
+    return this.removes.send(CUCKOO_REMOVE, ref, args);
   }
 
   async readBuckets(ref: string, i1: number, i2: number): Promise<ShardRead> {
