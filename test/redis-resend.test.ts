@@ -8,9 +8,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisCountingBloomFilter, RedisCuckooFilter } from '../src/redis.js';
 import { ONCE_LATE, ONCE_WINDOW, once } from '../src/redis/once.js';
 import { COUNTING_REMOVE } from '../src/redis/scripts.js';
+import { RedisCountingBloomFilter, RedisCuckooFilter } from '../src/redis.js';
 import { keys } from './support/random.js';
 import { type NodeClient, nodeClient } from './support/redis-clients.js';
 import { type RedisProxy, startProxy } from './support/redis-proxy.js';
