@@ -20,6 +20,7 @@ export {
   RedisCuckooFilter,
   type RedisCuckooFilterOptions,
 } from './redis/cuckoo.js';
+export type { Durability, Persistence, PersistenceMode } from './redis/durability.js';
 export {
   type BatchOutcome,
   KEY_STATUS,
@@ -31,6 +32,7 @@ export {
   RedisFilterReplicationError,
   RedisFilterStaleError,
   RedisFilterTimeoutError,
+  RedisPersistenceError,
 } from './redis/errors.js';
 export {
   RedisScalableBloomFilter,

@@ -162,6 +162,8 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
   readonly #store: RedisStore;
   readonly #now: () => number;
   readonly #fetchLimit: number;
+  /** The server's check (eviction, persistence: durability.ts), made by the first call. */
+  #checked: Promise<void> | undefined;
 
   constructor(client: RedisConnection, name: string, options: RedisSeenSetOptions<F>) {
     this.#name = checkName(name);
@@ -220,8 +222,8 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
     const g = this.generation();
     // The bitmap is read until generation g + G − 1 ends.
     const ttl = (g + this.generations) * this.period - this.#now();
-    const reply = await this.#store.op('markSeen', () =>
-      this.#store.eval(
+    const reply = await this.#store.op('markSeen', async () =>
+      (await this.#check()).eval(
         MARK,
         [this.key(user, g)],
         [String(this.hashes), String(this.bits), String(Math.max(1, Math.ceil(ttl))), ...args],
@@ -244,14 +246,14 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
     const g = this.generation();
     const keys = Array.from({ length: this.generations }, (_, i) => this.key(user, g - i));
     if (this.memoryPerUser <= this.#fetchLimit) {
-      const reply = await this.#store.op('seen', () =>
-        this.#store.sendBinary(keys[0]!, ['MGET', ...keys]),
+      const reply = await this.#store.op('seen', async () =>
+        (await this.#check()).sendBinary(keys[0]!, ['MGET', ...keys]),
       );
       return this.#test(reply, pairs, candidates.length);
     }
     const args = Array.from(pairs, (v) => String(v));
-    const reply = await this.#store.op('seen', () =>
-      this.#store.eval(SEEN, keys, [String(this.hashes), String(this.bits), ...args]),
+    const reply = await this.#store.op('seen', async () =>
+      (await this.#check()).eval(SEEN, keys, [String(this.hashes), String(this.bits), ...args]),
     );
     const flags = String(reply);
     if (flags.length !== candidates.length) {
@@ -309,6 +311,23 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
     const g = this.generation();
     const keys = Array.from({ length: this.generations }, (_, i) => this.key(user, g - i));
     await this.#store.op('forget', () => this.#store.send(keys[0]!, false, ['DEL', ...keys]));
+  }
+
+  /**
+   * The store, once the server passed the checks every Redis filter's `create` makes (keys with
+   * a TTL: `RedisEvictionPolicyError` for `allkeys-*` and `volatile-*` unless `allowEviction`;
+   * `RedisPersistenceError` unless `durability: 'best-effort'`), made by the first call (again
+   * after a failed one).
+   */
+  async #check(): Promise<RedisStore> {
+    this.#checked ??= this.#store.store.checkDurability(this.#store.label, true);
+    try {
+      await this.#checked;
+    } catch (err) {
+      this.#checked = undefined;
+      throw err;
+    }
+    return this.#store;
   }
 
   /** (x, y) of each item, hashing every item before anything is sent. */

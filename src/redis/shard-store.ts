@@ -46,7 +46,14 @@ import {
   withHeader,
 } from './bitfield.js';
 import { type CommandClient, commandClient, type RedisConnection } from './client.js';
-import { REDIS_ERRORS, RedisEvictionPolicyError, RedisFilterMismatchError } from './errors.js';
+import {
+  checkDurabilityOption,
+  checkEviction,
+  checkPersistence,
+  type Durability,
+  type Persistence,
+} from './durability.js';
+import { REDIS_ERRORS, RedisFilterMismatchError } from './errors.js';
 import { layerShardKey, metaKey, shardKey } from './keys.js';
 import { toMeta } from './meta.js';
 import { OnceRemoves } from './once.js';
@@ -102,10 +109,13 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
    */
   readonly waitReplicas?: ShardStore['waitReplicas'];
 
+  /** The weakest persistence of the masters, once `checkDurability` read it (durability.ts). */
+  persistence: Persistence | undefined;
   constructor(
     connection: RedisConnection,
-    /** Accept a server that may evict keys (see `RedisFilterConnectionOptions`). */
+    /** Accept a server that may evict keys; what its persistence must be (store.ts: options). */
     readonly allowEviction = false,
+    readonly durability: Durability = 'strict',
   ) {
     super(REDIS_ERRORS, RedisFilterMismatchError);
     this.client = commandClient(connection);
@@ -122,6 +132,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     if (typeof allowEviction !== 'boolean') {
       throw new TypeError(`allowEviction must be a boolean, got ${show(allowEviction)}`);
     }
+    checkDurabilityOption(durability);
   }
 
   /** Sends one command about `key` (the routing key on a cluster). Errors are not wrapped here. */
@@ -148,21 +159,14 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   }
 
   /**
-   * Rejects with `RedisEvictionPolicyError` if any master's `maxmemory-policy` may evict the
-   * filter's keys (`allkeys-*` always; `volatile-*` when it has a TTL), unless `allowEviction`.
+   * Rejects with `RedisPersistenceError` if a master's persistence may lose acknowledged writes
+   * and `durability` is `'strict'`, and with `RedisEvictionPolicyError` if a master may evict the
+   * filter's keys, unless `allowEviction` (durability.ts).
    */
   async checkDurability(label: string, hasTtl: boolean): Promise<void> {
-    if (this.allowEviction) return;
-    for (const send of await this.client.masters()) {
-      const info = String(await send(['INFO', 'memory']));
-      const policy = /maxmemory_policy:(\S+)/.exec(info)?.[1];
-      if (policy === undefined) continue; // a server that does not say cannot be judged
-      if (policy.startsWith('allkeys-') || (hasTtl && policy.startsWith('volatile-'))) {
-        throw new RedisEvictionPolicyError(
-          `${label}: the server's maxmemory-policy is ${policy}, which may evict the filter's keys${hasTtl ? ' (it has a TTL)' : ''} and lose acknowledged adds; use noeviction${hasTtl ? '' : ' or a volatile-* policy'}, or pass allowEviction: true`,
-        );
-      }
-    }
+    const masters = await this.client.masters();
+    this.persistence = await checkPersistence(label, masters, this.durability);
+    if (!this.allowEviction) await checkEviction(label, masters, hasTtl);
   }
 
   async createMeta(

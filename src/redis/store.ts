@@ -25,6 +25,7 @@
 
 import { StoreOps, type StoreOptions } from '../sharded/ops.js';
 import type { RedisConnection } from './client.js';
+import type { Durability } from './durability.js';
 import type { LuaScript } from './scripts.js';
 import { RedisShardStore } from './shard-store.js';
 
@@ -39,6 +40,14 @@ export interface RedisFilterConnectionOptions extends StoreOptions {
    * `RedisEvictionPolicyError`. Evicted shards are detected either way (`RedisFilterLostError`).
    */
   allowEviction?: boolean;
+  /**
+   * What `create` and `open` require of the server's persistence. `'strict'` (the default):
+   * `appendonly yes` with `appendfsync always` on every master, the only configuration in which a
+   * crash loses no acknowledged add; anything else, or a server that does not let `CONFIG GET`
+   * read it, rejects with `RedisPersistenceError`. `'best-effort'`: any configuration; what was
+   * found is in `store.persistence`.
+   */
+  durability?: Durability;
 }
 
 /** One Redis filter object's operations: the runner of ops.ts over a {@link RedisShardStore}. */
@@ -49,7 +58,8 @@ export class RedisStore extends StoreOps<RedisShardStore> {
     label: string,
     options: RedisFilterConnectionOptions = {},
   ) {
-    super(new RedisShardStore(connection, options.allowEviction ?? false), label, options);
+    const store = new RedisShardStore(connection, options.allowEviction, options.durability);
+    super(store, label, options);
   }
 
   /** Sends one command about `key` (the routing key on a cluster). Errors are not wrapped here. */
