@@ -51,6 +51,7 @@ import type { KeyOf } from '../filters/filter.js';
 import { hashKey, views } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { bloomSize } from '../math.js';
+import type { Persistence } from './durability.js';
 import { checkName, isWellFormed, seenKey } from './keys.js';
 import type { LuaScript } from './scripts.js';
 import { type RedisConnection, type RedisFilterConnectionOptions, RedisStore } from './store.js';
@@ -201,6 +202,11 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
    */
   get memoryPerUser(): number {
     return this.generations * Math.ceil(this.bits / 8);
+  }
+
+  /** The weakest persistence of the server's masters, once the first call read it (durability.ts). */
+  get persistence(): Persistence | undefined {
+    return this.#store.store.persistence;
   }
 
   /** The current generation number, ⌊now / period⌋. */

@@ -1,5 +1,4 @@
 import type { RedisBloomFilter } from '../../redis/bloom.js';
-import type { RedisShardStore } from '../../redis/shard-store.js';
 import { CliError, type Command, type OptionValues } from '../command.js';
 import {
   flag,
@@ -147,7 +146,7 @@ async function runVerb(
     const f = {
       ...facts(filter),
       estimatedCount: Math.round(await filter.estimatedCount()),
-      persistence: (filter.store as RedisShardStore).persistence?.mode ?? 'unknown',
+      persistence: filter.persistence?.mode ?? 'unknown',
     };
     io.stdout.write(
       flag(options, 'json')
