@@ -195,7 +195,7 @@ describe.skipIf(!hasRedis)('Redis filters on a cluster under faults', () => {
       moving = false;
       await Promise.all(writers.map((w) => w.stop()));
       console.log(
-        `${via}: ${slots.size} slots moved in ${moved.toFixed(0)} ms; acked ${writers.map((w) => w.acked.length)}, failed ${writers.map((w) => w.failed.length)} (${[...new Set(writers.flatMap((w) => w.failed.map((e) => String(e).slice(0, 160))))].slice(0, 4).join(' | ')})`,
+        `${via}: ${slots.size} slots moved in ${moved.toFixed(0)} ms; ${removeFailures.length} remove batches failed; acked ${writers.map((w) => w.acked.length)}, failed ${writers.map((w) => w.failed.length)} (${[...new Set(writers.flatMap((w) => w.failed.map((e) => String(e).slice(0, 160))))].slice(0, 4).join(' | ')})`,
       );
       await removing;
       for (const [i, w] of writers.entries()) {
