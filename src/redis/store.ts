@@ -18,6 +18,7 @@
  * | `ttl`       | time to live in ms, absent without one; `expireAt` ms since the epoch    |
  * | `shards`, `bits`, `hashes` | the shape: S, b (counters for `counting`) and k          |
  * | `growth`, `ratio`, `layers`, `layer:i` | scalable: see stored-scalable.ts             |
+ * | `sum`       | CRC-32C of the fields that decide hashing (src/sharded/meta.ts: metaSum)  |
  *
  * It is created once, atomically, by a Lua script that writes it only if it does not exist and
  * returns what is there, so clients racing to create a filter all end up with the same one.
