@@ -70,3 +70,16 @@ export function seenKey(name: string, user: string, g: number): string {
 export function onceKey(ref: string, op: string): string {
   return `${ref}:o:${op}`;
 }
+
+/**
+ * Generation `g` of `user`'s bitmap in seen set `name` under the first, ambiguous key scheme
+ * (`bk:u:{name:user}:g`): read once, to merge into the new keys (seen-set.ts, `legacyKeys`).
+ */
+export function legacySeenKey(name: string, user: string, g: number): string {
+  return `bk:u:{${name}:${user}}:${g}`;
+}
+
+/** A scratch key in the slot of `user`'s window in seen set `name` (the merge script's). */
+export function seenScratchKey(name: string, user: string): string {
+  return `bk:u2:{${name.length}:${name}:${user}}:tmp`;
+}
