@@ -215,10 +215,15 @@ describe.skipIf(!hasRedis)('Redis filters on a cluster under faults', () => {
 
   it('a master frozen (SIGSTOP) mid-batch: a timeout within the bound; nothing acknowledged lost', async () => {
     const name = `frozen:${counter++}`;
-    await RedisBloomFilter.create(node, name, { capacity: 20_000, fpp: 0.01, shardBits: 8192 });
+    // `patient` (the default 10 s) before and after the freeze; `f` bounds the frozen batch.
+    const patient = await RedisBloomFilter.create(node, name, {
+      capacity: 20_000,
+      fpp: 0.01,
+      shardBits: 8192,
+    });
     const f = await RedisBloomFilter.open(node, name, { timeout: 400 });
     const before = keys('before', 2_000);
-    await f.addMany(before);
+    await patient.addMany(before);
     const frozen = cluster.servers[1]!;
     process.kill(frozen.pid, 'SIGSTOP');
     let failure: unknown;
@@ -234,7 +239,7 @@ describe.skipIf(!hasRedis)('Redis filters on a cluster under faults', () => {
     }
     const took = performance.now() - t0;
     expect(failure).toBeInstanceOf(RedisFilterTimeoutError);
-    expect(took).toBeLessThan(3_000);
+    expect(took).toBeLessThan(5_000); // 400 ms, and a loaded 2-core machine's delays
     // A window is answered when all its shards are: the frozen master's hold every window, so
     // the batch stops after the first windows in flight, their keys unknown (none applied yet).
     const outcome = (failure as RedisFilterError).batch!;
@@ -242,8 +247,8 @@ describe.skipIf(!hasRedis)('Redis filters on a cluster under faults', () => {
     const applied = during.filter((_, i) => outcome.status[i] === KEY_STATUS.applied);
     await sleep(400); // thawed (well within cluster-node-timeout: no failover)
     const acked = [...before, ...applied];
-    const answers = await f.hasMany(acked);
+    const answers = await patient.hasMany(acked);
     expect(acked.filter((_, i) => !answers[i])).toEqual([]);
-    expect(await f.addMany(keys('after', 500))).toBeGreaterThan(490);
+    expect(await patient.addMany(keys('after', 500))).toBeGreaterThan(490);
   }, 30_000);
 });
