@@ -5,7 +5,7 @@
  * of adds and removes are written, and a master frozen (SIGSTOP) mid-batch. Through node-redis'
  * and ioredis' cluster clients. Every key a call acknowledged (or a failed batch reported
  * `applied`) must answer true afterwards, and every failure must be a RedisFilterError: nothing
- * lost silently, nothing hung past the filter's timeout. (What this found: node-redis passes
+ * lost silently, nothing hung past the filter's timeout. And the persistence check asks every master. (What this found: node-redis passes
  * TRYAGAIN on, which a scalable shard's script meets while its bitmap and count hash sit on two
  * nodes mid-migration: the adds failed; the store now resends such calls, as ioredis does.)
  */
@@ -212,6 +212,33 @@ describe.skipIf(!hasRedis)('Redis filters on a cluster under faults', () => {
       expect((await counting.hasMany(twice)).every(Boolean)).toBe(true);
     }, 60_000);
   }
+
+  it("reads every master's persistence (CONFIG GET per node): one weak master is refused", async () => {
+    const weak = cluster.servers[2]!;
+    await rawCommand(weak.port, ['CONFIG', 'SET', 'appendfsync', 'everysec']);
+    try {
+      for (const client of [node, io]) {
+        await expect(
+          RedisBloomFilter.create(client, `weak:${counter++}`, { capacity: 100, fpp: 0.01 }),
+        ).rejects.toThrow(
+          /: a master of 3 has appendonly yes, appendfsync everysec: a crash loses up to about the last second/,
+        );
+        const f = await RedisBloomFilter.create(client, `weak:${counter++}`, {
+          capacity: 100,
+          fpp: 0.01,
+          durability: 'best-effort',
+        });
+        expect(f.persistence?.mode).toBe('aof-everysec');
+      }
+    } finally {
+      await rawCommand(weak.port, ['CONFIG', 'SET', 'appendfsync', 'always']);
+    }
+    const f = await RedisBloomFilter.create(io, `strong:${counter++}`, {
+      capacity: 100,
+      fpp: 0.01,
+    });
+    expect(f.persistence?.mode).toBe('aof-always');
+  });
 
   it('a master frozen (SIGSTOP) mid-batch: a timeout within the bound; nothing acknowledged lost', async () => {
     const name = `frozen:${counter++}`;
