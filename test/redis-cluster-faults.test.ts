@@ -5,9 +5,10 @@
  * of adds and removes are written, and a master frozen (SIGSTOP) mid-batch. Through node-redis'
  * and ioredis' cluster clients. Every key a call acknowledged (or a failed batch reported
  * `applied`) must answer true afterwards, and every failure must be a RedisFilterError: nothing
- * lost silently, nothing hung past the filter's timeout. And the persistence check asks every master. (What this found: node-redis passes
- * TRYAGAIN on, which a scalable shard's script meets while its bitmap and count hash sit on two
- * nodes mid-migration: the adds failed; the store now resends such calls, as ioredis does.)
+ * lost silently, nothing hung past the filter's timeout. And the persistence check asks every
+ * master. (What this found: node-redis passes TRYAGAIN on, which a scalable shard's script meets
+ * while its bitmap and count hash sit on two nodes mid-migration: the adds failed; the store now
+ * resends such calls, as ioredis does.)
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster as IoCluster } from 'ioredis';
