@@ -65,6 +65,7 @@ describe.skipIf(!hasRedis)('a remove sent again after a reconnect is applied onc
   it('the wrapper answers a resend from its marker, refuses one past its deadline, and keeps markers about 30 s', async () => {
     const io = new Redis(server.port, '127.0.0.1');
     closers.push(async () => io.disconnect());
+    await new Promise((resolve) => io.once('ready', resolve));
     const name = `resend:${counter++}`;
     const writer = await RedisCountingBloomFilter.create(direct, name, {
       capacity: 100,
@@ -103,6 +104,16 @@ describe.skipIf(!hasRedis)('a remove sent again after a reconnect is applied onc
     expect(await run(`${f.shardKey(0)}:o:late`, Date.now() - 1_000)).toBe(ONCE_LATE);
     expect(await writer.count('b')).toBe(before);
     expect(await direct.sendCommand(['EXISTS', `${f.shardKey(0)}:o:late`])).toBe(0);
+    // An ioredis client that does not resend sends plain removes: no marker.
+    const plain = new Redis(server.port, '127.0.0.1', { autoResendUnfulfilledCommands: false });
+    closers.push(async () => plain.disconnect());
+    await new Promise((resolve) => plain.once('ready', resolve));
+    expect(await (await RedisCountingBloomFilter.open(plain, name)).remove('b')).toBe(true);
+    const after = (await direct.sendCommand([
+      'KEYS',
+      `${f.shardKey(0).slice(0, -1)}*:o:*`,
+    ])) as string[];
+    expect(after.filter((k) => !k.endsWith(':o:t'))).toEqual(markers);
   });
 
   for (const client of ['ioredis', 'node-redis'] as const) {
