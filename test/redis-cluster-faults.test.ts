@@ -190,6 +190,8 @@ describe.skipIf(!hasRedis)('Redis filters on a cluster under faults', () => {
           );
         }
       }
+      // Every writer under way (bounded) before the first slot moves.
+      for (let i = 0; i < 500 && writers.some((w) => w.acked.length === 0); i++) await sleep(20);
       const t0 = performance.now();
       for (const slot of slots) await migrate(slot);
       const moved = performance.now() - t0;
@@ -200,7 +202,7 @@ describe.skipIf(!hasRedis)('Redis filters on a cluster under faults', () => {
       );
       await removing;
       for (const [i, w] of writers.entries()) {
-        expect(w.acked.length, `filter ${i}`).toBeGreaterThan(100);
+        expect(w.acked.length, `filter ${i}`).toBeGreaterThanOrEqual(128); // two batches at least
         // node-redis passes TRYAGAIN on (a script's keys on two nodes): the store resends it.
         expect(w.failed.map(String)).toEqual([]);
         const answers = await filters[i]!.hasMany(w.acked as never[]);
