@@ -3,14 +3,23 @@
  * (`autoResendUnfulfilledCommands`, on by default), node-redis rejects it. Either way it must be
  * applied at most once (src/redis/once.ts): a key added twice and removed once still answers
  * true. A proxy swallows the server's replies, then cuts every connection; the removes reached
- * the server and were applied before the cut.
+ * the server and were applied before the cut. And a batch cut short by its timeout while it waits
+ * for replicas (`replicas: n`) reports its keys unknown, never applied (a failover could lose
+ * them).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ONCE_LATE, ONCE_WINDOW, once } from '../src/redis/once.js';
 import { COUNTING_REMOVE } from '../src/redis/scripts.js';
-import { RedisCountingBloomFilter, RedisCuckooFilter } from '../src/redis.js';
+import {
+  KEY_STATUS,
+  RedisBloomFilter,
+  RedisCountingBloomFilter,
+  RedisCuckooFilter,
+  type RedisFilterError,
+  RedisFilterTimeoutError,
+} from '../src/redis.js';
 import { keys } from './support/random.js';
 import { type NodeClient, nodeClient } from './support/redis-clients.js';
 import { type RedisProxy, startProxy } from './support/redis-proxy.js';
@@ -23,7 +32,7 @@ const TYPES = [
   ['cuckoo', RedisCuckooFilter],
 ] as const;
 
-describe.skipIf(!hasRedis)('a remove sent again after a reconnect is applied once', () => {
+describe.skipIf(!hasRedis)('replies that never come: resent removes, waits cut short', () => {
   let server: RedisServerHandle;
   let direct: NodeClient;
   let counter = 0;
@@ -114,6 +123,22 @@ describe.skipIf(!hasRedis)('a remove sent again after a reconnect is applied onc
       `${f.shardKey(0).slice(0, -1)}*:o:*`,
     ])) as string[];
     expect(after.filter((k) => !k.endsWith(':o:t'))).toEqual(markers);
+  });
+
+  it('a batch that times out while waiting for replicas calls none of its keys applied', async () => {
+    // No replica: WAIT 1 waits its 3 s; the batch's 300 ms timeout fires first. The adds were
+    // applied by the primary, but a failover could lose them: not acknowledged.
+    const f = await RedisBloomFilter.create(direct, `wait:${counter++}`, {
+      capacity: 1000,
+      fpp: 0.01,
+      replicas: 1,
+      replicaTimeout: 3000,
+      timeout: 300,
+    });
+    const err = (await f.addMany(keys('w', 100)).catch((e: unknown) => e)) as RedisFilterError;
+    expect(err).toBeInstanceOf(RedisFilterTimeoutError);
+    expect(err.batch!.applied).toBe(0); // before: 100 applied, none of them on a replica
+    expect([...err.batch!.status].every((s) => s === KEY_STATUS.unknown)).toBe(true);
   });
 
   for (const client of ['ioredis', 'node-redis'] as const) {

@@ -146,8 +146,9 @@ export class StoreOps<S extends ShardStore = ShardStore> {
   /**
    * After a window's writes (`op` of keys [offset, offset + count) of a batch, to the shards
    * `refs`): returns at once without the `replicas` option; else waits for that many replicas to
-   * confirm them. When fewer did within `replicaTimeout`, the window's applied keys become unknown
-   * in `status` and the store's replication error is thrown: the writes are not acknowledged.
+   * confirm them, the window's applied keys marked unknown in `status` meanwhile (and applied
+   * again once confirmed). When fewer confirmed within `replicaTimeout`, they stay unknown and the
+   * store's replication error is thrown: the writes are not acknowledged.
    */
   async replicated(
     refs: readonly string[],
@@ -157,14 +158,22 @@ export class StoreOps<S extends ShardStore = ShardStore> {
     count: number,
   ): Promise<void> {
     if (this.replicas === 0 || refs.length === 0) return;
+    // Unknown until the replicas confirm: a timeout, an abort or a lost link meanwhile leaves
+    // them so (a batch's error must not call applied what a failover could lose).
+    const applied: number[] = [];
+    for (let i = offset; i < offset + count; i++) {
+      if (status[i] !== KEY_STATUS.applied) continue;
+      status[i] = KEY_STATUS.unknown;
+      applied.push(i);
+    }
     const got = await this.store.waitReplicas!(
       [...new Set(refs)],
       this.replicas,
       this.replicaTimeout,
     );
-    if (got >= this.replicas) return;
-    for (let i = offset; i < offset + count; i++) {
-      if (status[i] === KEY_STATUS.applied) status[i] = KEY_STATUS.unknown;
+    if (got >= this.replicas) {
+      for (const i of applied) status[i] = KEY_STATUS.applied;
+      return;
     }
     throw this.store.error(
       'unreplicated',
