@@ -22,6 +22,7 @@ export {
   RedisCuckooFilter,
   type RedisCuckooFilterOptions,
 } from './redis/cuckoo.js';
+export type { Durability, Persistence, PersistenceMode } from './redis/durability.js';
 export {
   type BatchOutcome,
   KEY_STATUS,
@@ -33,6 +34,7 @@ export {
   RedisFilterReplicationError,
   RedisFilterStaleError,
   RedisFilterTimeoutError,
+  RedisPersistenceError,
 } from './redis/errors.js';
 export {
   RedisScalableBloomFilter,

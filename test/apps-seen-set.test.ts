@@ -78,6 +78,8 @@ describe.skipIf(!hasRedis)('RedisSeenSet', () => {
         now,
         fetchLimit,
       });
+      await counted.unseen('alice', candidates.slice(0, 1)); // its first call checks the server
+      sent = 0;
       const before = await serverStats(redis.port);
       const fresh = await counted.unseen('alice', candidates);
       const after = await serverStats(redis.port);
@@ -171,6 +173,66 @@ describe.skipIf(!hasRedis)('RedisSeenSet', () => {
     expect(Number(await rawCommand(redis.port, ['DBSIZE'])) - before).toBe(1_000);
   });
 
+  it('never lets two sets or two users share a bitmap, whatever their names hold', async () => {
+    // Under the first key scheme both were bk:u:{feed:alice:bob}:g: 0 of 100 new items came back.
+    const a = feed('feed');
+    const b = feed('feed:alice');
+    const items = keys('shared', 100);
+    await a.markSeen('alice:bob', items);
+    expect(await b.unseen('bob', items)).toEqual(items);
+    expect(await a.unseen('alice:bob', items)).toEqual([]);
+    const g = a.generation();
+    expect(a.key('alice:bob', g)).toBe(`bk:u2:{4:feed:alice:bob}:${g}`);
+    expect(b.key('bob', g)).toBe(`bk:u2:{10:feed:alice:bob}:${g}`);
+    // Braces in a user stay in that user's own keys; a user's window is still one slot.
+    await a.markSeen('x}:1', items.slice(0, 10));
+    expect(await a.unseen('x', items.slice(0, 10))).toEqual(items.slice(0, 10));
+    expect(await a.unseen('x}:1', items.slice(0, 10))).toEqual([]);
+    // A lone surrogate would reach Redis as U+FFFD, the key of another user: refused.
+    await expect(a.markSeen('\ud800', items)).rejects.toThrow(
+      /^user must be well-formed Unicode .*, got "\\ud800"$/,
+    );
+    await expect(a.unseen('\udc00x', items)).rejects.toThrow(RangeError);
+    expect(await a.unseen('\ufffd', items)).toEqual(items);
+  });
+
+  for (const fetchLimit of [undefined, 0]) {
+    it(`merges bitmaps of the first key scheme into an empty window (${fetchLimit ?? 'fetch'})`, async () => {
+      // Bitmaps as the first scheme kept them, at bk:u:{name:user}:g, with their TTLs.
+      const name = `old-${fetchLimit ?? 'fetch'}`;
+      const writer = feed(`${name}-writer`);
+      const g = writer.generation();
+      const items = { alice: keys('a-old', 50), bob: keys('b-old', 50) };
+      for (const [user, list] of Object.entries(items)) {
+        clock -= 2 * DAY; // two generations ago
+        await writer.markSeen(user, list);
+        clock += 2 * DAY;
+        const old = `bk:u:{${name}:${user}}:${g - 2}`;
+        await rawCommand(redis.port, ['COPY', writer.key(user, g - 2), old]); // one server: any slot
+        await rawCommand(redis.port, ['PEXPIRE', old, String(28 * DAY)]);
+      }
+      const opts = { capacity: 200, fpp: 0.01, generations: 30, period: DAY, now, fetchLimit };
+      const seen = new RedisSeenSet(client, name, opts);
+      // unseen first: the window is empty, the old bitmap is merged, then asked again.
+      expect(await seen.unseen('alice', items.alice)).toEqual([]);
+      const pttl = Number(await rawCommand(redis.port, ['PTTL', seen.key('alice', g - 2)]));
+      expect(pttl).toBeGreaterThan(27 * DAY);
+      expect(pttl).toBeLessThanOrEqual(28 * DAY);
+      // markSeen first: the new items and the old ones are both in the window.
+      const fresh = keys('b-new', 10);
+      expect(await seen.markSeen('bob', fresh)).toBe(10);
+      expect(await seen.unseen('bob', [...items.bob, ...fresh])).toEqual([]);
+      // Without the merge the old items are offered again.
+      const ignoring = new RedisSeenSet(client, name, { ...opts, legacyKeys: 'ignore' });
+      expect(await ignoring.unseen('carol', items.alice)).toEqual(items.alice);
+      expect(
+        Number(
+          await rawCommand(redis.port, ['EXISTS', `bk:u2:{${name.length}:${name}:alice}:tmp`]),
+        ),
+      ).toBe(0);
+    });
+  }
+
   it('rejects bad arguments by name', async () => {
     expect(() => new RedisSeenSet(client, 'x', { capacity: 0, fpp: 0.01 })).toThrow(
       'options.capacity must be a positive safe integer, got 0',
@@ -184,6 +246,9 @@ describe.skipIf(!hasRedis)('RedisSeenSet', () => {
     expect(
       () => new RedisSeenSet(client, 'x', { capacity: 10, fpp: 0.1, now: 5 as never }),
     ).toThrow('options.now must be a function, got 5');
+    expect(
+      () => new RedisSeenSet(client, 'x', { capacity: 10, fpp: 0.1, legacyKeys: 'y' as never }),
+    ).toThrow(`options.legacyKeys must be 'migrate' or 'ignore', got "y"`);
     const seen = feed('bad');
     await expect(seen.unseen('', ['a'])).rejects.toThrow('user must be a non-empty string, got ""');
     await expect(seen.markSeen('u', [5 as never])).rejects.toThrow(TypeError);

@@ -68,7 +68,13 @@ describe.skipIf(!hasRedis)('bloomkit redis', () => {
     const info = JSON.parse(
       (await cli.run(['redis', 'info', 'seen', '--json', ...url])).stdout.toString(),
     );
-    expect(info).toMatchObject({ name: 'seen', funnel: 'string', capacity: 1000, designFpp: 0.01 });
+    expect(info).toMatchObject({
+      name: 'seen',
+      funnel: 'string',
+      capacity: 1000,
+      designFpp: 0.01,
+      persistence: 'aof-always',
+    });
     expect(Math.abs(info.estimatedCount - 500)).toBeLessThan(50);
     const none = await cli.run(['redis', 'check', 'seen', '-q', ...url], {
       input: 'nope-never-added\n',
@@ -78,5 +84,30 @@ describe.skipIf(!hasRedis)('bloomkit redis', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no-such-filter');
     expect((await cli.run(['redis', 'frob', 'x', ...url])).code).toBe(2);
+  });
+
+  it('refuses a server without persistence unless --durability best-effort, and says so in info', async () => {
+    const lax = await startRedis({ appendonly: false });
+    try {
+      const url = ['--url', lax.url];
+      const refused = await cli.run(['redis', 'create', 'f', '-n', '100', '-p', '0.01', ...url]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.toString()).toMatch(
+        /has appendonly no, save "": a crash loses every acknowledged add, silently\. .*or pass --durability best-effort to accept it/,
+      );
+      const ok = ['--durability', 'best-effort', ...url];
+      expect((await cli.run(['redis', 'create', 'f', '-n', '100', '-p', '0.01', ...ok])).code).toBe(
+        0,
+      );
+      const info = await cli.run(['redis', 'info', 'f', '--json', ...ok]);
+      expect(JSON.parse(info.stdout.toString()).persistence).toBe('none');
+      const bad = await cli.run(['redis', 'info', 'f', '--durability', 'maybe', ...url]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr.toString()).toContain(
+        '--durability must be strict or best-effort, got "maybe"',
+      );
+    } finally {
+      await lax.stop();
+    }
   });
 });

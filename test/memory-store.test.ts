@@ -47,6 +47,25 @@ describe('stored filters over MemoryShardStore', () => {
     expect(await f.add('x')).toBe(true);
   });
 
+  it('refuses a timeout of 2^31 ms or more (a timer would fire after 1 ms), accepts Infinity', async () => {
+    const store = new MemoryShardStore();
+    const base = { capacity: 1000, fpp: 0.01 };
+    for (const timeout of [2 ** 31, 2 ** 40, Number.NaN, -1]) {
+      await expect(StoredBloomFilter.create(store, 't', { ...base, timeout })).rejects.toThrow(
+        /^timeout must be a positive number of ms below 2\^31, or Infinity, got /,
+      );
+      await expect(StoredCountingBloomFilter.open(store, 't', { timeout })).rejects.toThrow(
+        RangeError,
+      );
+    }
+    const slow = await StoredBloomFilter.create(store, 't', { ...base, timeout: 2 ** 31 - 1 });
+    expect(await slow.add('x')).toBe(true);
+    const never = await StoredCuckooFilter.open(store, 't', { timeout: Infinity }).catch(
+      (err: Error) => err,
+    );
+    expect(never).toBeInstanceOf(StoredFilterMismatchError); // a bloom filter: checked after the options
+  });
+
   it('an add acknowledged after another object cleared the filter is kept (the epoch check)', async () => {
     const store = new MemoryShardStore();
     const a = await StoredBloomFilter.create(store, 'f', opts);

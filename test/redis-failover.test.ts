@@ -15,11 +15,19 @@
  *   before the replica had caught up stays present, and that only adds of the window are lost.
  *   node-redis moves the dead master's slots to the new master only on a MOVED reply: until the
  *   killed node is back (as a replica, answering MOVED) adds to those shards fail.
+ * - The same kill with `replicas: 1` (WAIT), adding in batches of 16 (the kill lands mid-batch):
+ *   every add acknowledged, or reported applied by a failed batch, survives; those the replica
+ *   could not confirm were refused (RedisFilterReplicationError).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardKey } from '../src/redis/keys.js';
-import { RedisBloomFilter, RedisFilterError, RedisFilterReplicationError } from '../src/redis.js';
+import {
+  KEY_STATUS,
+  RedisBloomFilter,
+  RedisFilterError,
+  RedisFilterReplicationError,
+} from '../src/redis.js';
 import { type NodeCluster, nodeCluster } from './support/redis-clients.js';
 import { type RedisClusterHandle, startRedisCluster } from './support/redis-cluster-server.js';
 import { type RedisServerHandle, rawCommand, requireRedis } from './support/redis-server.js';
@@ -38,9 +46,26 @@ class Writer {
   #stopped = false;
   readonly done: Promise<void>;
 
-  constructor(f: RedisBloomFilter, prefix: string, lanes = 4) {
+  constructor(f: RedisBloomFilter, prefix: string, lanes = 4, batch = 1) {
     const lane = async (): Promise<void> => {
       while (!this.#stopped) {
+        if (batch > 1) {
+          // A batch (addMany): acknowledged when it resolves; when it fails, the keys its error
+          // reports applied count as acknowledged too (a retry would skip them).
+          const keys = Array.from({ length: batch }, () => `${prefix}:${this.#next++}`);
+          try {
+            await f.addMany(keys);
+            this.acked.push(...keys);
+          } catch (err) {
+            const status = (err as RedisFilterError).batch?.status;
+            keys.forEach((key, i) => {
+              if (status?.[i] === KEY_STATUS.applied) this.acked.push(key);
+              else this.failed.push({ key, err });
+            });
+            await sleep(10);
+          }
+          continue;
+        }
         const key = `${prefix}:${this.#next++}`;
         try {
           await f.add(key);
@@ -239,7 +264,7 @@ describe.skipIf(!hasRedis)('RedisBloomFilter through a cluster failover', () => 
       );
     }
     expect(g.shards).toBe(1);
-    const w = new Writer(g, 'safe', 4);
+    const w = new Writer(g, 'safe', 4, 16); // batches of 16: the kill lands mid-batch
     await w.more(300);
     const confirmed = w.acked.length;
     process.kill(r.pid, 'SIGSTOP');

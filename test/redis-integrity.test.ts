@@ -207,6 +207,27 @@ describe.skipIf(!hasRedis)('Redis filters never lose an acknowledged add', () =>
       await expect(RedisScalableBloomFilter.open(b, s.name)).rejects.toThrow(/layer:0 .* give/);
     });
 
+    it('open sees an edited funnel (or any field that decides hashing) by the metadata sum', async () => {
+      const present = keys('f', 500);
+      const c = await RedisCountingBloomFilter.create(a, fresh(), { capacity: 1000, fpp: 0.01 });
+      await c.addMany(present);
+      await raw('HSET', c.metaKey, 'funnel', 'utf16');
+      // Without the check, 499 of the 500 keys answered false through the reopened filter.
+      await expect(RedisCountingBloomFilter.open(b, c.name)).rejects.toThrow(
+        /has metadata whose fields do not match its sum .* was changed/,
+      );
+      await raw('HSET', c.metaKey, 'funnel', 'string');
+      expect(
+        (await (await RedisCountingBloomFilter.open(b, c.name)).hasMany(present)).every(Boolean),
+      ).toBe(true);
+      const s = await RedisScalableBloomFilter.create(a, fresh(), { capacity: 100, fpp: 0.01 });
+      await raw('HSET', `bk:m:{${s.name}}`, 'funnel', 'bytes');
+      await expect(RedisScalableBloomFilter.open(b, s.name)).rejects.toBeInstanceOf(FormatError);
+      const t = await RedisBloomFilter.create(a, fresh(), { capacity: 100, fpp: 0.01, ttl: 60 });
+      await raw('HDEL', t.metaKey, 'ttl');
+      await expect(RedisBloomFilter.open(b, t.name)).rejects.toThrow(/do not match its sum/);
+    });
+
     it('a deleted shard is reported as lost, never answered absent; clear rebuilds it', async () => {
       const name = fresh();
       const f = await RedisBloomFilter.create(a, name, {

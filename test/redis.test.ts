@@ -89,6 +89,7 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
         shards: '8',
         bits: '59968',
         hashes: '7',
+        sum: '0dff23a8', // CRC-32C of the fields that decide hashing (docs/FORMAT.md)
       });
     });
 
@@ -156,7 +157,7 @@ describe.skipIf(!hasRedis)('Redis filters (standalone server)', () => {
       ).rejects.toThrow(/ttl must be a positive number of seconds/);
       await expect(
         RedisBloomFilter.create(client, fresh(), { capacity: 10, fpp: 0.1, timeout: 0 }),
-      ).rejects.toThrow(/timeout must be a positive number of ms, got 0/);
+      ).rejects.toThrow(/timeout must be a positive number of ms below 2\^31, or Infinity, got 0/);
       await expect(
         RedisCountingBloomFilter.create(client, fresh(), { capacity: 10, fpp: 0.1, shardBits: 64 }),
       ).rejects.toThrow(/multiple of 256/);

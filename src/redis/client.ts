@@ -16,6 +16,11 @@ export interface CommandClient {
   /** Which library and topology, for messages. */
   readonly kind: 'node-redis' | 'node-redis cluster' | 'ioredis' | 'ioredis cluster';
   readonly isCluster: boolean;
+  /**
+   * Whether the library sends a command again after a reconnect when its reply was lost (ioredis'
+   * `autoResendUnfulfilledCommands`, on by default): such a command may run twice (once.ts).
+   */
+  readonly resends: boolean;
   /** Sends `args` (routed by `key` on a cluster). */
   send(key: string, readonly: boolean, args: readonly (string | Buffer)[]): Promise<unknown>;
   /** Like `send`, with bulk-string replies as `Buffer`s. */
@@ -62,6 +67,10 @@ interface IoRedis {
   [method: `${string}Buffer`]: unknown;
   readonly status: string;
   readonly isCluster?: boolean;
+  readonly options?: {
+    autoResendUnfulfilledCommands?: boolean;
+    redisOptions?: { autoResendUnfulfilledCommands?: boolean };
+  };
   nodes?(role: 'master'): IoRedis[];
 }
 
@@ -97,6 +106,7 @@ function nodeRedis(c: NodeRedisClient): CommandClient {
   return {
     kind: 'node-redis',
     isCluster: false,
+    resends: false,
     send: (_key, _readonly, args) => c.sendCommand(args),
     sendBinary: (_key, args) => c.sendCommand(args, BINARY),
     notReady: () => {
@@ -114,6 +124,7 @@ function nodeRedisCluster(c: NodeRedisCluster): CommandClient {
   return {
     kind: 'node-redis cluster',
     isCluster: true,
+    resends: false,
     send: (key, readonly, args) => c.sendCommand(key, readonly, args),
     sendBinary: (key, args) => c.sendCommand(key, true, args, BINARY),
     notReady: () => (c.isOpen === false ? 'the node-redis cluster client is not open' : null),
@@ -133,6 +144,8 @@ function ioredis(c: IoRedis): CommandClient {
   return {
     kind: cluster ? 'ioredis cluster' : 'ioredis',
     isCluster: cluster,
+    resends:
+      (cluster ? c.options?.redisOptions : c.options)?.autoResendUnfulfilledCommands !== false,
     send: (_key, _readonly, args) => c.call(args[0] as string, ...args.slice(1)),
     sendBinary: (_key, args) => {
       // The command's own binary method, not `callBuffer`: with `enableAutoPipelining`,

@@ -22,8 +22,10 @@ import {
 } from '../sharded/stored-counting.js';
 import { createStored, openStored } from '../sharded/stored-open.js';
 import type { RedisConnection } from './client.js';
+import type { Persistence } from './durability.js';
 import { metaKey } from './keys.js';
 import { redisOps } from './open.js';
+import type { RedisShardStore } from './shard-store.js';
 import type { RedisFilterConnectionOptions } from './store.js';
 
 /** Options of {@link RedisCountingBloomFilter.create}. */
@@ -70,5 +72,10 @@ export class RedisCountingBloomFilter<K extends Key = Key> extends StoredCountin
   /** The Redis key of the metadata hash. */
   get metaKey(): string {
     return metaKey(this.name);
+  }
+
+  /** The weakest persistence of the server's masters, read by `create`/`open` (durability.ts). */
+  get persistence(): Persistence | undefined {
+    return (this.store as RedisShardStore).persistence;
   }
 }

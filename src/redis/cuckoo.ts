@@ -21,8 +21,10 @@ import {
 } from '../sharded/stored-cuckoo.js';
 import { createStored, openStored } from '../sharded/stored-open.js';
 import type { RedisConnection } from './client.js';
+import type { Persistence } from './durability.js';
 import { metaKey } from './keys.js';
 import { redisOps } from './open.js';
+import type { RedisShardStore } from './shard-store.js';
 import type { RedisFilterConnectionOptions } from './store.js';
 
 export { altBucket, CUCKOO_MIN_FPP } from '../sharded/stored-cuckoo.js';
@@ -69,5 +71,10 @@ export class RedisCuckooFilter<K extends Key = Key> extends StoredCuckooFilter<K
   /** The Redis key of the metadata hash. */
   get metaKey(): string {
     return metaKey(this.name);
+  }
+
+  /** The weakest persistence of the server's masters, read by `create`/`open` (durability.ts). */
+  get persistence(): Persistence | undefined {
+    return (this.store as RedisShardStore).persistence;
   }
 }

@@ -84,6 +84,16 @@ export class RedisEvictionPolicyError extends RedisFilterError {
   override readonly name = 'RedisEvictionPolicyError';
 }
 
+/**
+ * The server's persistence may lose acknowledged writes in a crash (anything but `appendonly yes`
+ * with `appendfsync always` on every master), or could not be read (`CONFIG` renamed or
+ * disabled). Pass `durability: 'best-effort'` to accept that (persistence.ts lists what each
+ * configuration loses).
+ */
+export class RedisPersistenceError extends RedisFilterError {
+  override readonly name = 'RedisPersistenceError';
+}
+
 /** The operation did not complete within the filter's `timeout` (ms). */
 export class RedisFilterTimeoutError extends StoredFilterTimeoutError {
   override readonly name = 'RedisFilterTimeoutError';

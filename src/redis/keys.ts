@@ -12,6 +12,8 @@
  * | `bk:s:{name:l:i}`     | string | shard i of layer l of a `RedisScalableBloomFilter`: a bitmap |
  * | `bk:s:{name:l:i}:n`   | hash   | that shard's key count `n` and `sealed` flag                 |
  * | `<shard>:tmp:<id>`    | string | a scratch copy while bytes are ORed into a shard (deleted)   |
+ * | `<shard key>:o:<op>`  | string | marker of remove `op`, about 30 s (once.ts; ioredis only)    |
+ * | `bk:u2:{n:name:user}:g` | string | generation g of `user`'s bitmap in `RedisSeenSet` `name` (n: the name's length) |
  *
  * The part in braces is the Redis Cluster hash tag: only it is hashed to pick the slot. Each shard
  * has its own tag, so a filter's shards spread over the cluster's slots (and nodes), while a
@@ -26,7 +28,7 @@
  * sent as U+FFFD, so two names would share keys).
  */
 
-export { checkName } from '../sharded/names.js';
+export { checkName, isWellFormed } from '../sharded/names.js';
 
 /** The metadata hash of filter `name`. */
 export function metaKey(name: string): string {
@@ -62,4 +64,36 @@ export function countKeyOf(ref: string): string | undefined {
 /** The scratch key `orShard` ORs bytes through for shard key `ref` (same hash tag, same slot). */
 export function scratchKey(ref: string, id: string): string {
   return `${ref}:tmp:${id}`;
+}
+
+/**
+ * Generation `g` of `user`'s bitmap in the seen set `name`: `bk:u2:{n:name:user}:g`, where n is
+ * the name's length in UTF-16 code units. Unambiguous whatever the user holds (`:`, `{`, `}`):
+ * n says where the name ends, and the user runs to the last `}:` (g is digits). Set `feed` with
+ * user `alice:bob` and set `feed:alice` with user `bob` are `{4:feed:alice:bob}` and
+ * `{10:feed:alice:bob}`. The hash tag (the text up to the first `}`) is the same for every
+ * generation of a user, so a user's window is in one cluster slot. The user must be well-formed
+ * (a lone surrogate is sent as U+FFFD: two users would share keys). `u2`: the first scheme,
+ * `bk:u:{name:user}:g`, was ambiguous; its keys are never read (they expire with their window).
+ */
+export function seenKey(name: string, user: string, g: number): string {
+  return `bk:u2:{${name.length}:${name}:${user}}:${g}`;
+}
+
+/** The marker of remove `op` on shard `ref` (once.ts): the shard's hash tag, so its slot. */
+export function onceKey(ref: string, op: string): string {
+  return `${ref}:o:${op}`;
+}
+
+/**
+ * Generation `g` of `user`'s bitmap in seen set `name` under the first, ambiguous key scheme
+ * (`bk:u:{name:user}:g`): read once, to merge into the new keys (seen-set.ts, `legacyKeys`).
+ */
+export function legacySeenKey(name: string, user: string, g: number): string {
+  return `bk:u:{${name}:${user}}:${g}`;
+}
+
+/** A scratch key in the slot of `user`'s window in seen set `name` (the merge script's). */
+export function seenScratchKey(name: string, user: string): string {
+  return `bk:u2:{${name.length}:${name}:${user}}:tmp`;
 }

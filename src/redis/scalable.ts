@@ -20,8 +20,10 @@ import {
   type StoredScalableBloomFilterOptions,
 } from '../sharded/stored-scalable.js';
 import type { RedisConnection } from './client.js';
+import type { Persistence } from './durability.js';
 import { metaKey } from './keys.js';
 import { redisOps } from './open.js';
+import type { RedisShardStore } from './shard-store.js';
 import type { RedisFilterConnectionOptions } from './store.js';
 
 /** Options of {@link RedisScalableBloomFilter.create}. */
@@ -64,5 +66,10 @@ export class RedisScalableBloomFilter<K extends Key = Key> extends StoredScalabl
   /** The Redis key of the metadata hash. */
   get metaKey(): string {
     return metaKey(this.name);
+  }
+
+  /** The weakest persistence of the server's masters, read by `create`/`open` (durability.ts). */
+  get persistence(): Persistence | undefined {
+    return (this.store as RedisShardStore).persistence;
   }
 }

@@ -9,6 +9,11 @@
  * calls that meet NOSCRIPT again (another node) do the same in the next round: one script body
  * per server instead of one per key. After {@link MAX_ROUNDS} rounds a call sends `EVAL` itself.
  * A call that met NOSCRIPT ran nothing, so sending it again is safe.
+ *
+ * TRYAGAIN (Redis Cluster: a script's keys are split between two nodes while their slot migrates)
+ * also means nothing ran: the call is sent again after {@link TRYAGAIN_MS} ms, at most
+ * {@link TRYAGAIN_TRIES} times (the migration of one slot's keys takes milliseconds), as ioredis
+ * does on its own; node-redis passes the error on.
  */
 
 import type { LuaScript } from './scripts.js';
@@ -22,6 +27,13 @@ type Send = (
 
 /** Rounds a call waits for another call's `EVAL` before it sends its own. */
 const MAX_ROUNDS = 16;
+/** Pause before a call that met TRYAGAIN is sent again, and how many times it is. */
+const TRYAGAIN_MS = 25;
+const TRYAGAIN_TRIES = 40;
+
+function isTryAgain(err: unknown): boolean {
+  return err instanceof Error && err.message.startsWith('TRYAGAIN');
+}
 
 function isNoScript(err: unknown): boolean {
   return err instanceof Error && err.message.startsWith('NOSCRIPT');
@@ -34,7 +46,23 @@ export class ScriptRunner {
   constructor(private readonly send: Send) {}
 
   /** Runs `script` on `keys` (all in one slot, routed by the first) with `args`. */
-  run(
+  async run(
+    script: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | Buffer)[],
+  ): Promise<unknown> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.once(script, keys, args);
+      } catch (err) {
+        if (!isTryAgain(err) || tries >= TRYAGAIN_TRIES) throw err;
+        await new Promise((resolve) => setTimeout(resolve, TRYAGAIN_MS));
+      }
+    }
+  }
+
+  /** One `EVALSHA` (and `EVAL` after NOSCRIPT). */
+  private once(
     script: LuaScript,
     keys: readonly string[],
     args: readonly (string | Buffer)[],

@@ -46,7 +46,7 @@ export interface LuaScript {
   readonly sha: string;
 }
 
-function lua(name: string, source: string): LuaScript {
+export function lua(name: string, source: string): LuaScript {
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
 }
 

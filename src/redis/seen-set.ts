@@ -8,12 +8,15 @@
  * never read again and expire on their own (each bitmap has a TTL that ends with its last day in
  * the window). Rotation is by the clock (`now`, injectable for tests): nothing moves data.
  *
- * Keys: `bk:u:{name:user}:g` for generation g = ⌊now / period⌋. The hash tag `{name:user}` puts
- * all of a user's generations in one cluster slot, so each call is one command to one server:
+ * Keys: `bk:u2:{n:name:user}:g` for generation g = ⌊now / period⌋ (keys.ts: n, the name's
+ * length, keeps two sets' users apart). The hash tag puts all of a user's generations in one
+ * cluster slot, so each call is one command to one server:
  * `unseen` of 500 candidates is one round trip, whatever the number of generations. Small windows
  * (`memoryPerUser` ≤ `fetchLimit`, 32 KiB) are fetched with one MGET and tested in the client,
  * which costs the server nothing (a Lua loop blocks every other client while it runs); larger
- * ones are tested on the server by a script that answers one character per candidate.
+ * ones are tested on the server by a script that answers one character per candidate. (A call
+ * that finds a user's window empty also looks once for bitmaps of the first key scheme,
+ * `legacyKeys`: one or two more round trips, only then.)
  *
  * Sizing, for `capacity` c items seen per user per generation, window `fpp` p and G generations:
  *
@@ -38,7 +41,6 @@
  * grows it (a string grown by SETBIT may be given up to twice the room it needs).
  */
 
-import { createHash } from 'node:crypto';
 import {
   checkOptions,
   checkPositiveInteger,
@@ -50,8 +52,9 @@ import type { KeyOf } from '../filters/filter.js';
 import { hashKey, views } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { bloomSize } from '../math.js';
-import { checkName } from './keys.js';
-import type { LuaScript } from './scripts.js';
+import type { Persistence } from './durability.js';
+import { checkName, isWellFormed, legacySeenKey, seenKey, seenScratchKey } from './keys.js';
+import { MARK, MERGE, SEEN } from './seen-scripts.js';
 import { type RedisConnection, type RedisFilterConnectionOptions, RedisStore } from './store.js';
 
 /** Options of {@link RedisSeenSet}. */
@@ -74,77 +77,15 @@ export interface RedisSeenSetOptions<F extends Funnel = 'string'>
    * bytes (`memoryPerUser`), else tests them on the server with a script. Default 32,768.
    */
   fetchLimit?: number;
+  /**
+   * Bitmaps kept under the first key scheme (`bk:u:{name:user}:g`, before the scheme of keys.ts):
+   * `'migrate'` (the default) merges them into the user's window the first time a call finds that
+   * window empty (one more round trip then, and on every call while it stays empty); `'ignore'`
+   * never looks (items seen before the upgrade are offered again; the old keys expire with their
+   * window). Set `'ignore'` once a window's length has passed since the upgrade.
+   */
+  legacyKeys?: 'migrate' | 'ignore';
 }
-
-function lua(name: string, source: string): LuaScript {
-  return { name, source, sha: createHash('sha1').update(source).digest('hex') };
-}
-
-/**
- * KEYS[1]: the current generation. ARGV: k, m, ttl ms, then (x, y) per item. Sets the probes,
- * refreshes the TTL and returns how many items were new (some probe was 0).
- */
-const MARK = lua(
-  'seen-mark',
-  `local k, m, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('SET', KEYS[1], string.rep('\\0', math.ceil(m / 8)))
-end
-local new = 0
-for j = 4, #ARGV - 1, 2 do
-  local x, y = tonumber(ARGV[j]), tonumber(ARGV[j + 1])
-  local fresh = 0
-  for i = 0, k - 1 do
-    if redis.call('SETBIT', KEYS[1], x % m, 1) == 0 then fresh = 1 end
-    x = x + y
-    y = y + i
-  end
-  new = new + fresh
-end
-redis.call('PEXPIRE', KEYS[1], ttl)
-return new`,
-);
-
-/**
- * KEYS: the window's generations. ARGV: k, m, then (x, y) per item. Returns one character per
- * item, '1' if some generation holds all its probes (seen), else '0'.
- */
-const SEEN = lua(
-  'seen-check',
-  `local k, m = tonumber(ARGV[1]), tonumber(ARGV[2])
-local byte, band, rshift, floor = string.byte, bit.band, bit.rshift, math.floor
-local maps = {}
-for g = 1, #KEYS do
-  local s = redis.call('GET', KEYS[g])
-  if s then maps[#maps + 1] = s end
-end
-local out = {}
-for j = 3, #ARGV - 1, 2 do
-  local x0, y0 = tonumber(ARGV[j]), tonumber(ARGV[j + 1])
-  local seen = '0'
-  for g = 1, #maps do
-    local s = maps[g]
-    local x, y = x0, y0
-    local all = true
-    for i = 0, k - 1 do
-      local o = x % m
-      local b = byte(s, floor(o / 8) + 1)
-      if b == nil or band(b, rshift(128, o % 8)) == 0 then
-        all = false
-        break
-      end
-      x = x + y
-      y = y + i
-    end
-    if all then
-      seen = '1'
-      break
-    end
-  end
-  out[#out + 1] = seen
-end
-return table.concat(out)`,
-);
 
 /** Per-user sliding-window "seen" sets in Redis. See the module comment. */
 export class RedisSeenSet<F extends Funnel = 'string'> {
@@ -161,6 +102,9 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
   readonly #store: RedisStore;
   readonly #now: () => number;
   readonly #fetchLimit: number;
+  readonly #legacy: boolean;
+  /** The server's check (eviction, persistence: durability.ts), made by the first call. */
+  #checked: Promise<void> | undefined;
 
   constructor(client: RedisConnection, name: string, options: RedisSeenSetOptions<F>) {
     this.#name = checkName(name);
@@ -180,6 +124,11 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
       throw new RangeError(`options.fetchLimit must be a number of bytes >= 0, got ${show(limit)}`);
     }
     this.#fetchLimit = limit;
+    const legacy = options.legacyKeys ?? 'migrate';
+    if (legacy !== 'migrate' && legacy !== 'ignore') {
+      throw new RangeError(`options.legacyKeys must be 'migrate' or 'ignore', got ${show(legacy)}`);
+    }
+    this.#legacy = legacy === 'migrate';
     const perGeneration = -Math.expm1(Math.log1p(-fpp) / this.generations);
     const size = bloomSize(capacity, perGeneration);
     if (size.bits > 2 ** 32) {
@@ -200,6 +149,11 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
     return this.generations * Math.ceil(this.bits / 8);
   }
 
+  /** The weakest persistence of the server's masters, once the first call read it (durability.ts). */
+  get persistence(): Persistence | undefined {
+    return this.#store.store.persistence;
+  }
+
   /** The current generation number, ⌊now / period⌋. */
   generation(): number {
     return Math.floor(this.#now() / this.period);
@@ -207,7 +161,7 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
 
   /** The Redis key of `user`'s bitmap for generation `g`. */
   key(user: string, g: number): string {
-    return `bk:u:{${this.#name}:${user}}:${g}`;
+    return seenKey(this.#name, user, g);
   }
 
   /** Marks `items` seen by `user` now; resolves to how many were new to the window's newest generation. */
@@ -219,14 +173,19 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
     const g = this.generation();
     // The bitmap is read until generation g + G − 1 ends.
     const ttl = (g + this.generations) * this.period - this.#now();
-    const reply = await this.#store.op('markSeen', () =>
-      this.#store.eval(
-        MARK,
-        [this.key(user, g)],
-        [String(this.hashes), String(this.bits), String(Math.max(1, Math.ceil(ttl))), ...args],
-      ),
-    );
-    return Number(reply);
+    const keys = this.#window(user, g);
+    return this.#store.op('markSeen', async () => {
+      const reply = (await (
+        await this.#check()
+      ).eval(MARK, keys, [
+        String(this.hashes),
+        String(this.bits),
+        String(Math.max(1, Math.ceil(ttl))),
+        ...args,
+      ])) as unknown[];
+      if (Number(reply[1]) === 1) await this.#migrate(user, g, keys);
+      return Number(reply[0]);
+    });
   }
 
   /**
@@ -241,17 +200,31 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
     const pairs = this.#hashes(candidates);
     if (candidates.length === 0) return [];
     const g = this.generation();
-    const keys = Array.from({ length: this.generations }, (_, i) => this.key(user, g - i));
+    const keys = this.#window(user, g);
+    // An empty window may have bitmaps under the first key scheme: merged, then asked again.
+    const ask = async <T>(send: (store: RedisStore) => Promise<T>, empty: (r: T) => boolean) => {
+      const store = await this.#check();
+      const reply = await send(store);
+      return empty(reply) && (await this.#migrate(user, g, keys)) ? send(store) : reply;
+    };
     if (this.memoryPerUser <= this.#fetchLimit) {
       const reply = await this.#store.op('seen', () =>
-        this.#store.sendBinary(keys[0]!, ['MGET', ...keys]),
+        ask(
+          (store) => store.sendBinary(keys[0]!, ['MGET', ...keys]),
+          (r) => Array.isArray(r) && r.every((v) => v === null || v === undefined),
+        ),
       );
       return this.#test(reply, pairs, candidates.length);
     }
     const args = Array.from(pairs, (v) => String(v));
     const reply = await this.#store.op('seen', () =>
-      this.#store.eval(SEEN, keys, [String(this.hashes), String(this.bits), ...args]),
+      ask(
+        (store) => store.eval(SEEN, keys, [String(this.hashes), String(this.bits), ...args]),
+        (r) => r === null || r === undefined,
+      ),
     );
+    if (reply === null || reply === undefined)
+      return new Array<boolean>(candidates.length).fill(false);
     const flags = String(reply);
     if (flags.length !== candidates.length) {
       throw new FormatError(
@@ -306,8 +279,53 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
   async forget(user: string): Promise<void> {
     checkUser(user);
     const g = this.generation();
-    const keys = Array.from({ length: this.generations }, (_, i) => this.key(user, g - i));
+    const keys = this.#window(user, g);
     await this.#store.op('forget', () => this.#store.send(keys[0]!, false, ['DEL', ...keys]));
+  }
+
+  /**
+   * The store, once the server passed the checks every Redis filter's `create` makes (keys with
+   * a TTL: `RedisEvictionPolicyError` for `allkeys-*` and `volatile-*` unless `allowEviction`;
+   * `RedisPersistenceError` unless `durability: 'best-effort'`), made by the first call (again
+   * after a failed one).
+   */
+  async #check(): Promise<RedisStore> {
+    this.#checked ??= this.#store.store.checkDurability(this.#store.label, true);
+    try {
+      await this.#checked;
+    } catch (err) {
+      this.#checked = undefined;
+      throw err;
+    }
+    return this.#store;
+  }
+
+  /** The keys of `user`'s window at generation `g`, newest first. */
+  #window(user: string, g: number): string[] {
+    return Array.from({ length: this.generations }, (_, i) => this.key(user, g - i));
+  }
+
+  /**
+   * Merges `user`'s bitmaps of the first key scheme, if any, into its window `keys` (unless
+   * `legacyKeys: 'ignore'`): one MGET of the old keys (one slot), one MERGE script on the new
+   * slot, each bitmap with the TTL its generation has. The old keys are left to expire (a name
+   * under the old scheme may hold two users' items: it is copied to both). True if any existed.
+   */
+  async #migrate(user: string, g: number, keys: readonly string[]): Promise<boolean> {
+    if (!this.#legacy) return false;
+    const old = Array.from({ length: this.generations }, (_, i) =>
+      legacySeenKey(this.#name, user, g - i),
+    );
+    const maps = (await this.#store.sendBinary(old[0]!, ['MGET', ...old])) as unknown[];
+    if (!maps.some((v) => v instanceof Uint8Array)) return false;
+    const now = this.#now();
+    const args = maps.flatMap((v, i) =>
+      v instanceof Uint8Array
+        ? [Buffer.from(v), String(Math.ceil((g - i + this.generations) * this.period - now))]
+        : ['', '0'],
+    );
+    await this.#store.eval(MERGE, [...keys, seenScratchKey(this.#name, user)], args);
+    return true;
   }
 
   /** (x, y) of each item, hashing every item before anything is sent. */
@@ -324,8 +342,14 @@ export class RedisSeenSet<F extends Funnel = 'string'> {
   }
 }
 
+/** A user is any non-empty, well-formed string (keys.ts: `seenKey`). */
 function checkUser(user: unknown): void {
   if (typeof user !== 'string' || user.length === 0) {
     throw new TypeError(`user must be a non-empty string, got ${show(user)}`);
+  }
+  if (!isWellFormed(user)) {
+    throw new RangeError(
+      `user must be well-formed Unicode (a lone surrogate would be sent as U+FFFD and share keys with other users), got ${show(user)}`,
+    );
   }
 }

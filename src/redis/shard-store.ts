@@ -48,9 +48,17 @@ import {
   withHeader,
 } from './bitfield.js';
 import { type CommandClient, commandClient, type RedisConnection } from './client.js';
-import { REDIS_ERRORS, RedisEvictionPolicyError, RedisFilterMismatchError } from './errors.js';
+import {
+  checkDurabilityOption,
+  checkEviction,
+  checkPersistence,
+  type Durability,
+  type Persistence,
+} from './durability.js';
+import { REDIS_ERRORS, RedisFilterMismatchError } from './errors.js';
 import { countKeyOf, layerCountKey, layerShardKey, metaKey, scratchKey, shardKey } from './keys.js';
 import { toMeta } from './meta.js';
+import { OnceRemoves } from './once.js';
 import { sendScalableAdds } from './scalable-batch.js';
 import { ScriptRunner } from './script-runner.js';
 import {
@@ -87,6 +95,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
   private readonly scripts = new ScriptRunner((key, readonly, args) =>
     this.send(key, readonly, args),
   );
+  private readonly removes: OnceRemoves; // applied at most once, however often sent: once.ts
   /**
    * `WAIT replicas timeout` on the connection of every shard in `refs` (one for a standalone
    * server, one per shard key on a cluster, routed as its writes were); the fewest replicas any
@@ -97,13 +106,17 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
    */
   readonly waitReplicas?: ShardStore['waitReplicas'];
 
+  /** The weakest persistence of the masters, once `checkDurability` read it (durability.ts). */
+  persistence: Persistence | undefined;
   constructor(
     connection: RedisConnection,
-    /** Accept a server that may evict keys (see `RedisFilterConnectionOptions`). */
+    /** Accept a server that may evict keys; what its persistence must be (store.ts: options). */
     readonly allowEviction = false,
+    readonly durability: Durability = 'strict',
   ) {
     super(REDIS_ERRORS, RedisFilterMismatchError);
     this.client = commandClient(connection);
+    this.removes = new OnceRemoves((...a) => this.eval(...a), this.client.resends);
     const pool = typeof (connection as { totalClients?: unknown }).totalClients === 'number';
     if (this.client.kind !== 'ioredis cluster' && !pool) {
       this.waitReplicas = async (refs, replicas, timeoutMs) => {
@@ -113,9 +126,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
         return Math.min(...got.map(Number));
       };
     }
-    if (typeof allowEviction !== 'boolean') {
-      throw new TypeError(`allowEviction must be a boolean, got ${show(allowEviction)}`);
-    }
+    checkDurabilityOption(durability, allowEviction);
   }
 
   /** Sends one command about `key` (the routing key on a cluster). Errors are not wrapped here. */
@@ -141,22 +152,11 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     return this.client.notReady();
   }
 
-  /**
-   * Rejects with `RedisEvictionPolicyError` if any master's `maxmemory-policy` may evict the
-   * filter's keys (`allkeys-*` always; `volatile-*` when it has a TTL), unless `allowEviction`.
-   */
+  /** Refuses a master that may lose acknowledged writes or evict keys, per the options. */
   async checkDurability(label: string, hasTtl: boolean): Promise<void> {
-    if (this.allowEviction) return;
-    for (const send of await this.client.masters()) {
-      const info = String(await send(['INFO', 'memory']));
-      const policy = /maxmemory_policy:(\S+)/.exec(info)?.[1];
-      if (policy === undefined) continue; // a server that does not say cannot be judged
-      if (policy.startsWith('allkeys-') || (hasTtl && policy.startsWith('volatile-'))) {
-        throw new RedisEvictionPolicyError(
-          `${label}: the server's maxmemory-policy is ${policy}, which may evict the filter's keys${hasTtl ? ' (it has a TTL)' : ''} and lose acknowledged adds; use noeviction${hasTtl ? '' : ' or a volatile-* policy'}, or pass allowEviction: true`,
-        );
-      }
-    }
+    const masters = await this.client.masters();
+    this.persistence = await checkPersistence(label, masters, this.durability);
+    if (!this.allowEviction) await checkEviction(label, masters, hasTtl);
   }
 
   async createMeta(
@@ -276,7 +276,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
 
   removeCounters(ref: string, epoch: Epoch, cells: ArrayLike<number>): Promise<GuardedReply> {
     const args = guarded(epoch, cells, HEADER_COUNTERS);
-    return this.eval(COUNTING_REMOVE, [ref], args).then(guardedReply);
+    return this.removes.send(COUNTING_REMOVE, ref, args).then(guardedReply);
   }
 
   async readCounters(ref: string, cells: ArrayLike<number>): Promise<ShardRead> {
@@ -305,7 +305,7 @@ export class RedisShardStore extends StoreErrorNames implements ShardStore {
     i2: number,
   ): Promise<GuardedReply> {
     const args = [epoch.id, String(epoch.gen), String(f), String(i1), String(i2)];
-    return guardedReply(await this.eval(CUCKOO_REMOVE, [ref], args));
+    return guardedReply(await this.removes.send(CUCKOO_REMOVE, ref, args));
   }
 
   async readBuckets(ref: string, i1: number, i2: number): Promise<ShardRead> {

@@ -18,6 +18,7 @@
  * | `ttl`       | time to live in ms, absent without one; `expireAt` ms since the epoch    |
  * | `shards`, `bits`, `hashes` | the shape: S, b (counters for `counting`) and k          |
  * | `growth`, `ratio`, `layers`, `layer:i` | scalable: see stored-scalable.ts             |
+ * | `sum`       | CRC-32C of the fields that decide hashing (src/sharded/meta.ts: metaSum)  |
  *
  * It is created once, atomically, by a Lua script that writes it only if it does not exist and
  * returns what is there, so clients racing to create a filter all end up with the same one.
@@ -25,6 +26,7 @@
 
 import { StoreOps, type StoreOptions } from '../sharded/ops.js';
 import type { RedisConnection } from './client.js';
+import type { Durability } from './durability.js';
 import type { LuaScript } from './scripts.js';
 import { RedisShardStore } from './shard-store.js';
 
@@ -39,6 +41,14 @@ export interface RedisFilterConnectionOptions extends StoreOptions {
    * `RedisEvictionPolicyError`. Evicted shards are detected either way (`RedisFilterLostError`).
    */
   allowEviction?: boolean;
+  /**
+   * What `create` and `open` require of the server's persistence. `'strict'` (the default):
+   * `appendonly yes` with `appendfsync always` on every master, the only configuration in which a
+   * crash loses no acknowledged add; anything else, or a server that does not let `CONFIG GET`
+   * read it, rejects with `RedisPersistenceError`. `'best-effort'`: any configuration; what was
+   * found is in `store.persistence`.
+   */
+  durability?: Durability;
 }
 
 /** One Redis filter object's operations: the runner of ops.ts over a {@link RedisShardStore}. */
@@ -49,7 +59,8 @@ export class RedisStore extends StoreOps<RedisShardStore> {
     label: string,
     options: RedisFilterConnectionOptions = {},
   ) {
-    super(new RedisShardStore(connection, options.allowEviction ?? false), label, options);
+    const store = new RedisShardStore(connection, options.allowEviction, options.durability);
+    super(store, label, options);
   }
 
   /** Sends one command about `key` (the routing key on a cluster). Errors are not wrapped here. */

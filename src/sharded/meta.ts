@@ -8,6 +8,7 @@
  */
 
 import { FormatError, show } from '../errors.js';
+import { crc32cOf } from '../formats/crc32c.js';
 import { checkFunnel, type Funnel } from '../hash/keys.js';
 import { checkLayout } from './layout.js';
 import type { ShardedBloomShape } from './sharded-bloom.js';
@@ -54,6 +55,55 @@ export function checkKind(store: ShardStore, name: string, meta: Meta, kind: str
     );
   }
   checkMeta(store, name, meta, { kind });
+}
+
+/**
+ * The fields of a filter's metadata that its `sum` covers: every field written once at creation
+ * that decides how keys are hashed or placed (`funnel` above all: it cannot be derived from the
+ * others, so an edited funnel would otherwise hash every key to other cells and answer false).
+ * `layers` and `layer:i` change as a scalable filter grows and are checked against the spec their
+ * index gives instead; `id`, `gen`, `ready` and `expireAt` are the store's.
+ */
+const SUMMED = [
+  'kind',
+  'funnel',
+  'capacity',
+  'fpp',
+  'shardBits',
+  'shards',
+  'bits',
+  'hashes',
+  'growth',
+  'ratio',
+  'ttl',
+] as const;
+
+/**
+ * The `sum` field of metadata `meta`: CRC-32C (8 hex digits) of `field=value\n` for each field of
+ * {@link SUMMED} in that order (`field\n` when absent), so that changing, adding or deleting any of
+ * them is seen.
+ */
+export function metaSum(meta: Readonly<Record<string, string | undefined>>): string {
+  let text = '';
+  for (const field of SUMMED) {
+    const value = meta[field];
+    text += value === undefined ? `${field}\n` : `${field}=${value}\n`;
+  }
+  return crc32cOf(new TextEncoder().encode(text)).toString(16).padStart(8, '0');
+}
+
+/**
+ * `FormatError` when the metadata's `sum` does not match its fields (one was edited). Metadata
+ * written before bloomkit kept a `sum` has none and is not checked.
+ */
+export function checkSum(store: ShardStore, name: string, meta: Meta): void {
+  if (meta.sum === undefined) return;
+  const sum = metaSum(meta);
+  if (meta.sum !== sum) {
+    throw new FormatError(
+      `${who(store, name)} has metadata whose fields do not match its sum (${show(meta.sum)}, the fields give ${show(sum)}): a field that decides hashing (${SUMMED.join(', ')}) was changed`,
+    );
+  }
 }
 
 /** A new filter id: a random u32 ≥ 1 (0 marks a missing shard). */

@@ -25,7 +25,7 @@ export function checkName(name: unknown): string {
 }
 
 /** Whether `s` has no lone surrogate (String.prototype.isWellFormed, for runtimes without it). */
-function isWellFormed(s: string): boolean {
+export function isWellFormed(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c < 0xd800 || c > 0xdfff) continue;

@@ -26,7 +26,8 @@ export interface StoreOptions {
    * Bound in ms on each operation, and on each window of a batch: a call rejects with the store's
    * timeout error (`RedisFilterTimeoutError`) when the store has not answered for this long (a
    * batch when no window completed for this long, whatever its size), and a batch then sends
-   * nothing more. Default 10,000 ms ({@link DEFAULT_TIMEOUT}); `Infinity` for none.
+   * nothing more. Default 10,000 ms ({@link DEFAULT_TIMEOUT}); `Infinity` for none; otherwise
+   * below 2^31 (a timer cannot wait longer: `RangeError`).
    */
   timeout?: number;
   /**
@@ -114,8 +115,13 @@ export class StoreOps<S extends ShardStore = ShardStore> {
     options: StoreOptions = {},
   ) {
     const timeout = options.timeout ?? DEFAULT_TIMEOUT;
-    if (!(typeof timeout === 'number' && timeout > 0)) {
-      throw new RangeError(`timeout must be a positive number of ms, got ${show(timeout)}`);
+    // setTimeout takes a signed 32-bit delay: 2^31 ms or more would fire after 1 ms.
+    if (
+      !(typeof timeout === 'number' && timeout > 0 && (timeout < 2 ** 31 || timeout === Infinity))
+    ) {
+      throw new RangeError(
+        `timeout must be a positive number of ms below 2^31, or Infinity, got ${show(timeout)}`,
+      );
     }
     this.timeout = timeout;
     const replicas = options.replicas ?? 0;
@@ -140,8 +146,9 @@ export class StoreOps<S extends ShardStore = ShardStore> {
   /**
    * After a window's writes (`op` of keys [offset, offset + count) of a batch, to the shards
    * `refs`): returns at once without the `replicas` option; else waits for that many replicas to
-   * confirm them. When fewer did within `replicaTimeout`, the window's applied keys become unknown
-   * in `status` and the store's replication error is thrown: the writes are not acknowledged.
+   * confirm them, the window's applied keys marked unknown in `status` meanwhile (and applied
+   * again once confirmed). When fewer confirmed within `replicaTimeout`, they stay unknown and the
+   * store's replication error is thrown: the writes are not acknowledged.
    */
   async replicated(
     refs: readonly string[],
@@ -151,14 +158,22 @@ export class StoreOps<S extends ShardStore = ShardStore> {
     count: number,
   ): Promise<void> {
     if (this.replicas === 0 || refs.length === 0) return;
+    // Unknown until the replicas confirm: a timeout, an abort or a lost link meanwhile leaves
+    // them so (a batch's error must not call applied what a failover could lose).
+    const applied: number[] = [];
+    for (let i = offset; i < offset + count; i++) {
+      if (status[i] !== KEY_STATUS.applied) continue;
+      status[i] = KEY_STATUS.unknown;
+      applied.push(i);
+    }
     const got = await this.store.waitReplicas!(
       [...new Set(refs)],
       this.replicas,
       this.replicaTimeout,
     );
-    if (got >= this.replicas) return;
-    for (let i = offset; i < offset + count; i++) {
-      if (status[i] === KEY_STATUS.applied) status[i] = KEY_STATUS.unknown;
+    if (got >= this.replicas) {
+      for (const i of applied) status[i] = KEY_STATUS.applied;
+      return;
     }
     throw this.store.error(
       'unreplicated',

@@ -3,7 +3,8 @@
  * every argument is checked before anything is written; the metadata is created atomically
  * (racing creators get the same filter) and, on `open` as on `create`, checked: its version and
  * kind, the caller's parameters, and its shape (S, b, k) against what its own capacity, fpp and
- * shardBits give, so tampered metadata is a `FormatError` instead of silent false negatives. The
+ * shardBits give, and every field that decides hashing against the metadata's `sum` (meta.ts), so
+ * tampered metadata is a `FormatError` instead of silent false negatives. The
  * store's durability is checked (`checkDurability`) and the shards are created before the filter
  * is used.
  */
@@ -13,6 +14,8 @@ import { initShards, readFilterMeta } from './epoch.js';
 import {
   checkKind,
   checkMeta,
+  checkSum,
+  metaSum,
   newId,
   paramFields,
   readEpoch,
@@ -80,6 +83,7 @@ export function checkDerived<F, O>(
   }
   readExpiry(label, meta);
   readEpoch(ops.store, name, meta);
+  checkSum(ops.store, name, meta);
 }
 
 /** Creates the metadata of a new filter (or returns the existing one's) and checks it. */
@@ -90,7 +94,7 @@ export async function createMeta(
   requested: Readonly<Record<string, string | undefined>>,
   ttl: number | undefined,
 ): Promise<Meta> {
-  const all = { v: '2', id: newId(), gen: '1', ...fields } as MetaFields;
+  const all = { v: '2', id: newId(), gen: '1', ...fields, sum: metaSum(fields) } as MetaFields;
   const { meta } = await ops.store.createMeta(name, all, ttl);
   checkKind(ops.store, name, meta, fields.kind);
   checkMeta(ops.store, name, meta, requested);

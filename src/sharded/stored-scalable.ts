@@ -46,7 +46,7 @@ import type { AsyncMembershipFilter, KeyOf, ProgressOptions } from '../filters/f
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
 import { checkMetaReply, readFilterMeta } from './epoch.js';
 import { checkShardBits, DEFAULT_SHARD_BITS } from './layout.js';
-import { checkKind, ttlMs } from './meta.js';
+import { checkKind, checkSum, ttlMs } from './meta.js';
 import { checkName } from './names.js';
 import { StoreOps, type StoreOptions } from './ops.js';
 import { ScalableChain } from './scalable-chain.js';
@@ -167,6 +167,7 @@ async function readyScalable<F extends StoredScalableBloomFilter>(
   filter: F,
   meta: Meta,
 ): Promise<F> {
+  checkSum(filter.store, filter.name, meta);
   if (meta.ready !== '1') await filter.initFirst();
   return filter;
 }

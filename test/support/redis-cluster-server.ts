@@ -1,5 +1,5 @@
 /**
- * Small real Redis Clusters for tests: `masters` cluster-enabled redis-servers (no RDB, no AOF),
+ * Small real Redis Clusters for tests: `masters` cluster-enabled redis-servers (no RDB; AOF, fsync always),
  * each with `replicas` replicas, joined with plain cluster commands on one connection per node:
  * CLUSTER SET-CONFIG-EPOCH and ADDSLOTSRANGE on each master (its share of the 16384 slots),
  * CLUSTER MEET from the first node to every other one (again every 2 s while some node has not

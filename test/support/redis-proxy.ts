@@ -1,7 +1,8 @@
 /**
  * A TCP proxy in front of a Redis server for fault tests: `freeze()` stops forwarding in both
  * directions (the link hangs: nothing is lost or closed, bytes wait in the proxy), `thaw()` lets
- * them through again, `close()` ends it. It counts the commands the client sent it (top-level RESP
+ * them through again, `swallowReplies()` drops what the server sends (a reply lost on the way), `cut()`
+ * closes every connection (the client reconnects through it), `close()` ends it. It counts the commands the client sent it (top-level RESP
  * arrays), frozen or not, so a test can tell whether a client kept sending after a point.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -13,6 +14,10 @@ export interface RedisProxy {
   /** Stops forwarding (both directions) until `thaw()`. */
   freeze(): void;
   thaw(): void;
+  /** Drops every byte the server sends on the current connections, until `cut()`. */
+  swallowReplies(): void;
+  /** Closes every current connection (both sides); new ones are forwarded normally. */
+  cut(): void;
   /** Commands received from clients so far (RESP arrays counted at the top level). */
   received(): number;
   close(): Promise<void>;
@@ -59,6 +64,7 @@ class CommandCounter {
 
 export async function startProxy(targetPort: number): Promise<RedisProxy> {
   let frozen = false;
+  let swallowing = false;
   const pairs: [Socket, Socket][] = [];
   const held: (() => void)[] = [];
   const counter = new CommandCounter();
@@ -66,6 +72,7 @@ export async function startProxy(targetPort: number): Promise<RedisProxy> {
   const pipe = (from: Socket, to: Socket, count: boolean): void => {
     from.on('data', (chunk: Buffer) => {
       if (count) counter.push(chunk);
+      else if (swallowing) return;
       const send = () => to.write(chunk);
       if (frozen) held.push(send);
       else send();
@@ -92,6 +99,16 @@ export async function startProxy(targetPort: number): Promise<RedisProxy> {
     thaw: () => {
       frozen = false;
       for (const send of held.splice(0)) send();
+    },
+    swallowReplies: () => {
+      swallowing = true;
+    },
+    cut: () => {
+      for (const [a, b] of pairs.splice(0)) {
+        a.destroy();
+        b.destroy();
+      }
+      swallowing = false;
     },
     received: () => counter.count,
     close: async () => {

@@ -22,7 +22,7 @@
  * pointing at it.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -42,7 +42,11 @@ const OUTPUT_TAIL_CHARS = 16 * 1024;
 // Public types
 
 export interface StartRedisOptions {
-  /** Enable the append-only file (needed for data to survive kill() + restart()). Default false. */
+  /**
+   * Enable the append-only file (needed for data to survive kill() + restart()). Default true:
+   * the Redis filters refuse a server that may lose acknowledged writes unless told otherwise
+   * (`durability: 'best-effort'`).
+   */
   appendonly?: boolean;
   /**
    * AOF fsync policy when `appendonly` is on. Default 'always', so that every acknowledged write
@@ -624,7 +628,8 @@ async function startServer(spec: ServerSpec): Promise<RedisServer> {
   let dir: string;
   if (spec.dir === undefined) {
     installExitHooks();
-    dir = await mkdtemp(join(tmpdir(), 'bloomkit-redis-'));
+    // In memory where there is a tmpfs: the AOF's fsync (appendfsync always) then costs nothing.
+    dir = await mkdtemp(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'bloomkit-redis-'));
     ownedDirs.add(dir);
   } else {
     dir = resolve(spec.dir);
@@ -648,6 +653,8 @@ async function startServer(spec: ServerSpec): Promise<RedisServer> {
         spec.appendonly ? 'yes' : 'no',
         '--appendfsync',
         spec.appendfsync,
+        '--auto-aof-rewrite-percentage', // no forked rewrites while a test runs
+        '0',
         '--dir',
         dir,
         '--daemonize',
@@ -699,7 +706,7 @@ export interface ClusterNodeHandle extends RedisServerHandle {
 }
 
 /**
- * Starts a cluster-enabled redis-server (no RDB snapshots, no AOF) that knows only itself, for
+ * Starts a cluster-enabled redis-server (no RDB snapshots; AOF, fsync always) that knows only itself, for
  * redis-cluster-server.ts to join into a cluster.
  */
 export function startClusterNode(
@@ -707,8 +714,8 @@ export function startClusterNode(
   extraArgs: readonly string[],
 ): Promise<ClusterNodeHandle> {
   return startServer({
-    appendonly: false,
-    appendfsync: 'everysec',
+    appendonly: true,
+    appendfsync: 'always',
     dir: undefined,
     port: undefined,
     cluster: { nodeTimeoutMs },
@@ -719,12 +726,12 @@ export function startClusterNode(
 }
 
 /**
- * Starts a standalone redis-server on 127.0.0.1 (no RDB snapshots; AOF only if asked) and
+ * Starts a standalone redis-server on 127.0.0.1 (no RDB snapshots; AOF, fsync always, unless asked otherwise) and
  * resolves once it answers PING.
  */
 export function startRedis(opts: StartRedisOptions = {}): Promise<RedisServerHandle> {
   return startServer({
-    appendonly: opts.appendonly ?? false,
+    appendonly: opts.appendonly ?? true,
     appendfsync: opts.appendfsync ?? 'always',
     dir: opts.dir,
     port: opts.port,

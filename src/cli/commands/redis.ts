@@ -57,9 +57,13 @@ strings, plain Redis or Redis Cluster), shared by every process that opens NAME.
   create NAME -n CAPACITY -p FPP [--funnel F]   create it (or open it if it exists alike)
   add NAME [INPUT...]                           add each record
   check NAME [INPUT...] [-v] [-c] [-q]          print the records that may be in it (as check)
-  info NAME [--json]                            its shape and estimated count
+  info NAME [--json]                            its shape, estimated count and the server's persistence
 
       --url URL     the server (default: the REDIS_URL environment variable)
+      --durability strict|best-effort
+                    strict (default): refuse a server on which a crash can lose acknowledged
+                    adds (anything but appendonly yes with appendfsync always, or a server whose
+                    CONFIG cannot be read); best-effort: accept it
 ${INPUT_HELP}
 Keys are sent as text: a record's bytes are read as UTF-8 (invalid bytes become U+FFFD).
 
@@ -70,6 +74,7 @@ Example:
   bloomkit redis add seen urls.txt --url redis://127.0.0.1:6379`,
   options: {
     url: { type: 'string' },
+    durability: { type: 'string' },
     capacity: { type: 'string', short: 'n' },
     fpp: { type: 'string', short: 'p' },
     funnel: { type: 'string' },
@@ -87,43 +92,76 @@ Example:
         `the verb must be one of ${VERBS.join(', ')}, got ${JSON.stringify(verb)}`,
       );
     }
-    const { RedisBloomFilter } = await import('../../redis/bloom.js');
+    const durability = stringOption(options, 'durability') ?? 'strict';
+    if (durability !== 'strict' && durability !== 'best-effort') {
+      throw new CliError(
+        `--durability must be strict or best-effort, got ${JSON.stringify(durability)}`,
+      );
+    }
     const client = await connect(options);
     try {
-      if (verb === 'create') {
-        const n = stringOption(options, 'capacity');
-        const p = stringOption(options, 'fpp');
-        if (n === undefined || p === undefined)
-          throw new CliError('create needs -n CAPACITY and -p FPP');
-        const filter = await RedisBloomFilter.create(client, name, {
-          capacity: parseCount('-n', n),
-          fpp: parseProbability('-p', p),
-          funnel: parseFunnel(stringOption(options, 'funnel'), 'string'),
-        });
-        if (flag(options, 'json')) io.stdout.write(`${JSON.stringify(facts(filter))}\n`);
-        return 0;
-      }
-      const filter = (await RedisBloomFilter.open(client, name)) as RedisBloomFilter<string>;
-      if (verb === 'info') {
-        const f = { ...facts(filter), estimatedCount: Math.round(await filter.estimatedCount()) };
-        io.stdout.write(
-          flag(options, 'json')
-            ? `${JSON.stringify(f)}\n`
-            : `${Object.entries(f)
-                .map(([k, v]) => `${k}: ${v}`)
-                .join('\n')}\n`,
+      return await runVerb(verb, name, inputs, durability, client, options, io);
+    } catch (err) {
+      // The library names its option; the command has a flag for it.
+      if (err instanceof Error && err.name === 'RedisPersistenceError') {
+        throw new CliError(
+          err.message.replace("durability: 'best-effort'", '--durability best-effort'),
         );
-        return 0;
       }
-      if (filter.funnel !== 'string') {
-        throw new CliError(`${name}: keys of funnel ${filter.funnel}; the command sends text keys`);
-      }
-      return await addOrCheck(verb as 'add' | 'check', filter, inputs, options, io);
+      throw err;
     } finally {
       await client.quit().catch(() => {});
     }
   },
 };
+
+async function runVerb(
+  verb: string,
+  name: string,
+  inputs: string[],
+  durability: 'strict' | 'best-effort',
+  client: Awaited<ReturnType<typeof connect>>,
+  options: OptionValues,
+  io: Parameters<Command['run']>[0]['io'],
+): Promise<number> {
+  const { RedisBloomFilter } = await import('../../redis/bloom.js');
+  if (verb === 'create') {
+    const n = stringOption(options, 'capacity');
+    const p = stringOption(options, 'fpp');
+    if (n === undefined || p === undefined)
+      throw new CliError('create needs -n CAPACITY and -p FPP');
+    const filter = await RedisBloomFilter.create(client, name, {
+      durability,
+      capacity: parseCount('-n', n),
+      fpp: parseProbability('-p', p),
+      funnel: parseFunnel(stringOption(options, 'funnel'), 'string'),
+    });
+    if (flag(options, 'json')) io.stdout.write(`${JSON.stringify(facts(filter))}\n`);
+    return 0;
+  }
+  const filter = (await RedisBloomFilter.open(client, name, {
+    durability,
+  })) as RedisBloomFilter<string>;
+  if (verb === 'info') {
+    const f = {
+      ...facts(filter),
+      estimatedCount: Math.round(await filter.estimatedCount()),
+      persistence: filter.persistence?.mode ?? 'unknown',
+    };
+    io.stdout.write(
+      flag(options, 'json')
+        ? `${JSON.stringify(f)}\n`
+        : `${Object.entries(f)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join('\n')}\n`,
+    );
+    return 0;
+  }
+  if (filter.funnel !== 'string') {
+    throw new CliError(`${name}: keys of funnel ${filter.funnel}; the command sends text keys`);
+  }
+  return await addOrCheck(verb as 'add' | 'check', filter, inputs, options, io);
+}
 
 function facts(filter: RedisBloomFilter<string>): Record<string, string | number> {
   return {
