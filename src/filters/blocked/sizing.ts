@@ -20,11 +20,23 @@ export const SIZING_HEADROOM = 0.97;
 const TWO_32 = 4294967296;
 
 /**
+ * Loads above which {@link poissonMix} gives f(λ) instead of the sum: 2^16 keys per block, over a
+ * thousand times any load a filter is sized for. There the load's relative spread √λ/λ is below
+ * 0.4%, and the rates mixed here are 1 to double precision (a 512-bit or 256-bit block holding
+ * 2^16 keys has every bit set), so f(λ) is the sum's value.
+ */
+export const POISSON_MIX_MAX_LOAD = 2 ** 16;
+
+/**
  * Σ_j Pois(j; λ)·f(j): the expectation of `f` over a Poisson(λ) load, summed in log space from
- * j = 0 to λ + 12√λ + 30 (the rest of the mass is below 1e-30).
+ * j = 0 to λ + 12√λ + 30 (the rest of the mass is below 1e-30). Bounded work for every λ: above
+ * {@link POISSON_MIX_MAX_LOAD}, and for λ = ∞ (a full filter's estimated count), it is f(λ);
+ * NaN gives NaN.
  */
 export function poissonMix(lambda: number, f: (j: number) => number): number {
   if (lambda === 0) return f(0);
+  if (Number.isNaN(lambda)) return Number.NaN;
+  if (lambda > POISSON_MIX_MAX_LOAD) return f(lambda);
   const last = Math.ceil(lambda + 12 * Math.sqrt(lambda) + 30);
   const logLambda = Math.log(lambda);
   let logP = -lambda;
