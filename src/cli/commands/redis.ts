@@ -11,41 +11,16 @@ import {
   stringOption,
 } from '../options.js';
 import { Output } from '../output.js';
+import {
+  closeRedis,
+  connectRedis,
+  DEFAULT_REDIS_TIMEOUT_S,
+  redisTarget,
+} from '../redis-connect.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
 import { endCheck } from './check.js';
 
 const VERBS = ['create', 'add', 'check', 'info'] as const;
-
-interface Client {
-  connect(): Promise<unknown>;
-  quit(): Promise<unknown>;
-}
-
-/** Connects to `--url` with the `redis` package (an optional dependency of bloomkit). */
-async function connect(options: OptionValues): Promise<Client> {
-  const url = stringOption(options, 'url') ?? process.env.REDIS_URL;
-  if (url === undefined) throw new CliError('give --url redis://HOST:PORT (or set REDIS_URL)');
-  let createClient: (o: object) => Client;
-  try {
-    const mod = (await import('redis')) as unknown as {
-      createClient?: typeof createClient;
-      default?: { createClient?: typeof createClient };
-    };
-    const found = mod.createClient ?? mod.default?.createClient;
-    if (found === undefined) throw new Error('no createClient');
-    createClient = found;
-  } catch {
-    throw new CliError('the redis package is not installed: npm install redis');
-  }
-  const client = createClient({ url, disableOfflineQueue: true });
-  (client as unknown as { on(e: string, f: () => void): void }).on('error', () => {});
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new CliError(`${url}: cannot connect (${(error as Error).message})`);
-  }
-  return client;
-}
 
 export const redis: Command = {
   name: 'redis',
@@ -60,6 +35,8 @@ strings, plain Redis or Redis Cluster), shared by every process that opens NAME.
   info NAME [--json]                            its shape and estimated count
 
       --url URL     the server (default: the REDIS_URL environment variable)
+      --timeout S   give up after S seconds without an answer from the server, when
+                    connecting and at each step (default ${DEFAULT_REDIS_TIMEOUT_S}); exit status 2
 ${INPUT_HELP}
 Keys are sent as text: a record's bytes are read as UTF-8 (invalid bytes become U+FFFD).
 
@@ -70,6 +47,7 @@ Example:
   bloomkit redis add seen urls.txt --url redis://127.0.0.1:6379`,
   options: {
     url: { type: 'string' },
+    timeout: { type: 'string' },
     capacity: { type: 'string', short: 'n' },
     fpp: { type: 'string', short: 'p' },
     funnel: { type: 'string' },
@@ -88,7 +66,9 @@ Example:
       );
     }
     const { RedisBloomFilter } = await import('../../redis/bloom.js');
-    const client = await connect(options);
+    const { url, timeoutMs } = redisTarget(options);
+    const client = await connectRedis(url, timeoutMs);
+    const bound = { timeout: timeoutMs };
     try {
       if (verb === 'create') {
         const n = stringOption(options, 'capacity');
@@ -99,11 +79,12 @@ Example:
           capacity: parseCount('-n', n),
           fpp: parseProbability('-p', p),
           funnel: parseFunnel(stringOption(options, 'funnel'), 'string'),
+          ...bound,
         });
         if (flag(options, 'json')) io.stdout.write(`${JSON.stringify(facts(filter))}\n`);
         return 0;
       }
-      const filter = (await RedisBloomFilter.open(client, name)) as RedisBloomFilter<string>;
+      const filter = (await RedisBloomFilter.open(client, name, bound)) as RedisBloomFilter<string>;
       if (verb === 'info') {
         const f = { ...facts(filter), estimatedCount: Math.round(await filter.estimatedCount()) };
         io.stdout.write(
@@ -119,8 +100,11 @@ Example:
         throw new CliError(`${name}: keys of funnel ${filter.funnel}; the command sends text keys`);
       }
       return await addOrCheck(verb as 'add' | 'check', filter, inputs, options, io);
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      throw new CliError(`${url}: ${(error as Error).message}`);
     } finally {
-      await client.quit().catch(() => {});
+      closeRedis(client);
     }
   },
 };
