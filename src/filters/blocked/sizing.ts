@@ -7,6 +7,7 @@
  */
 
 import { checkPositiveInteger, checkProbability, show } from '../../errors.js';
+import { halfFillLoad } from '../../math.js';
 
 /** Bits per block: one 64-byte cache line. */
 export const BLOCK_BITS = 512;
@@ -120,6 +121,44 @@ export class BlockSizing {
 }
 
 const SIZING = /* @__PURE__ */ new BlockSizing((l) => bestProbes(l).rate, BLOCK_BITS, MAX_BLOCKS);
+
+const DESIGN_LOADS = new Map<number, number>();
+
+/**
+ * The design load of k probes: the most keys per block at which k is still the best probe count
+ * (the k that sizing picks, {@link bestProbes}); past it k − 1 probes give a lower model rate.
+ * Found by bisection (the comparison flips once as λ grows), cached per k. For k = 1 (best at
+ * every high load) it is the half-fill load, `halfFillLoad(512, 1)`.
+ */
+function designLoad(k: number): number {
+  let lambda = DESIGN_LOADS.get(k);
+  if (lambda !== undefined) return lambda;
+  if (k <= 1) {
+    lambda = halfFillLoad(BLOCK_BITS, 1);
+  } else {
+    let lo = 1e-3;
+    let hi = halfFillLoad(BLOCK_BITS, k - 1) * 4;
+    for (let i = 0; i < 50; i++) {
+      const mid = (lo + hi) / 2;
+      if (blockedFalsePositiveRate(mid, k) <= blockedFalsePositiveRate(mid, k - 1)) lo = mid;
+      else hi = mid;
+    }
+    lambda = lo;
+  }
+  DESIGN_LOADS.set(k, lambda);
+  return lambda;
+}
+
+/**
+ * The design point of z blocks with k probes, read from the shape alone: the most keys at which
+ * sizing would pick these k probes ({@link designLoad} per block) and the model rate there. A
+ * filter made by `create` for (n, fpp) has its design capacity at or above n, and its design
+ * rate within a factor of about 3 of the rate at n (1% → 2.1%, 1e-6 → 2.6e-6 at 10,000 keys).
+ */
+export function blockedDesignPoint(blocks: number, k: number): { capacity: number; fpp: number } {
+  const lambda = designLoad(k);
+  return { capacity: lambda * blocks, fpp: blockedFalsePositiveRate(lambda, k) };
+}
 
 /** The shape {@link BlockedBloomFilter.create} picks. */
 export interface BlockedSize {

@@ -60,7 +60,7 @@ import { FilterBase, percent } from '../base.js';
 import type { DeletableFilter, KeyOf } from '../filter.js';
 import { BucketTable } from './buckets.js';
 import { cuckooFormat } from './format.js';
-import { CUCKOO_BUCKET_SIZE, checkCuckooShape, cuckooSize } from './sizing.js';
+import { CUCKOO_BUCKET_SIZE, checkCuckooShape, cuckooDesignPoint, cuckooSize } from './sizing.js';
 
 export { cuckooFingerprintBits, cuckooSafeCapacity } from './sizing.js';
 
@@ -272,6 +272,11 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     const i2 = this.buckets.alt(i1, fp);
     const n = this.buckets.countIn(i1, fp) + (i2 === i1 ? 0 : this.buckets.countIn(i2, fp));
     return n + (this.buckets.victimIs(i1, i2, fp) ? 1 : 0);
+  }
+
+  /** Its safe capacity and the rate there (`cuckooDesignPoint`): it does not saturate. */
+  protected override designPoint(): { capacity: number; fpp: number } {
+    return cuckooDesignPoint(this.bucketCount, this.fingerprintBits);
   }
 
   /**
