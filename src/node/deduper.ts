@@ -30,7 +30,7 @@
 import { readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkPositiveInteger, checkProbability, show } from '../errors.js';
-import { checkOut } from '../filters/base.js';
+import { checkOut, type FilterBase, type Saturation } from '../filters/base.js';
 import { BlockedBloomFilter } from '../filters/blocked/filter.js';
 import { blockedFalsePositiveRate } from '../filters/blocked/sizing.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
@@ -40,6 +40,7 @@ import { ScalableBloomFilter } from '../filters/scalable/filter.js';
 import { SplitBlockBloomFilter } from '../filters/split-block/filter.js';
 import { splitBlockFalsePositiveRate } from '../filters/split-block/sizing.js';
 import type { Funnel, Key } from '../hash/keys.js';
+import { SATURATION_LIMIT, saturation } from '../math.js';
 import { load, save } from './io.js';
 
 /** The filter a Deduper with a capacity keeps its keys in. */
@@ -147,11 +148,15 @@ export class Deduper<K extends Key = Key> {
   private readonly checkpointKeys: number;
   private readonly checkpointMs: number;
   private readonly model: (added: number) => number;
+  /** The state's design point (its `saturation()` at open: the shape's, fixed). */
+  private readonly design: { readonly capacity: number; readonly fpp: number };
 
   private constructor(path: string | null, filter: AnyFilter, options: DeduperOptions) {
     this.path = path;
     this.filter = filter;
     this.model = rateModel(filter);
+    const { designCapacity, designFpp } = (filter as unknown as FilterBase).saturation();
+    this.design = { capacity: designCapacity, fpp: designFpp };
     this.checkpointKeys =
       options.checkpointKeys === undefined
         ? Number.POSITIVE_INFINITY
@@ -229,6 +234,24 @@ export class Deduper<K extends Key = Key> {
    */
   get currentFpp(): number {
     return this.rate();
+  }
+
+  /**
+   * The state's saturation figure (see `FilterBase.saturation`), with the rate now from the
+   * Deduper's O(1) rate model ({@link currentFpp}) instead of a scan of the bits: `saturated`
+   * once the false drop rate passed 10 times the rate the state's shape was made for. A state
+   * without a capacity (scalable) grows and never saturates.
+   */
+  get saturation(): Saturation {
+    const currentFpp = this.rate();
+    const ratio = saturation(currentFpp, this.design.fpp);
+    return {
+      designCapacity: this.design.capacity,
+      designFpp: this.design.fpp,
+      currentFpp,
+      ratio,
+      saturated: ratio > SATURATION_LIMIT,
+    };
   }
 
   /** True if `key` was (probably) seen before; marks it seen either way. */

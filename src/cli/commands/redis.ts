@@ -38,7 +38,11 @@ strings, plain Redis or Redis Cluster), shared by every process that opens NAME.
       --timeout S   give up after S seconds without an answer from the server, when
                     connecting and at each step (default ${DEFAULT_REDIS_TIMEOUT_S}); exit status 2
 ${INPUT_HELP}
-Keys are sent as text: a record's bytes are read as UTF-8 (invalid bytes become U+FFFD).
+
+Records and keys: a record ends at a newline (or a NUL byte with -0); a carriage return just
+before the newline is not part of the key unless --keep-cr is given. Keys are sent as text:
+a record's bytes are read as UTF-8, and invalid bytes become U+FFFD (so two records that
+differ only in invalid bytes are one key).
 
 Exit status: check as grep (0 selected, 1 none); 2 on an error.
 
