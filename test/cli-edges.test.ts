@@ -10,6 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltCli, buildCli, type InProcessCli, inProcessCli } from './support/cli.js';
 
@@ -65,14 +66,18 @@ describe('dedup on a saturated state', () => {
       err += d.toString();
     });
     child.stdin!.write(SEQ);
-    // The input stays open: the command waits for more until the signal comes.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The input stays open: the command waits for more until the signal comes. Sent once the
+    // first batch was read (its saturation warning is out; the command listens for signals
+    // from before its first read), not before.
+    for (let i = 0; i < 500 && !err.includes('warning'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => {
       const bound = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.on('exit', (c) => {
+      child.on('exit', (c, sig) => {
         clearTimeout(bound);
-        resolve(c);
+        resolve(c ?? (sig as never));
       });
     });
     expect(code, err).toBe(143);
@@ -208,5 +213,55 @@ describe('line endings and bytes', () => {
     expect(redis).toContain('invalid bytes become U+FFFD');
     expect(redis).not.toContain('invalid UTF-8 is');
     expect(redis).not.toContain("key's bytes as they are");
+  });
+});
+
+describe('messages that say what is wrong', () => {
+  it('merge names the two types and why they cannot be merged', async () => {
+    const a = join(dir, 'm-a.bloom');
+    const b = join(dir, 'm-s.bloom');
+    await cli.run(['create', a, '-n', '100', '-p', '0.01']);
+    await cli.run(['create', b, '-n', '100', '-p', '0.01', '--type', 'scalable']);
+    const r = await cli.run(['merge', join(dir, 'm-out.bloom'), a, b]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `${b}: a scalable filter cannot be merged with ${a}, a classic filter`,
+    );
+    expect(r.stderr).toContain('ORs the bits of filters of one type and shape');
+    expect(r.stderr).not.toContain('[object Object]');
+  });
+
+  it('convert without --to says it is required and lists the formats', async () => {
+    const a = join(dir, 'c-a.bloom');
+    await cli.run(['create', a, '-n', '100', '-p', '0.01']);
+    const r = await cli.run(['convert', a, join(dir, 'c-a.x')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      '--to is required: the format to write, one of native, guava, parquet-bitset',
+    );
+    expect(r.stderr).not.toContain('got ""');
+  });
+
+  it('a gzip-compressed filter file is called gzip', async () => {
+    const a = join(dir, 'g.bloom');
+    await cli.run(['create', a, '-n', '100', '-p', '0.01']);
+    writeFileSync(`${a}.gz`, gzipSync(readFileSync(a)));
+    for (const command of [['info'], ['check', '-c']]) {
+      const r = await cli.run([...command, `${a}.gz`], { input: 'x\n' });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(
+        `${a}.gz: this is gzip-compressed data, not a filter: decompress it first`,
+      );
+    }
+  });
+
+  it('create --json and info --json name the format alike', async () => {
+    const a = join(dir, 'f.bloom');
+    const created = JSON.parse(
+      (await cli.run(['create', a, '-n', '100', '-p', '0.01', '--json'])).stdout.toString(),
+    );
+    const info = JSON.parse((await cli.run(['info', a, '--json'])).stdout.toString());
+    expect(created.format).toBe('bloomkit native');
+    expect(info.format).toBe(created.format);
   });
 });

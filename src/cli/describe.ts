@@ -18,6 +18,9 @@ import type { CliIo } from './command.js';
 
 export type Facts = Record<string, string | number | boolean | null | readonly unknown[] | object>;
 
+/** The `format` fact of a filter file the command writes, one name for `create` and `info`. */
+export const FORMAT_LABELS = { native: 'bloomkit native', guava: 'Guava writeTo' } as const;
+
 /** Type names by class (not `constructor.name`, which a bundler may rename). */
 const TYPE_NAMES: readonly [(filter: object) => boolean, string][] = [
   [(f) => f instanceof BloomFilter, 'classic'],

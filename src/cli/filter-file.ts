@@ -19,6 +19,7 @@ import { basename, dirname, join } from 'node:path';
 import { FormatError } from '../errors.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
+import { compressionAdvice } from '../formats/detect.js';
 import type { Funnel } from '../hash/keys.js';
 import { load, save } from '../node/io.js';
 import { CliError } from './command.js';
@@ -80,6 +81,8 @@ function hex(bytes: Uint8Array): string {
 /** The message for a file that is no filter format the command knows. */
 export function unknownFormat(path: string, sniffed: Sniffed): CliError {
   if (sniffed.size === 0) return new CliError(`${path}: the file is empty, not a filter file`);
+  const compressed = compressionAdvice(sniffed.head);
+  if (compressed !== '') return new CliError(`${path}: ${compressed}`);
   return new CliError(
     `${path}: not a filter file bloomkit reads (starts with ${hex(sniffed.head)}; expected bloomkit's native format "BLMK", a sidecar "BLMS", Parquet "PAR1", or Guava writeTo bytes)`,
   );

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { CliError, type Command } from '../command.js';
-import { describeFilter, printFacts } from '../describe.js';
+import { describeFilter, FORMAT_LABELS, printFacts } from '../describe.js';
 import { writeFilter } from '../filter-file.js';
 import { makeFilter, TYPE_NAMES } from '../filter-types.js';
 import {
@@ -54,7 +54,8 @@ Examples:
       funnel: parseFunnel(stringOption(options, 'funnel'), 'string'),
     });
     await writeFilter(file, filter, 'native');
-    printFacts(io, [{ file, format: 'native', ...describeFilter(filter) }], flag(options, 'json'));
+    const facts = { file, format: FORMAT_LABELS.native, ...describeFilter(filter) };
+    printFacts(io, [facts], flag(options, 'json'));
     return 0;
   },
 };

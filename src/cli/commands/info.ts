@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from '../command.js';
-import { describeFilter, type Facts, printFacts } from '../describe.js';
+import { describeFilter, type Facts, FORMAT_LABELS, printFacts } from '../describe.js';
 import { asCliError, readFilter, readQueryable, sniff, unknownFormat } from '../filter-file.js';
 import { flag, JSON_OPTION, parseFunnel, stringOption } from '../options.js';
 
@@ -53,7 +53,7 @@ async function describeFile(file: string, funnelText: string | undefined): Promi
       return [
         {
           file,
-          format: format === 'native' ? 'bloomkit native' : 'Guava writeTo',
+          format: FORMAT_LABELS[format],
           ...version,
           ...describeFilter(filter),
           ...size,

@@ -292,7 +292,7 @@ export class ScalableBloomFilter<K extends Key = Key>
     for (const l of this.chain) {
       logMiss += Math.log1p(-expectedFpp(l.filter.bitCount, l.filter.bitSize, l.filter.hashes));
     }
-    return -Math.expm1(logMiss);
+    return 0 - Math.expm1(logMiss); // 0 − (−0) is 0, where −expm1(0) is −0 (info showed "-0")
   }
 
   /** Forgets every key: back to one empty first layer. */
