@@ -12,6 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { progressLine } from '../src/cli/progress.js';
 import { type BuiltCli, buildCli, type InProcessCli, inProcessCli } from './support/cli.js';
 
 let bin: BuiltCli;
@@ -263,5 +264,23 @@ describe('messages that say what is wrong', () => {
     const info = JSON.parse((await cli.run(['info', a, '--json'])).stdout.toString());
     expect(created.format).toBe('bloomkit native');
     expect(info.format).toBe(created.format);
+  });
+});
+
+describe('the progress line', () => {
+  it('fits a terminal line of 80 (and 40) columns without cutting the time left', () => {
+    for (const width of [79, 39]) {
+      for (const label of ['dedup', 'redis check']) {
+        const line = progressLine(label, 1_234_567, 61.5, 987 * 2 ** 20, 3.9 * 2 ** 30, width);
+        expect(line.length, line).toBeLessThanOrEqual(width);
+        expect(line, line).toMatch(/\d+m\d\ds left$/);
+        const unsized = progressLine(label, 1_234_567, 61.5, 987 * 2 ** 20, undefined, width);
+        expect(unsized.length).toBeLessThanOrEqual(width);
+      }
+    }
+    // A wide terminal keeps every part.
+    expect(progressLine('dedup', 5000, 2, 2 ** 20, 2 ** 22, 200)).toBe(
+      'dedup [#####...............] 25% 5000 records, 2500/s, 1.0 MiB of 4.0 MiB, 6s left',
+    );
   });
 });
