@@ -185,8 +185,12 @@ Examples:
       else if (!quiet) {
         io.stderr.write(
           `dedup: ${records} records, ${printed} printed, ${records - printed} dropped as repeats ` +
-            `(of which ${aboutCount(stats.expectedFalseDrops)} new keys dropped by a ` +
-            `false positive)${state === null ? '' : `; state saved to ${state}`}\n`,
+            // Past saturation the expectation (of keys answered new) undercounts: say so instead.
+            (summary.saturated
+              ? '(the filter is saturated: many of them may be new keys)'
+              : `(of which ${aboutCount(stats.expectedFalseDrops)} new keys dropped by a ` +
+                'false positive)') +
+            `${state === null ? '' : `; state saved to ${state}`}\n`,
         );
       }
       return interrupt.signal === null ? 0 : interrupt.exitCode;
