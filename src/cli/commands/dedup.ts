@@ -31,7 +31,8 @@ awk '!seen[$0]++' or a crawl frontier, in the memory of a Bloom filter instead o
 A new key is taken for a repeat (dropped) with probability about FPP: the summary on stderr
 says how many such false drops to expect. A filter with -n that holds far more keys drops
 more and more new ones: once its rate passes 10 times the rate it was sized for (about FPP),
-dedup warns on stderr (and at the end; "saturated": true in --json). Without -n the filter grows and never saturates.
+dedup warns on stderr, and again at the end ("saturated": true in --json). Without -n the
+filter grows and never saturates.
 
   -n, --capacity N    expected distinct keys: a fixed-size filter (fastest); without it the
                       filter is scalable and grows as needed
