@@ -24,6 +24,8 @@ import {
   BlockedBloomFilter,
   BloomFilter,
   CountingBloomFilter,
+  CuckooFilter,
+  FilterFullError,
   type ScalableBloomFilter,
   SplitBlockBloomFilter,
 } from '../src/index.js';
@@ -80,6 +82,24 @@ describe.each(Object.entries(SMALL))('a full and an empty %s filter', (_name, ma
     expect(full.estimatedCount()).toBe(Number.POSITIVE_INFINITY);
     expect(full.expectedFpp()).toBe(1);
     expect(full.has('never added')).toBe(true);
+  });
+});
+
+describe('a full cuckoo filter', () => {
+  it('refuses the next key, and its estimators and saturation answer at once', () => {
+    const f = CuckooFilter.create({ capacity: 10, fpp: 0.01 });
+    expect(f.saturation()).toMatchObject({ currentFpp: 0, ratio: 0, saturated: false });
+    let added = 0;
+    expect(() => {
+      for (const k of KEYS) {
+        f.add(k);
+        added++;
+      }
+    }).toThrow(FilterFullError);
+    expect(f.estimatedCount()).toBe(added);
+    expect(f.expectedFpp()).toBeGreaterThan(0);
+    expect(f.saturation().saturated).toBe(false);
+    expect(f.designPoint().capacity).toBeLessThanOrEqual(added);
   });
 });
 

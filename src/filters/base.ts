@@ -138,8 +138,11 @@ export abstract class FilterBase<K extends Key = Key> extends ReadonlyFilterBase
   abstract clear(): void;
   /** The false positive rate the filter's state implies now. */
   abstract expectedFpp(): number;
-  /** The design point: the keys the shape was made for and the rate there (see {@link Saturation}). */
-  protected abstract designPoint(): { readonly capacity: number; readonly fpp: number };
+  /**
+   * The design point, read from the shape (O(1)): the keys it was made for and the false
+   * positive rate there, `designCapacity` and `designFpp` of {@link Saturation}.
+   */
+  abstract designPoint(): { readonly capacity: number; readonly fpp: number };
 
   /**
    * How far past its design the filter is: its design capacity and rate, the rate now and their

@@ -148,15 +148,14 @@ export class Deduper<K extends Key = Key> {
   private readonly checkpointKeys: number;
   private readonly checkpointMs: number;
   private readonly model: (added: number) => number;
-  /** The state's design point (its `saturation()` at open: the shape's, fixed). */
+  /** The state's design point (`designPoint()`: the shape's, O(1), fixed). */
   private readonly design: { readonly capacity: number; readonly fpp: number };
 
   private constructor(path: string | null, filter: AnyFilter, options: DeduperOptions) {
     this.path = path;
     this.filter = filter;
     this.model = rateModel(filter);
-    const { designCapacity, designFpp } = (filter as unknown as FilterBase).saturation();
-    this.design = { capacity: designCapacity, fpp: designFpp };
+    this.design = (filter as unknown as FilterBase).designPoint();
     this.checkpointKeys =
       options.checkpointKeys === undefined
         ? Number.POSITIVE_INFINITY

@@ -281,7 +281,7 @@ export class ShardedBloomFilter<K extends Key = Key>
   }
 
   /** The classic design point over all its bits (math.ts `bloomDesignPoint`). */
-  protected override designPoint(): { capacity: number; fpp: number } {
+  override designPoint(): { capacity: number; fpp: number } {
     return bloomDesignPoint(this.bitSize, this.hashes);
   }
 

@@ -311,7 +311,7 @@ export class BlockedBloomFilter<K extends Key = Key>
   }
 
   /** The design point of its blocks and probes (see `saturation()`, `blockedDesignPoint`). */
-  protected override designPoint(): { capacity: number; fpp: number } {
+  override designPoint(): { capacity: number; fpp: number } {
     return blockedDesignPoint(this.blocks, this.hashes);
   }
 

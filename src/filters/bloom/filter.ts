@@ -274,7 +274,7 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
   }
 
   /** The design point of m bits and k hashes (see `saturation()`, math.ts `bloomDesignPoint`). */
-  protected override designPoint(): { capacity: number; fpp: number } {
+  override designPoint(): { capacity: number; fpp: number } {
     return bloomDesignPoint(this.bitSize, this.hashes);
   }
 

@@ -309,7 +309,7 @@ export class CountingBloomFilter<K extends Key = Key>
     return this.counters.saturatedCount();
   }
 
-  protected override designPoint(): { capacity: number; fpp: number } {
+  override designPoint(): { capacity: number; fpp: number } {
     return bloomDesignPoint(this.counterSize, this.hashes); // the classic filter's, over counters
   }
 

@@ -275,7 +275,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
   }
 
   /** Its safe capacity and the rate there (`cuckooDesignPoint`): it does not saturate. */
-  protected override designPoint(): { capacity: number; fpp: number } {
+  override designPoint(): { capacity: number; fpp: number } {
     return cuckooDesignPoint(this.bucketCount, this.fingerprintBits);
   }
 

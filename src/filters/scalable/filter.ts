@@ -280,7 +280,7 @@ export class ScalableBloomFilter<K extends Key = Key>
   }
 
   /** No design capacity (it grows) and its target rate P, which its rate stays below. */
-  protected override designPoint(): { capacity: number; fpp: number } {
+  override designPoint(): { capacity: number; fpp: number } {
     return { capacity: Number.POSITIVE_INFINITY, fpp: this.fpp };
   }
 

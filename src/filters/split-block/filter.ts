@@ -280,7 +280,7 @@ export class SplitBlockBloomFilter<K extends Key = Key>
     return Number.isFinite(x) ? Math.round(x) : Number.POSITIVE_INFINITY;
   }
 
-  protected override designPoint(): { capacity: number; fpp: number } {
+  override designPoint(): { capacity: number; fpp: number } {
     return splitBlockDesignPoint(this.blocks); // half of each word's bits set (see sizing.ts)
   }
 
