@@ -30,7 +30,11 @@ export function show(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (value instanceof Uint8Array) return `Uint8Array(${value.length})`;
   if (Array.isArray(value)) return `Array(${value.length})`;
-  return typeof value === 'object' ? Object.prototype.toString.call(value) : String(value);
+  if (typeof value !== 'object') return String(value);
+  // A filter by its class (`a ScalableBloomFilter`), not `[object Object]`.
+  const ctor = (value as { constructor?: { typeName?: unknown } }).constructor;
+  if (typeof ctor?.typeName === 'string') return `a ${ctor.typeName}`;
+  return Object.prototype.toString.call(value);
 }
 
 /**

@@ -31,6 +31,7 @@ export {
   FilterBase,
   type FilterJSON,
   ReadonlyFilterBase,
+  type Saturation,
 } from './filters/base.js';
 export { BinaryFuseFilter, type BinaryFuseOptions } from './filters/binary-fuse/filter.js';
 export {
@@ -168,6 +169,7 @@ export {
   MAX_BITS,
   optimalNumOfBits,
   optimalNumOfHashFunctions,
+  SATURATION_LIMIT,
 } from './math.js';
 export {
   type BatchOutcome,

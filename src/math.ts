@@ -12,6 +12,8 @@
  *   p̂ = (bitCount / m)^k              rate implied by the bits actually set  (Guava expectedFpp)
  *   n̂ = −(m / k)·ln(1 − bitCount / m) inserts implied by the bits set        (Swamidass-Baldi 2007)
  *   lower bound: log2(1/p) bits per key; an optimal Bloom filter needs log2(e) = 1.4427× that.
+ *   n½ = ln 2 / (−k·ln(1 − 1/m))      design load: keys that set half the bits (≈ m·ln 2 / k)
+ *   saturation = p̂ / p(n½)           saturated past SATURATION_LIMIT = 10
  *
  * Guava 31.1 (the version pinned by our interop tests) computes
  *   m = (long) (-n * Math.log(p) / (Math.log(2) * Math.log(2)))
@@ -229,4 +231,40 @@ export function smallestInteger(ok: (x: number) => boolean, what: string): numbe
     else lo = mid;
   }
   return hi;
+}
+
+/**
+ * A filter is *saturated* when the false positive rate its state implies passes this many times
+ * the rate of its design point ({@link saturation}): far past the keys it was sized for.
+ */
+export const SATURATION_LIMIT = 10;
+
+/**
+ * The design load of k hash functions into `bits` bits: the keys that set half of them,
+ * n½ = ln 2 / (−k·ln(1 − 1/bits)) ≈ bits·ln 2 / k. A Bloom filter sized for n keys with the best
+ * k (k = (m/n)·ln 2, Guava's rule rounded) is half full at n, so n½ recovers the capacity a shape
+ * was made for from the shape alone, the same for a filter created here and one read from a file
+ * (whose header does not keep the capacity asked for). For a block filter, `bits` is a block's
+ * (or a block word's) and n½ keys per block.
+ */
+export function halfFillLoad(bits: number, k: number): number {
+  checkFinite('bits', bits, 1, true);
+  checkFinite('k', k, 0, true);
+  return LN2 / (-k * Math.log1p(-1 / bits));
+}
+
+/** The design point of a classic (or counting) filter of m bits, k hashes: n½ and the rate there. */
+export function bloomDesignPoint(m: number, k: number): { capacity: number; fpp: number } {
+  const capacity = halfFillLoad(m, k);
+  return { capacity, fpp: falsePositiveRate(capacity, m, k) };
+}
+
+/**
+ * The one saturation figure: the rate now over the rate at the design point,
+ * `currentFpp / designFpp` (0 for an empty filter). Saturated when above {@link SATURATION_LIMIT}.
+ */
+export function saturation(currentFpp: number, designFpp: number): number {
+  checkFinite('currentFpp', currentFpp, 0, false);
+  checkFinite('designFpp', designFpp, 0, true);
+  return currentFpp / designFpp;
 }

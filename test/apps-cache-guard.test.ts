@@ -199,6 +199,43 @@ describe.skipIf(!hasPostgres)('CacheGuard in front of PostgreSQL (1,000,000 rows
     );
   });
 
+  it('an abort settles a rebuild whose scan is stuck on a lock, and the next rebuild runs', async () => {
+    const old = guard.filter;
+    // Another session holds a lock the scan's query waits for: the scan is stuck in the database.
+    const locker = new pg.Client(server.connection());
+    const stuck = new pg.Client(server.connection());
+    await Promise.all([locker.connect(), stuck.connect()]);
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE items IN ACCESS EXCLUSIVE MODE');
+      const controller = new AbortController();
+      const rebuilt = guard.rebuild(cursorIds(stuck), { signal: controller.signal });
+      rebuilt.catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(guard.stats.rebuilding).toBe(true);
+      const started = Date.now();
+      controller.abort(new Error('stop the rebuild'));
+      const outcome = await Promise.race([
+        rebuilt.then(
+          () => 'resolved',
+          (error: Error) => error.message,
+        ),
+        new Promise((resolve) => setTimeout(() => resolve('still running after 2 s'), 2000)),
+      ]);
+      expect(outcome).toBe('stop the rebuild');
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(guard.stats.rebuilding).toBe(false);
+      expect(guard.filter).toBe(old);
+      // The next rebuild may start (not "already running"): this one ends at its own abort.
+      const next = guard.rebuild([[3]], { signal: AbortSignal.abort(new Error('next one')) });
+      await expect(next).rejects.toThrow('next one');
+      expect(guard.filter).toBe(old);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await Promise.all([locker.end(), stuck.end()].map((p) => p.catch(() => undefined)));
+    }
+  });
+
   const hasRedis = requireRedis();
 
   describe.skipIf(!hasRedis)('with a Redis filter shared by two processes', () => {

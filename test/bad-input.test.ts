@@ -27,6 +27,7 @@ import {
   murmur3x64_128,
   optimalNumOfBits,
   optimalNumOfHashFunctions,
+  ScalableBloomFilter,
   SharedBitArray,
   type StrategyName,
 } from '../src/index.js';
@@ -553,5 +554,16 @@ describe('bit storage constructors', () => {
 
   it('a storage of the wrong size for the shape is refused', () => {
     expect(() => new BloomFilter({ bits: 128, hashes: 2 }, new BitArray(64))).toThrow(RangeError);
+  });
+});
+
+describe('a value of the wrong class in a message', () => {
+  it('is named by its class, not [object Object]', () => {
+    const classic = BloomFilter.create({ capacity: 100, fpp: 0.01 });
+    const scalable = ScalableBloomFilter.create({ capacity: 100, fpp: 0.01 });
+    expect(() => classic.union(scalable as never)).toThrow(
+      'other must be a BloomFilter, got a ScalableBloomFilter',
+    );
+    expect(Object.is(scalable.expectedFpp(), 0)).toBe(true);
   });
 });

@@ -54,8 +54,9 @@ const BUDGET = 30_000;
  *   layer in its kernel, is 1.5 kB of that).
  */
 const OVER_BUDGET: Readonly<Record<string, number>> = {
-  BloomFilter: 36_200,
-  BlockedBloomFilter: 32_600,
+  // 36.3 kB measured after the saturation figure (FilterBase.saturation, the design point) came.
+  BloomFilter: 36_700,
+  BlockedBloomFilter: 33_000, // 32.6 kB with the saturation figure
   SplitBlockBloomFilter: 36_800,
   CountingBloomFilter: 43_300,
   ScalableBloomFilter: 44_500,

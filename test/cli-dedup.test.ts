@@ -118,10 +118,14 @@ describe('bloomkit dedup', () => {
     for (const line of first.split('\n').slice(0, -1)) classic.add(line);
     const old = join(dir, 'classic.bloom');
     await save(classic, old);
-    const r3 = await cli.run(['dedup', '--state', old, '-n', '5', '--type', 'split-block'], {
+    const r3 = await cli.run(['dedup', '--state', old], { input: text });
+    expect(r3.stdout.toString()).toBe(r2.stdout.toString());
+    // -n, -p or --type that would make another filter than the file's are refused, not ignored.
+    const other = await cli.run(['dedup', '--state', old, '-n', '5', '--type', 'split-block'], {
       input: text,
     });
-    expect(r3.stdout.toString()).toBe(r2.stdout.toString());
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('holds a classic filter of');
     expect((await cli.run(['info', old, '--json'])).stdout.toString()).toMatch(
       /"type":\s*"classic"/,
     );

@@ -5,12 +5,14 @@
  * end-to-end run of `redis`), and must print the same.
  */
 
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisBloomFilter } from '../src/redis.js';
 import { type BuiltCli, buildCli, type InProcessCli, inProcessCli } from './support/cli.js';
+import { getFreePort } from './support/ports.js';
 import { keys } from './support/random.js';
 import { type RedisServerHandle, requireRedis, startRedis } from './support/redis-server.js';
 
@@ -109,5 +111,97 @@ describe.skipIf(!hasRedis)('bloomkit redis', () => {
     } finally {
       await lax.stop();
     }
+  });
+});
+
+/** The built command as a process, bounded: a hang is killed after `ms` and fails the test. */
+function bounded(args: string[], ms: number, input = '') {
+  const started = Date.now();
+  const r = spawnSync(process.execPath, [bin.bin, ...args], {
+    input,
+    timeout: ms,
+    killSignal: 'SIGKILL',
+    env: { ...process.env, BLOOMKIT_DEBUG: '' },
+  });
+  expect(r.signal, `bloomkit ${args.join(' ')} still ran after ${ms} ms`).toBeNull();
+  return {
+    code: r.status,
+    stderr: r.stderr.toString('utf8'),
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
+describe.skipIf(!hasRedis)('bloomkit redis when the server cannot answer', () => {
+  it('with nothing listening, exits 2 at once naming the URL', async () => {
+    const url = `redis://127.0.0.1:${await getFreePort()}`;
+    for (const verb of [
+      ['info', 'x'],
+      ['add', 'x'],
+    ]) {
+      const r = bounded(['redis', ...verb, '--url', url], 15_000, 'a\n');
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(url);
+      expect(r.stderr).toMatch(/cannot connect/);
+    }
+  });
+
+  // One server for both: stopped (SIGSTOP) for a while in each test, then let go (SIGCONT).
+  let frozen: RedisServerHandle;
+  beforeAll(async () => {
+    frozen = await startRedis();
+    const create = ['redis', 'create', 'f', '-n', '100', '-p', '0.01', '--url', frozen.url];
+    expect(bounded(create, 15_000).code).toBe(0);
+  });
+  afterAll(async () => {
+    await frozen?.stop();
+  });
+
+  it('with a stopped server (SIGSTOP), exits 2 within --timeout naming the URL', () => {
+    process.kill(frozen.pid, 'SIGSTOP');
+    try {
+      const r = bounded(['redis', 'info', 'f', '--url', frozen.url, '--timeout', '1'], 15_000);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`${frozen.url}: no answer within 1 s`);
+      expect(r.seconds).toBeLessThan(8);
+    } finally {
+      process.kill(frozen.pid, 'SIGCONT');
+    }
+  });
+
+  it('with a server stopped mid-run, exits 2 within --timeout naming the URL', async () => {
+    const child = bin.start(['redis', 'add', 'f', '--url', frozen.url, '--timeout', '1']);
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    child.stdout!.resume();
+    const exited = new Promise<number | null>((resolve) => {
+      const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.on('exit', (c) => {
+        clearTimeout(kill);
+        resolve(c);
+      });
+    });
+    // Once the command is connected (a second client on the server), the server stops.
+    child.stdin!.write('a\n');
+    const watcher = createClient({ url: frozen.url });
+    await watcher.connect();
+    try {
+      for (let i = 0; i < 300; i++) {
+        const info = await watcher.info('clients');
+        if (Number(/connected_clients:(\d+)/.exec(info)?.[1]) >= 2) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      watcher.destroy();
+    }
+    process.kill(frozen.pid, 'SIGSTOP');
+    const started = Date.now();
+    child.stdin!.end('b\n');
+    const code = await exited;
+    process.kill(frozen.pid, 'SIGCONT');
+    expect(code, err).toBe(2);
+    expect(err).toContain(frozen.url);
+    expect((Date.now() - started) / 1000).toBeLessThan(8);
   });
 });

@@ -31,6 +31,7 @@
 import { show } from '../errors.js';
 import type { AbortSignalLike, ProgressOptions } from '../filters/filter.js';
 import type { Key } from '../hash/keys.js';
+import { abortRace, closeQuietly, iteratorOf } from './abortable.js';
 import {
   type AnyFilter,
   addEach,
@@ -214,7 +215,10 @@ export class CacheGuard<K extends Key, V> {
    * Fills a new filter from a full scan of the existing ids and swaps it in, atomically, while
    * `get`, `getMany` and `added` keep working on the old one. `keys` yields ids, or arrays of ids
    * (pages of a server-side cursor). Ids `added` during the scan go into both filters. If the scan
-   * fails or is aborted, the old filter stays and the error is thrown. One rebuild at a time.
+   * fails or is aborted, the old filter stays and the error is thrown. An abort (an `AbortSignal`)
+   * settles the rebuild at once, even while the scan waits on its source (a lock, a slow query):
+   * the scan is abandoned (its iterator's `return()` is called, not awaited) and the next rebuild
+   * may start. One rebuild at a time.
    *
    * The scan must see every id committed before `rebuild` was called: pass a lazy source (an
    * async generator that opens its cursor when first read, as `rebuild` does after it has started
@@ -278,18 +282,34 @@ export class CacheGuard<K extends Key, V> {
       if (isSync) await yieldToEventLoop();
     };
     checkAborted(signal);
-    for await (const item of keys as AsyncIterable<K | readonly K[]>) {
-      if (Array.isArray(item)) {
-        for (const key of item as readonly K[]) buffer.push(key);
-      } else {
-        buffer.push(item as K);
+    const abort = abortRace(signal, () => abortReason(signal!));
+    const source = iteratorOf(keys);
+    let finished = false;
+    try {
+      for (;;) {
+        // A scan stuck in the database (a lock, a slow query) must not hold an abort back.
+        const step = await abort.race(source.next());
+        if (step.done) break;
+        const item = step.value;
+        if (Array.isArray(item)) {
+          for (const key of item as readonly K[]) buffer.push(key);
+        } else {
+          buffer.push(item as K);
+        }
+        if (buffer.length >= chunk) await abort.race(flush());
       }
-      if (buffer.length >= chunk) await flush();
+      finished = true;
+      if (buffer.length > 0) await abort.race(flush());
+      // Every `added` that began before this point has reached the new filter once this loop
+      // ends; the swap below runs in the same synchronous step as the final check.
+      while (this.#pending.size > 0) await abort.race(Promise.allSettled([...this.#pending]));
+    } finally {
+      abort.dispose();
+      // Abandoned (an error or an abort): let the source close its cursor when it can, without
+      // waiting for it (a stuck source may never answer).
+      if (!finished) closeQuietly(source);
     }
-    if (buffer.length > 0) await flush();
-    // Every `added` that began before this point has reached the new filter once this loop
-    // ends; the swap below runs in the same synchronous step as the final check.
-    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+    checkAborted(signal);
     if (this.#nextFailure !== undefined) throw this.#nextFailure;
     this.#filter = next;
     this.#rebuilds++;
@@ -320,7 +340,12 @@ export class CacheGuard<K extends Key, V> {
   }
 }
 
-/** Throws `signal.reason` (an `Error` naming the abort when there is none) once it is aborted. */
+/** What an aborted rebuild throws: `signal.reason`, or an `Error` naming the abort. */
+function abortReason(signal: AbortSignalLike): unknown {
+  return signal.reason ?? new Error('CacheGuard.rebuild was aborted');
+}
+
+/** Throws {@link abortReason} once `signal` is aborted. */
 function checkAborted(signal: AbortSignalLike | undefined): void {
-  if (signal?.aborted) throw signal.reason ?? new Error('CacheGuard.rebuild was aborted');
+  if (signal?.aborted) throw abortReason(signal);
 }

@@ -7,8 +7,17 @@
 import type { ReadonlyMembershipFilter } from '../filters/filter.js';
 import { codecOf } from '../formats/registry.js';
 import type { CliIo } from './command.js';
+import type { WritableFormat } from './filter-file.js';
 
 export type Facts = Record<string, string | number | boolean | null | readonly unknown[] | object>;
+
+/** The `format` fact of a filter file the command writes, one name for `create` and `info`. */
+export const FORMAT_LABELS: Readonly<Record<WritableFormat, string>> = {
+  native: 'bloomkit native',
+  guava: 'Guava writeTo',
+  dcso: 'DCSO bloom',
+  'dcso-gzip': 'DCSO bloom (gzip)',
+};
 
 /** The type's name in the codec table (not `constructor.name`, which a bundler may rename). */
 export function typeName(filter: object): string {

@@ -23,7 +23,7 @@ import { FormatError } from '../errors.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
 import { DcsoBloomFilter } from '../filters/dcso/filter.js';
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
-import { dcsoHeaderBits } from '../formats/detect.js';
+import { compressionAdvice, dcsoHeaderBits } from '../formats/detect.js';
 import type { Funnel } from '../hash/keys.js';
 import { writeAtomically } from '../node/atomic-file.js';
 import { load, save } from '../node/io.js';
@@ -113,11 +113,8 @@ function hex(bytes: Uint8Array): string {
 /** The message for a file that is no filter format the command knows. */
 export function unknownFormat(path: string, sniffed: Sniffed): CliError {
   if (sniffed.size === 0) return new CliError(`${path}: the file is empty, not a filter file`);
-  if (sniffed.head[0] === 0x1f && sniffed.head[1] === 0x8b) {
-    return new CliError(
-      `${path}: gzip data whose start is no filter bloomkit reads (a DCSO bloom file is read inside gzip; gunzip it to see what it holds)`,
-    );
-  }
+  const compressed = compressionAdvice(sniffed.head);
+  if (compressed !== '') return new CliError(`${path}: ${compressed}`);
   return new CliError(
     `${path}: not a filter file bloomkit reads (starts with ${hex(sniffed.head)}; expected bloomkit's native format "BLMK", a sidecar "BLMS", Parquet "PAR1", Guava writeTo bytes or a DCSO bloom file)`,
   );

@@ -18,6 +18,7 @@ export const INPUT_OPTIONS: OptionSpec = {
   delimiter: { type: 'string', short: 'd' },
   fields: { type: 'string', short: 'f' },
   'no-progress': { type: 'boolean' },
+  'keep-cr': { type: 'boolean' },
 };
 
 export const INPUT_HELP = `Input (files, or standard input when none is given or for "-"; gzip is detected):
@@ -26,8 +27,18 @@ export const INPUT_HELP = `Input (files, or standard input when none is given or
   -f, --fields LIST     key = these fields of each record, joined by the delimiter
                         (numbered from 1 as in cut: "2", "1,3", "2-4"); the whole record
                         is still what is printed
-      --no-progress     no progress bar (there is one on stderr only when stderr is a terminal)
-A record's bytes are the key's bytes as they are, with no decoding: invalid UTF-8 is kept.`;
+      --keep-cr         keep a carriage return before a newline in the key (see below)
+      --no-progress     no progress bar (there is one on stderr only when stderr is a terminal)`;
+
+/**
+ * How a record becomes a key (the commands that hash records as bytes: add, check, dedup),
+ * said once, after a command's options.
+ */
+export const RECORD_BYTES_HELP = `Records and keys: a record ends at a newline (or a NUL byte with -0). A carriage return
+just before the newline is not part of the key, so "a\r\n" and "a\n" are one key (CRLF and LF
+files give the same keys; awk and sort -u keep them apart); the record is still printed as
+read, CR included. With --keep-cr the key is every byte before the newline. Otherwise a key
+is the record's bytes as they are, not decoded: invalid UTF-8 is hashed as the bytes it is.`;
 
 /** `--funnel`: how a record's text becomes key bytes. */
 export const FUNNELS: readonly Funnel[] = ['string', 'utf16', 'int', 'long', 'bytes'];

@@ -27,6 +27,43 @@ function duration(s: number): string {
   return `${Math.floor(s / 60)}m${String(Math.ceil(s % 60)).padStart(2, '0')}s`;
 }
 
+/**
+ * The bar's text in at most `width` characters (a terminal line less its last column): the
+ * fullest of a few forms that fits, dropping the least useful parts first (bytes read, then the
+ * rate, then the bar itself), so that the time left is never cut off ("26s lef").
+ */
+export function progressLine(
+  label: string,
+  records: number,
+  seconds: number,
+  read: number,
+  total: number | undefined,
+  width: number,
+): string {
+  const rate = `${si(seconds > 0 ? records / seconds : 0)}/s`;
+  const done = `${si(records)} records`;
+  let forms: string[];
+  if (total !== undefined && total > 0) {
+    const fraction = Math.min(1, read / total);
+    const eta = fraction > 0 ? (seconds / fraction) * (1 - fraction) : Number.POSITIVE_INFINITY;
+    const bar = (n: number) => {
+      const full = Math.round(fraction * n);
+      return `[${'#'.repeat(full)}${'.'.repeat(n - full)}]`;
+    };
+    const pct = `${(fraction * 100).toFixed(0)}%`;
+    const left = `${duration(eta)} left`;
+    forms = [
+      `${label} ${bar(20)} ${pct} ${done}, ${rate}, ${bytes(read)} of ${bytes(total)}, ${left}`,
+      `${label} ${bar(10)} ${pct} ${done}, ${rate}, ${left}`,
+      `${label} ${pct} ${done}, ${left}`,
+      `${label} ${pct}, ${left}`,
+    ];
+  } else {
+    forms = [`${label}: ${done}, ${rate}, ${bytes(read)}`, `${label}: ${done}`];
+  }
+  return forms.find((f) => f.length <= width) ?? forms.at(-1)!.slice(0, Math.max(0, width));
+}
+
 export class Progress {
   private readonly started = performance.now();
   private last = 0;
@@ -49,17 +86,9 @@ export class Progress {
     if (!force && now - this.last < REDRAW_MS) return;
     this.last = now;
     const seconds = (now - this.started) / 1000;
-    const rate = seconds > 0 ? records / seconds : 0;
-    let line = `${this.label}: ${si(records)} records, ${si(rate)}/s, ${bytes(read)}`;
-    if (total !== undefined && total > 0) {
-      const fraction = Math.min(1, read / total);
-      const width = 20;
-      const full = Math.round(fraction * width);
-      const eta = fraction > 0 ? (seconds / fraction) * (1 - fraction) : Number.POSITIVE_INFINITY;
-      line = `${this.label} [${'#'.repeat(full)}${'.'.repeat(width - full)}] ${(fraction * 100).toFixed(0)}% ${si(records)} records, ${si(rate)}/s, ${bytes(read)} of ${bytes(total)}, ${duration(eta)} left`;
-    }
     const columns = this.stream.columns ?? 80;
-    this.stream.write(`\r${line.slice(0, columns - 1)}\x1b[K`);
+    const line = progressLine(this.label, records, seconds, read, total, columns - 1);
+    this.stream.write(`\r${line}\x1b[K`);
     this.drawn = true;
   }
 

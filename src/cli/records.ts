@@ -13,7 +13,8 @@
  * The rules are those of `splitRecords` in the core: a trailing separator does not make an empty
  * last record, an unterminated last record counts, an empty line is an empty key, and a `\r`
  * before a `\n` is not part of the key (CRLF and LF files give the same keys), though it is
- * printed with the record. A batch's buffers are reused: it is valid until the next `next()`.
+ * printed with the record; `keepCr` (`--keep-cr`) keeps it in the key. A batch's buffers are
+ * reused: it is valid until the next `next()`.
  */
 
 import type { PackedKeys } from '../filters/filter.js';
@@ -31,6 +32,8 @@ export interface RecordOptions {
   readonly delimiter: number;
   /** How a key's text becomes key bytes. */
   readonly funnel: Funnel;
+  /** Keep a `\r` before a `\n` in the key (`--keep-cr`); default false (CRLF = LF). */
+  readonly keepCr?: boolean;
 }
 
 export interface RecordBatch {
@@ -105,7 +108,7 @@ export class RecordReader {
   private batch(end: number): RecordBatch {
     const { buf } = this;
     const sep = this.options.separator;
-    const cr = sep === 0x0a;
+    const cr = sep === 0x0a && this.options.keepCr !== true;
     let count = 0;
     // The arrays in locals (the hot loop of every command): reloaded only when they grow.
     let { starts, ends, keyEnds } = this;

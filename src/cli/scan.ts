@@ -26,6 +26,7 @@ export function recordOptions(options: OptionValues, funnel: Funnel): RecordOpti
     fields: fieldsText === undefined ? null : parseFields(fieldsText),
     delimiter: delimiterText === undefined ? 9 : parseDelimiter(delimiterText),
     funnel: parseFunnel(undefined, funnel),
+    keepCr: flag(options, 'keep-cr'),
   };
 }
 

@@ -10,6 +10,7 @@
 
 import { mustBe, typeNameOf } from '../errors.js';
 import type { Key } from '../hash/keys.js';
+import { SATURATION_LIMIT, saturation as saturationRatio } from '../math.js';
 import type { PackedKeys } from './filter.js';
 import { checkKeys, checkPacked, keyEnd } from './packed.js';
 
@@ -113,10 +114,60 @@ export abstract class ReadonlyFilterBase<K extends Key = Key> extends DescribedF
   }
 }
 
+/** Where a filter stands against the keys it was made for (see {@link FilterBase.saturation}). */
+export interface Saturation {
+  /**
+   * Keys the filter's shape was made for: for the Bloom filters the design load (the keys that
+   * set half its bits, `halfFillLoad` in math.ts), read from the shape, so a filter read from a
+   * file knows it too; `Infinity` for a filter that grows (scalable).
+   */
+  readonly designCapacity: number;
+  /** The false positive rate at `designCapacity` keys, by the type's own rate model. */
+  readonly designFpp: number;
+  /** The rate the filter's state implies now (`expectedFpp()`). */
+  readonly currentFpp: number;
+  /** `currentFpp / designFpp` (math.ts `saturation`): 1 at the design point, 0 when empty. */
+  readonly ratio: number;
+  /** `ratio` above `SATURATION_LIMIT` (10): time for a larger filter. */
+  readonly saturated: boolean;
+}
+
 /** The write side of a growable filter, on top of {@link ReadonlyFilterBase}. */
 export abstract class FilterBase<K extends Key = Key> extends ReadonlyFilterBase<K> {
   abstract add(key: K): boolean;
   abstract clear(): void;
+  /** The false positive rate the filter's state implies now. */
+  abstract expectedFpp(): number;
+  /**
+   * The design point, read from the shape (O(1)): the keys it was made for and the false
+   * positive rate there, `designCapacity` and `designFpp` of {@link Saturation}.
+   */
+  abstract designPoint(): { readonly capacity: number; readonly fpp: number };
+
+  /**
+   * How far past its design the filter is: its design capacity and rate, the rate now and their
+   * ratio. A filter filled well past its capacity still answers (and never forgets a key), but
+   * its false positive rate climbs toward 1; `saturated` says when it passed 10 times its design
+   * rate, so an application can alert or move to a larger filter. Costs what `expectedFpp()`
+   * costs (O(m/32) for the block filters).
+   */
+  saturation(): Saturation {
+    const { capacity, fpp } = this.designPoint();
+    const currentFpp = this.expectedFpp();
+    const ratio = saturationRatio(currentFpp, fpp);
+    return {
+      designCapacity: capacity,
+      designFpp: fpp,
+      currentFpp,
+      ratio,
+      saturated: ratio > SATURATION_LIMIT,
+    };
+  }
+
+  /** `saturation().saturated`: the rate passed 10 times the design rate. */
+  isSaturated(): boolean {
+    return this.saturation().saturated;
+  }
   /** Adds a key given as its funnel bytes (what `add` would hash). */
   protected abstract addEncoded(bytes: Uint8Array): boolean;
 

@@ -123,10 +123,35 @@ export function formatAdvice(format: FilterFormat): string {
   }
 }
 
-/** {@link formatAdvice} of the detected format, or '' when it is unknown. */
+/** Compressed containers a filter file is often found in, by their magic bytes. */
+const COMPRESSED: readonly (readonly [string, string, readonly number[]])[] = [
+  ['gzip', 'gunzip FILE, or zcat', [0x1f, 0x8b]],
+  ['zstd', 'zstd -d FILE', [0x28, 0xb5, 0x2f, 0xfd]],
+  ['xz', 'xz -d FILE', [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]],
+  ['bzip2', 'bunzip2 FILE', [0x42, 0x5a, 0x68]],
+  ['zip', 'unzip FILE', [0x50, 0x4b, 0x03, 0x04]],
+];
+
+/**
+ * For bytes that start like a compressed file (gzip `1f 8b`, zstd, xz, bzip2, zip): one sentence
+ * saying so and how to decompress it; else ''. Filters are read uncompressed.
+ */
+export function compressionAdvice(bytes: Uint8Array): string {
+  for (const [name, how, magic] of COMPRESSED) {
+    if (bytes.length >= magic.length && magic.every((b, i) => bytes[i] === b)) {
+      return `this is ${name}-compressed data, not a filter: decompress it first (${how})`;
+    }
+  }
+  return '';
+}
+
+/**
+ * {@link formatAdvice} of the detected format; for an unknown one, {@link compressionAdvice}
+ * (or '').
+ */
 export function adviceFor(bytes: Uint8Array, totalLength = bytes.length): string {
   const format = detectFormat(bytes, totalLength);
-  return format === 'unknown' ? '' : formatAdvice(format);
+  return format === 'unknown' ? compressionAdvice(bytes) : formatAdvice(format);
 }
 
 // The two confusions a filter class's own reader explains, without the whole table above (so a

@@ -33,7 +33,7 @@
  */
 
 import { checkPositiveInteger, checkProbability, show } from '../errors.js';
-import { checkOut } from '../filters/base.js';
+import { checkOut, type FilterBase, type Saturation } from '../filters/base.js';
 import { BlockedBloomFilter } from '../filters/blocked/filter.js';
 import { blockedFalsePositiveRate } from '../filters/blocked/sizing.js';
 import { BloomFilter } from '../filters/bloom/filter.js';
@@ -43,6 +43,7 @@ import { ScalableBloomFilter } from '../filters/scalable/filter.js';
 import { SplitBlockBloomFilter } from '../filters/split-block/filter.js';
 import { splitBlockFalsePositiveRate } from '../filters/split-block/sizing.js';
 import type { Funnel, Key } from '../hash/keys.js';
+import { SATURATION_LIMIT, saturation } from '../math.js';
 import { removeStaleTemps } from './atomic-file.js';
 import { type FileLock, lockFile } from './file-lock.js';
 import { load, save } from './io.js';
@@ -160,6 +161,8 @@ export class Deduper<K extends Key = Key> {
   private readonly checkpointMs: number;
   private readonly model: (added: number) => number;
   private lock: FileLock | null;
+  /** The state's design point (`designPoint()`: the shape's, O(1), fixed). */
+  private readonly design: { readonly capacity: number; readonly fpp: number };
 
   private constructor(
     path: string | null,
@@ -171,6 +174,7 @@ export class Deduper<K extends Key = Key> {
     this.filter = filter;
     this.lock = lock;
     this.model = rateModel(filter);
+    this.design = (filter as unknown as FilterBase).designPoint();
     this.checkpointKeys =
       options.checkpointKeys === undefined
         ? Number.POSITIVE_INFINITY
@@ -268,6 +272,24 @@ export class Deduper<K extends Key = Key> {
    */
   get currentFpp(): number {
     return this.rate();
+  }
+
+  /**
+   * The state's saturation figure (see `FilterBase.saturation`), with the rate now from the
+   * Deduper's O(1) rate model ({@link currentFpp}) instead of a scan of the bits: `saturated`
+   * once the false drop rate passed 10 times the rate the state's shape was made for. A state
+   * without a capacity (scalable) grows and never saturates.
+   */
+  get saturation(): Saturation {
+    const currentFpp = this.rate();
+    const ratio = saturation(currentFpp, this.design.fpp);
+    return {
+      designCapacity: this.design.capacity,
+      designFpp: this.design.fpp,
+      currentFpp,
+      ratio,
+      saturated: ratio > SATURATION_LIMIT,
+    };
   }
 
   /** True if `key` was (probably) seen before; marks it seen either way. */

@@ -32,7 +32,7 @@ import {
 } from '../formats/native.js';
 import { hashIndex } from '../hash/batch.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
-import { estimateCount, expectedFpp } from '../math.js';
+import { bloomDesignPoint, estimateCount, expectedFpp } from '../math.js';
 import {
   checkLayout,
   checkShardBits,
@@ -278,6 +278,11 @@ export class ShardedBloomFilter<K extends Key = Key>
   /** −(m/k)·ln(1 − bitCount/m) over the whole filter (Swamidass-Baldi; Guava's estimator). */
   override estimatedCount(): number {
     return estimateCount(this.bitCount(), this.bitSize, this.hashes);
+  }
+
+  /** The classic design point over all its bits (math.ts `bloomDesignPoint`). */
+  override designPoint(): { capacity: number; fpp: number } {
+    return bloomDesignPoint(this.bitSize, this.hashes);
   }
 
   /** (bitCount/m)^k: the rate the bits set now imply (Guava's `expectedFpp`). */

@@ -44,6 +44,20 @@ export interface FilterAdapter {
    * suite checks the measured rate against it from both sides.
    */
   expectedFpp?(): MaybePromise<number>;
+  /**
+   * The filter's saturation figure (`saturation()`: design capacity and rate, the rate now, their
+   * ratio, saturated past 10): offered by the in-memory growable types.
+   */
+  saturation?(): MaybePromise<SaturationFigure>;
+}
+
+/** What `saturation()` answers (src/filters/base.ts `Saturation`). */
+export interface SaturationFigure {
+  designCapacity: number;
+  designFpp: number;
+  currentFpp: number;
+  ratio: number;
+  saturated: boolean;
 }
 
 /** Capabilities a target may lack; each lack is a visible skip with its reason. */
@@ -260,6 +274,50 @@ export function runConformance(target: ConformanceTarget): void {
         expect(Math.abs(rate - model), `measured ${rate} vs model ${model}`).toBeLessThanOrEqual(
           4 * sigma + slack + 1 / probes,
         );
+      }
+    });
+
+    it('knows its design point, and says it is saturated far past it (or refuses keys)', async (ctx) => {
+      if (!canAdd) return ctx.skip();
+      const f = await make(target, { capacity: 1000, fpp });
+      try {
+        if (f.saturation === undefined) return ctx.skip();
+        const empty = await f.saturation();
+        expect(Math.abs(empty.currentFpp) + Math.abs(empty.ratio)).toBe(0);
+        expect(empty.saturated).toBe(false);
+        // The design point, read from the shape: no worse than what it was made for (1,000 keys
+        // at 1%), with the slack of a shape that keeps no rate (a split-block filter).
+        expect(empty.designFpp).toBeGreaterThan(0);
+        expect(empty.designFpp).toBeLessThan(fpp * 4);
+        if (empty.designCapacity === Number.POSITIVE_INFINITY) {
+          // A filter that grows: its rate stays below its target, whatever it holds.
+          for (const k of keys('sat', 10_000)) await f.add(k);
+          expect(await f.saturation()).toMatchObject({ saturated: false });
+          expect((await f.saturation()).ratio).toBeLessThan(1);
+          return;
+        }
+        expect(empty.designCapacity).toBeGreaterThanOrEqual(900);
+        expect(empty.designCapacity).toBeLessThan(3000);
+        const all = keys('sat', Math.ceil(empty.designCapacity) * 8);
+        const atDesign = all.slice(0, Math.ceil(empty.designCapacity));
+        for (const k of atDesign) await f.add(k);
+        const there = await f.saturation();
+        expect(there.saturated).toBe(false);
+        expect(there.ratio).toBeGreaterThan(0.25);
+        expect(there.ratio).toBeLessThan(4);
+        let refused = false;
+        try {
+          for (const k of all.slice(atDesign.length)) await f.add(k);
+        } catch (error) {
+          // A filter that cannot take more keys says so instead of saturating.
+          expect((error as Error).name).toBe('FilterFullError');
+          refused = true;
+        }
+        const past = await f.saturation();
+        expect(past.saturated).toBe(!refused);
+        if (!refused) expect(past.ratio).toBeGreaterThan(10);
+      } finally {
+        await f.dispose?.();
       }
     });
 

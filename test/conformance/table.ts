@@ -32,7 +32,7 @@ import {
 import { ShardedBloomFilter } from '../../src/redis.js';
 import { decodeAny } from '../support/any-filter.js';
 import { STORE_TARGETS } from './stored.js';
-import type { ConformanceTarget, FilterAdapter } from './suite.js';
+import type { ConformanceTarget, FilterAdapter, SaturationFigure } from './suite.js';
 
 export { STORE_TARGETS } from './stored.js';
 
@@ -50,6 +50,7 @@ export type Backend = (typeof BACKENDS)[number];
 interface Growable extends MembershipFilter<string> {
   remove?(key: string): boolean;
   expectedFpp?(): number;
+  saturation?(): SaturationFigure;
 }
 
 /** An in-memory growable filter seen by the suite (round trip through the codec table). */
@@ -63,6 +64,7 @@ export function adapt(f: Growable): FilterAdapter {
   };
   if (typeof f.remove === 'function') adapter.remove = (k) => f.remove!(k);
   if (typeof f.expectedFpp === 'function') adapter.expectedFpp = () => f.expectedFpp!();
+  if (typeof f.saturation === 'function') adapter.saturation = () => f.saturation!();
   return adapter;
 }
 

@@ -1,4 +1,5 @@
 import { FilterFullError } from '../../errors.js';
+import type { FilterBase } from '../../filters/base.js';
 import { CliError, type Command } from '../command.js';
 import { readFilter, updatesFile, writeFilter } from '../filter-file.js';
 import {
@@ -8,9 +9,11 @@ import {
   JSON_OPTION,
   parseFunnel,
   parseThreads,
+  RECORD_BYTES_HELP,
   stringOption,
   THREADS_OPTION,
 } from '../options.js';
+import { saturationJson, saturationWarning } from '../saturation.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
 
 // One update of FILE at a time: a second add (or dedup --state) waits for this one's lock.
@@ -33,6 +36,12 @@ ${INPUT_HELP}
       --json            print {"records", "new", "estimatedCount"} when done (with
                         --threads, "new" counts per thread: a key whose bits another thread
                         set also counts)
+
+${RECORD_BYTES_HELP}
+
+A filter filled far past the keys it was made for answers "maybe" for more and more keys
+never added: when its rate passes 10 times the rate it was sized for, add says so on
+stderr (and "saturated": true in --json); see bloomkit info for its fill.
 
 While it runs, FILE is locked (FILE.lock): a second add or dedup --state on it waits for this
 one, up to BLOOMKIT_LOCK_WAIT seconds (default 60), then exits 2 without changing it.
@@ -92,10 +101,23 @@ Examples:
         await pool.mergeInto(filter);
       }
       await writeFilter(file, filter, format);
-      if (flag(options, 'json')) {
-        io.stdout.write(
-          `${JSON.stringify({ records, new: fresh, estimatedCount: Math.round(filter.estimatedCount()) })}\n`,
+      // The types that know their design point (all that `add` writes but chunked files).
+      const figure = (filter as Partial<Pick<FilterBase, 'saturation'>>).saturation?.();
+      if (figure?.saturated) {
+        io.stderr.write(
+          saturationWarning(
+            'add',
+            file,
+            figure,
+            'it answers "maybe" for more and more keys never added',
+            'Make a larger filter (bloomkit create with a larger -n) and add the keys to it.',
+          ),
         );
+      }
+      if (flag(options, 'json')) {
+        const estimatedCount = Math.round(filter.estimatedCount());
+        const more = figure === undefined ? {} : saturationJson(figure);
+        io.stdout.write(`${JSON.stringify({ records, new: fresh, estimatedCount, ...more })}\n`);
       }
       return interrupt.signal === null ? 0 : interrupt.exitCode;
     } finally {

@@ -7,6 +7,7 @@ import {
   JSON_OPTION,
   parseFunnel,
   parseThreads,
+  RECORD_BYTES_HELP,
   stringOption,
   THREADS_OPTION,
 } from '../options.js';
@@ -31,6 +32,8 @@ ${INPUT_HELP}
   -T, --threads N    test the keys on N worker threads, each with its own copy of the
                      filter; the output is the same, in the same order; pays for large
                      inputs (each thread costs about 0.1 s to start and one copy of the filter)
+
+${RECORD_BYTES_HELP}
 
 Exit status (as grep): 0 if any record was selected, 1 if none, 2 on an error.
 

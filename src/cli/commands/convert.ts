@@ -34,10 +34,11 @@ Examples:
   async run({ args, options }) {
     const [input, output] = args as [string, string];
     const to = stringOption(options, 'to');
-    if (to === undefined || !(TARGETS as readonly string[]).includes(to)) {
-      throw new CliError(
-        `--to must be one of ${TARGETS.join(', ')}, got ${JSON.stringify(to ?? '')}`,
-      );
+    if (to === undefined) {
+      throw new CliError(`--to is required: the format to write, one of ${TARGETS.join(', ')}`);
+    }
+    if (!(TARGETS as readonly string[]).includes(to)) {
+      throw new CliError(`--to must be one of ${TARGETS.join(', ')}, got ${JSON.stringify(to)}`);
     }
     const funnelText = stringOption(options, 'funnel');
     const { filter } = await readFilter(

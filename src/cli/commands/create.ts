@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { DcsoBloomFilter } from '../../filters/dcso/filter.js';
 import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
-import { describeFilter, printFacts } from '../describe.js';
+import { describeFilter, FORMAT_LABELS, printFacts } from '../describe.js';
 import { writeFilter } from '../filter-file.js';
 import { makeFilter, TYPE_NAMES } from '../filter-types.js';
 import { flag, parseCount, parseFunnel, parseProbability, stringOption } from '../options.js';
@@ -66,7 +66,8 @@ Examples:
     });
     const format = filter instanceof DcsoBloomFilter ? 'dcso' : 'native';
     await writeFilter(file, filter, format, flag(options, 'force'));
-    printFacts(io, [{ file, format, ...describeFilter(filter) }], flag(options, 'json'));
+    const facts = { file, format: FORMAT_LABELS[format], ...describeFilter(filter) };
+    printFacts(io, [facts], flag(options, 'json'));
     return 0;
   },
 };

@@ -1,4 +1,6 @@
+import { stat } from 'node:fs/promises';
 import { DEFAULT_DEDUPER_TYPE, Deduper, type DeduperType } from '../../node/deduper.js';
+import { describeState, stateMismatch } from '../../node/deduper-shape.js';
 import { CliError, type Command } from '../command.js';
 import { asCliError, lockWaitMs } from '../filter-file.js';
 import {
@@ -9,10 +11,12 @@ import {
   parseCount,
   parseProbability,
   parseThreads,
+  RECORD_BYTES_HELP,
   stringOption,
   THREADS_OPTION,
 } from '../options.js';
 import { Output } from '../output.js';
+import { aboutCount, saturationJson, saturationWarning } from '../saturation.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
 
 const DEFAULT_FPP = 1e-6;
@@ -25,7 +29,10 @@ export const dedup: Command = {
   help: `Prints each record of the inputs the first time its key is seen, in input order, like
 awk '!seen[$0]++' or a crawl frontier, in the memory of a Bloom filter instead of every key.
 A new key is taken for a repeat (dropped) with probability about FPP: the summary on stderr
-says how many such false drops to expect.
+says how many such false drops to expect. A filter with -n that holds far more keys drops
+more and more new ones: once its rate passes 10 times the rate it was sized for (about FPP),
+dedup warns on stderr, and again at the end ("saturated": true in --json). Without -n the
+filter grows and never saturates.
 
   -n, --capacity N    expected distinct keys: a fixed-size filter (fastest); without it the
                       filter is scalable and grows as needed
@@ -33,10 +40,12 @@ says how many such false drops to expect.
       --type T        with -n: the filter, ${DEFAULT_DEDUPER_TYPE} (default: one cache line per key,
                       the fastest), classic (Guava's layout, about 3/4 of the memory) or
                       split-block (Parquet's); a --state file keeps the type it was made with
-      --state FILE    remember the keys across runs in FILE: read at the start if it exists,
+      --state FILE    remember the keys across runs in FILE: read at the start if it exists
+                      (then -n, -p and --type may be left out; given, they must match it),
                       written at the end, atomically (also on Ctrl-C), and every
                       --checkpoint-every records that were new
       --checkpoint-every N   write the state after every N new records (default: only at the end)
+  -q, --quiet         no summary on stderr (warnings and errors are still printed)
       --json          print the summary on stderr as JSON
   -T, --threads N     only 1: each record's answer depends on every record before it, so
                       one thread updates the filter in input order; what other threads
@@ -44,6 +53,8 @@ says how many such false drops to expect.
                       much to hand over as it saves
 
 ${INPUT_HELP}
+
+${RECORD_BYTES_HELP}
 
 Exit status: 0 when done, 2 on an error, 130 after Ctrl-C (the state is saved first).
 
@@ -58,6 +69,7 @@ Examples:
     state: { type: 'string' },
     ...THREADS_OPTION,
     'checkpoint-every': { type: 'string' },
+    quiet: { type: 'boolean', short: 'q' },
     ...INPUT_OPTIONS,
     ...JSON_OPTION,
   },
@@ -76,12 +88,15 @@ Examples:
         '--threads: dedup runs on one thread (each record is new or not depending on every record before it, so the filter is updated in input order; see bloomkit help dedup)',
       );
     }
+    const capacity = capacityText === undefined ? undefined : parseCount('-n', capacityText);
+    const fpp = fppText === undefined ? DEFAULT_FPP : parseProbability('-p', fppText);
+    const existed = state !== null && (await stat(state).catch(() => null)) !== null;
     let deduper: Deduper;
     try {
       deduper = await Deduper.open(state, {
-        capacity: capacityText === undefined ? undefined : parseCount('-n', capacityText),
+        capacity,
         type,
-        fpp: fppText === undefined ? DEFAULT_FPP : parseProbability('-p', fppText),
+        fpp,
         checkpointKeys:
           everyText === undefined ? undefined : parseCount('--checkpoint-every', everyText),
         // One update of the state at a time: a second dedup (or add) on it waits for this one.
@@ -90,6 +105,39 @@ Examples:
     } catch (error) {
       throw asCliError(state ?? '--state', error);
     }
+    if (existed && (capacityText !== undefined || fppText !== undefined)) {
+      const other = stateMismatch(deduper.state, { capacity, fpp, type });
+      if (other !== null) {
+        throw new CliError(
+          `--state ${state} holds ${describeState(deduper.state)}; ${[
+            capacityText === undefined ? '' : `-n ${capacityText}`,
+            fppText === undefined ? '' : `-p ${fppText}`,
+          ]
+            .filter((x) => x !== '')
+            .join(' ')} would make ${other}. Leave out -n and -p to go on with the file, or ` +
+            'give another --state file.',
+        );
+      }
+    }
+    const quiet = flag(options, 'quiet');
+    const warnIfSaturated = (): boolean => {
+      const s = deduper.saturation;
+      if (!s.saturated) return false;
+      io.stderr.write(
+        saturationWarning(
+          'dedup',
+          state === null ? 'the filter' : `the --state file ${state}`,
+          s,
+          'new records are dropped as repeats',
+          state !== null
+            ? 'Start a new --state file (without -n its filter grows as needed).'
+            : 'Give a larger -n, or leave out -n for a filter that grows as needed.',
+        ),
+      );
+      return true;
+    };
+    let warned = false;
+    let batchesSinceWarning = 0;
     const recordOpts = recordOptions(options, deduper.state.funnel);
     const sep = recordOpts.separator;
     const output = new Output(io.stdout);
@@ -107,6 +155,8 @@ Examples:
         async (batch) => {
           if (flags.length < batch.count) flags = new Uint8Array(batch.count * 2);
           deduper.seenBatch(batch.keys, flags);
+          if (warned) batchesSinceWarning++;
+          else warned = warnIfSaturated();
           const { data, starts, ends, count } = batch;
           // flags[i] is 1 for a record seen before: the zeros are printed.
           printed += output.records(data, starts, ends, count, flags, 0, sep);
@@ -129,13 +179,20 @@ Examples:
         dropped: records - printed,
         expectedFalseDrops: Number(stats.expectedFalseDrops.toPrecision(3)),
         fpp: Number(deduper.currentFpp.toPrecision(3)),
+        ...saturationJson(deduper.saturation),
         state,
       };
+      // Said again at the end, where a reader of the summary looks.
+      if (batchesSinceWarning > 0) warnIfSaturated();
       if (flag(options, 'json')) io.stderr.write(`${JSON.stringify(summary)}\n`);
-      else {
+      else if (!quiet) {
         io.stderr.write(
           `dedup: ${records} records, ${printed} printed, ${records - printed} dropped as repeats ` +
-            `(of which about ${summary.expectedFalseDrops} new keys dropped by a false positive)` +
+            // Past saturation the expectation (of keys answered new) undercounts: say so instead.
+            (summary.saturated
+              ? '(the filter is saturated: many of them may be new keys)'
+              : `(of which ${aboutCount(stats.expectedFalseDrops)} new keys dropped by a ` +
+                'false positive)') +
             `${state === null ? '' : `; state saved to ${state}`}\n`,
         );
       }

@@ -1,13 +1,6 @@
 import type { Command } from '../command.js';
-import { describeFilter, type Facts, printFacts } from '../describe.js';
-import {
-  asCliError,
-  readFilter,
-  readQueryable,
-  sniff,
-  unknownFormat,
-  type WritableFormat,
-} from '../filter-file.js';
+import { describeFilter, type Facts, FORMAT_LABELS, printFacts } from '../describe.js';
+import { asCliError, readFilter, readQueryable, sniff, unknownFormat } from '../filter-file.js';
 import { flag, JSON_OPTION, parseFunnel, stringOption } from '../options.js';
 
 export const info: Command = {
@@ -41,14 +34,6 @@ Examples:
     printFacts(io, entries, flag(options, 'json'));
     return 0;
   },
-};
-
-/** How `info` names the formats a filter is read in. */
-const FORMAT_LABELS: Record<WritableFormat, string> = {
-  native: 'bloomkit native',
-  guava: 'Guava writeTo',
-  dcso: 'DCSO bloom',
-  'dcso-gzip': 'DCSO bloom (gzip)',
 };
 
 async function describeFile(file: string, funnelText: string | undefined): Promise<Facts[]> {

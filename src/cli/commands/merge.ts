@@ -47,6 +47,14 @@ Examples:
     }
     for (const path of inputs.slice(1)) {
       const { filter } = await readFilter(path, funnel);
+      if (filter.constructor !== result.constructor) {
+        throw new CliError(
+          `${path}: a ${typeName(filter)} filter cannot be merged with ${inputs[0]}, a ` +
+            `${typeName(result)} filter: merge ${op === 'union' ? 'ORs' : 'ANDs'} the bits of ` +
+            'filters of one type and shape, and filters of two types place keys differently ' +
+            '(make them with the same "bloomkit create" options)',
+        );
+      }
       try {
         result[op]!(filter);
       } catch (error) {

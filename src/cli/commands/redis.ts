@@ -11,41 +11,16 @@ import {
   stringOption,
 } from '../options.js';
 import { Output } from '../output.js';
+import {
+  closeRedis,
+  connectRedis,
+  DEFAULT_REDIS_TIMEOUT_S,
+  redisTarget,
+} from '../redis-connect.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
 import { endCheck } from './check.js';
 
 const VERBS = ['create', 'add', 'check', 'info'] as const;
-
-interface Client {
-  connect(): Promise<unknown>;
-  quit(): Promise<unknown>;
-}
-
-/** Connects to `--url` with the `redis` package (an optional dependency of bloomkit). */
-async function connect(options: OptionValues): Promise<Client> {
-  const url = stringOption(options, 'url') ?? process.env.REDIS_URL;
-  if (url === undefined) throw new CliError('give --url redis://HOST:PORT (or set REDIS_URL)');
-  let createClient: (o: object) => Client;
-  try {
-    const mod = (await import('redis')) as unknown as {
-      createClient?: typeof createClient;
-      default?: { createClient?: typeof createClient };
-    };
-    const found = mod.createClient ?? mod.default?.createClient;
-    if (found === undefined) throw new Error('no createClient');
-    createClient = found;
-  } catch {
-    throw new CliError('the redis package is not installed: npm install redis');
-  }
-  const client = createClient({ url, disableOfflineQueue: true });
-  (client as unknown as { on(e: string, f: () => void): void }).on('error', () => {});
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new CliError(`${url}: cannot connect (${(error as Error).message})`);
-  }
-  return client;
-}
 
 export const redis: Command = {
   name: 'redis',
@@ -64,8 +39,14 @@ strings, plain Redis or Redis Cluster), shared by every process that opens NAME.
                     strict (default): refuse a server on which a crash can lose acknowledged
                     adds (anything but appendonly yes with appendfsync always, or a server whose
                     CONFIG cannot be read); best-effort: accept it
+      --timeout S   give up after S seconds without an answer from the server, when
+                    connecting and at each step (default ${DEFAULT_REDIS_TIMEOUT_S}); exit status 2
 ${INPUT_HELP}
-Keys are sent as text: a record's bytes are read as UTF-8 (invalid bytes become U+FFFD).
+
+Records and keys: a record ends at a newline (or a NUL byte with -0); a carriage return just
+before the newline is not part of the key unless --keep-cr is given. Keys are sent as text:
+a record's bytes are read as UTF-8, and invalid bytes become U+FFFD (so two records that
+differ only in invalid bytes are one key).
 
 Exit status: check as grep (0 selected, 1 none); 2 on an error.
 
@@ -75,6 +56,7 @@ Example:
   options: {
     url: { type: 'string' },
     durability: { type: 'string' },
+    timeout: { type: 'string' },
     capacity: { type: 'string', short: 'n' },
     fpp: { type: 'string', short: 'p' },
     funnel: { type: 'string' },
@@ -98,70 +80,58 @@ Example:
         `--durability must be strict or best-effort, got ${JSON.stringify(durability)}`,
       );
     }
-    const client = await connect(options);
+    const { RedisBloomFilter } = await import('../../redis/bloom.js');
+    const { url, timeoutMs } = redisTarget(options);
+    const client = await connectRedis(url, timeoutMs);
+    const bound = { timeout: timeoutMs, durability } as const;
     try {
-      return await runVerb(verb, name, inputs, durability, client, options, io);
-    } catch (err) {
-      // The library names its option; the command has a flag for it.
-      if (err instanceof Error && err.name === 'RedisPersistenceError') {
-        throw new CliError(
-          err.message.replace("durability: 'best-effort'", '--durability best-effort'),
-        );
+      if (verb === 'create') {
+        const n = stringOption(options, 'capacity');
+        const p = stringOption(options, 'fpp');
+        if (n === undefined || p === undefined)
+          throw new CliError('create needs -n CAPACITY and -p FPP');
+        const filter = await RedisBloomFilter.create(client, name, {
+          capacity: parseCount('-n', n),
+          fpp: parseProbability('-p', p),
+          funnel: parseFunnel(stringOption(options, 'funnel'), 'string'),
+          ...bound,
+        });
+        if (flag(options, 'json')) io.stdout.write(`${JSON.stringify(facts(filter))}\n`);
+        return 0;
       }
-      throw err;
+      const filter = (await RedisBloomFilter.open(client, name, bound)) as RedisBloomFilter<string>;
+      if (verb === 'info') {
+        const f = {
+          ...facts(filter),
+          estimatedCount: Math.round(await filter.estimatedCount()),
+          persistence: filter.persistence?.mode ?? 'unknown',
+        };
+        io.stdout.write(
+          flag(options, 'json')
+            ? `${JSON.stringify(f)}\n`
+            : `${Object.entries(f)
+                .map(([k, v]) => `${k}: ${v}`)
+                .join('\n')}\n`,
+        );
+        return 0;
+      }
+      if (filter.funnel !== 'string') {
+        throw new CliError(`${name}: keys of funnel ${filter.funnel}; the command sends text keys`);
+      }
+      return await addOrCheck(verb as 'add' | 'check', filter, inputs, options, io);
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      // The library names its option; the command has a flag for it.
+      const message = (error as Error).message.replace(
+        "durability: 'best-effort'",
+        '--durability best-effort',
+      );
+      throw new CliError(`${url}: ${message}`);
     } finally {
-      await client.quit().catch(() => {});
+      closeRedis(client);
     }
   },
 };
-
-async function runVerb(
-  verb: string,
-  name: string,
-  inputs: string[],
-  durability: 'strict' | 'best-effort',
-  client: Awaited<ReturnType<typeof connect>>,
-  options: OptionValues,
-  io: Parameters<Command['run']>[0]['io'],
-): Promise<number> {
-  const { RedisBloomFilter } = await import('../../redis/bloom.js');
-  if (verb === 'create') {
-    const n = stringOption(options, 'capacity');
-    const p = stringOption(options, 'fpp');
-    if (n === undefined || p === undefined)
-      throw new CliError('create needs -n CAPACITY and -p FPP');
-    const filter = await RedisBloomFilter.create(client, name, {
-      durability,
-      capacity: parseCount('-n', n),
-      fpp: parseProbability('-p', p),
-      funnel: parseFunnel(stringOption(options, 'funnel'), 'string'),
-    });
-    if (flag(options, 'json')) io.stdout.write(`${JSON.stringify(facts(filter))}\n`);
-    return 0;
-  }
-  const filter = (await RedisBloomFilter.open(client, name, {
-    durability,
-  })) as RedisBloomFilter<string>;
-  if (verb === 'info') {
-    const f = {
-      ...facts(filter),
-      estimatedCount: Math.round(await filter.estimatedCount()),
-      persistence: filter.persistence?.mode ?? 'unknown',
-    };
-    io.stdout.write(
-      flag(options, 'json')
-        ? `${JSON.stringify(f)}\n`
-        : `${Object.entries(f)
-            .map(([k, v]) => `${k}: ${v}`)
-            .join('\n')}\n`,
-    );
-    return 0;
-  }
-  if (filter.funnel !== 'string') {
-    throw new CliError(`${name}: keys of funnel ${filter.funnel}; the command sends text keys`);
-  }
-  return await addOrCheck(verb as 'add' | 'check', filter, inputs, options, io);
-}
 
 function facts(filter: RedisBloomFilter<string>): Record<string, string | number> {
   return {

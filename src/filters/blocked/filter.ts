@@ -44,7 +44,14 @@ import { checkPacked, keyEnd } from '../packed.js';
 import { addHashes, hasHashes } from './batch.js';
 import { blockedFormat } from './format.js';
 import { BlockedKernel, type BlockProbeExports } from './kernel.js';
-import { BLOCK_BITS, blockedSize, fastRange32, MAX_BLOCKS, MAX_PROBES } from './sizing.js';
+import {
+  BLOCK_BITS,
+  blockedDesignPoint,
+  blockedSize,
+  fastRange32,
+  MAX_BLOCKS,
+  MAX_PROBES,
+} from './sizing.js';
 
 export {
   BLOCK_BITS,
@@ -301,6 +308,11 @@ export class BlockedBloomFilter<K extends Key = Key>
     const perKey = -Math.expm1(this.hashes * Math.log1p(-1 / BLOCK_BITS));
     const x = (-this.blocks * Math.log1p(-this.bits.bitCount() / m)) / perKey;
     return Number.isFinite(x) ? Math.round(x) : Number.POSITIVE_INFINITY;
+  }
+
+  /** The design point of its blocks and probes (see `saturation()`, `blockedDesignPoint`). */
+  override designPoint(): { capacity: number; fpp: number } {
+    return blockedDesignPoint(this.blocks, this.hashes);
   }
 
   /**

@@ -7,6 +7,7 @@
  */
 
 import { checkPositiveInteger, checkProbability, show } from '../../errors.js';
+import { halfFillLoad } from '../../math.js';
 
 /** Bits per block: one 64-byte cache line. */
 export const BLOCK_BITS = 512;
@@ -20,11 +21,23 @@ export const SIZING_HEADROOM = 0.97;
 const TWO_32 = 4294967296;
 
 /**
+ * Loads above which {@link poissonMix} gives f(λ) instead of the sum: 2^16 keys per block, over a
+ * thousand times any load a filter is sized for. There the load's relative spread √λ/λ is below
+ * 0.4%, and the rates mixed here are 1 to double precision (a 512-bit or 256-bit block holding
+ * 2^16 keys has every bit set), so f(λ) is the sum's value.
+ */
+export const POISSON_MIX_MAX_LOAD = 2 ** 16;
+
+/**
  * Σ_j Pois(j; λ)·f(j): the expectation of `f` over a Poisson(λ) load, summed in log space from
- * j = 0 to λ + 12√λ + 30 (the rest of the mass is below 1e-30).
+ * j = 0 to λ + 12√λ + 30 (the rest of the mass is below 1e-30). Bounded work for every λ: above
+ * {@link POISSON_MIX_MAX_LOAD}, and for λ = ∞ (a full filter's estimated count), it is f(λ);
+ * NaN gives NaN.
  */
 export function poissonMix(lambda: number, f: (j: number) => number): number {
   if (lambda === 0) return f(0);
+  if (Number.isNaN(lambda)) return Number.NaN;
+  if (lambda > POISSON_MIX_MAX_LOAD) return f(lambda);
   const last = Math.ceil(lambda + 12 * Math.sqrt(lambda) + 30);
   const logLambda = Math.log(lambda);
   let logP = -lambda;
@@ -108,6 +121,44 @@ export class BlockSizing {
 }
 
 const SIZING = /* @__PURE__ */ new BlockSizing((l) => bestProbes(l).rate, BLOCK_BITS, MAX_BLOCKS);
+
+const DESIGN_LOADS = new Map<number, number>();
+
+/**
+ * The design load of k probes: the most keys per block at which k is still the best probe count
+ * (the k that sizing picks, {@link bestProbes}); past it k − 1 probes give a lower model rate.
+ * Found by bisection (the comparison flips once as λ grows), cached per k. For k = 1 (best at
+ * every high load) it is the half-fill load, `halfFillLoad(512, 1)`.
+ */
+function designLoad(k: number): number {
+  let lambda = DESIGN_LOADS.get(k);
+  if (lambda !== undefined) return lambda;
+  if (k <= 1) {
+    lambda = halfFillLoad(BLOCK_BITS, 1);
+  } else {
+    let lo = 1e-3;
+    let hi = halfFillLoad(BLOCK_BITS, k - 1) * 4;
+    for (let i = 0; i < 50; i++) {
+      const mid = (lo + hi) / 2;
+      if (blockedFalsePositiveRate(mid, k) <= blockedFalsePositiveRate(mid, k - 1)) lo = mid;
+      else hi = mid;
+    }
+    lambda = lo;
+  }
+  DESIGN_LOADS.set(k, lambda);
+  return lambda;
+}
+
+/**
+ * The design point of z blocks with k probes, read from the shape alone: the most keys at which
+ * sizing would pick these k probes ({@link designLoad} per block) and the model rate there. A
+ * filter made by `create` for (n, fpp) has its design capacity at or above n, and its design
+ * rate within a factor of about 3 of the rate at n (1% → 2.1%, 1e-6 → 2.6e-6 at 10,000 keys).
+ */
+export function blockedDesignPoint(blocks: number, k: number): { capacity: number; fpp: number } {
+  const lambda = designLoad(k);
+  return { capacity: lambda * blocks, fpp: blockedFalsePositiveRate(lambda, k) };
+}
 
 /** The shape {@link BlockedBloomFilter.create} picks. */
 export interface BlockedSize {

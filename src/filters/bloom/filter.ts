@@ -29,7 +29,7 @@ import {
   mitz64Indexes,
   type StrategyName,
 } from '../../hash/strategies.js';
-import { bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../../math.js';
+import { bloomDesignPoint, bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../../math.js';
 import { checkOut, percent } from '../base.js';
 import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
@@ -271,6 +271,11 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
   /** Guava `approximateElementCount()`: −(m/k)·ln(1 − bitCount/m), rounded half up. */
   override estimatedCount(): number {
     return estimateCount(this.bits.bitCount(), this.bitSize, this.hashes);
+  }
+
+  /** The design point of m bits and k hashes (see `saturation()`, math.ts `bloomDesignPoint`). */
+  override designPoint(): { capacity: number; fpp: number } {
+    return bloomDesignPoint(this.bitSize, this.hashes);
   }
 
   /** Guava `expectedFpp()`: (bitCount/m)^k, the rate that the bits set now imply. */

@@ -63,6 +63,7 @@ import { cuckooFormat } from './format.js';
 import {
   CUCKOO_BUCKET_SIZE,
   checkCuckooShape,
+  cuckooDesignPoint,
   cuckooFalsePositiveRate,
   cuckooSize,
 } from './sizing.js';
@@ -277,6 +278,11 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
     const i2 = this.buckets.alt(i1, fp);
     const n = this.buckets.countIn(i1, fp) + (i2 === i1 ? 0 : this.buckets.countIn(i2, fp));
     return n + (this.buckets.victimIs(i1, i2, fp) ? 1 : 0);
+  }
+
+  /** Its safe capacity and the rate there (`cuckooDesignPoint`): it does not saturate. */
+  override designPoint(): { capacity: number; fpp: number } {
+    return cuckooDesignPoint(this.bucketCount, this.fingerprintBits);
   }
 
   /**

@@ -41,6 +41,20 @@ export function cuckooSafeCapacity(buckets: number): number {
   return Math.floor(B * buckets * load);
 }
 
+/**
+ * The design point of a table: its safe capacity ({@link cuckooSafeCapacity}) and the rate at
+ * that load, 1 − (1 − 1/(2^f − 1))^(2b·load). A cuckoo filter refuses keys past its table
+ * (`FilterFullError`), so its rate never passes this by much: it does not saturate.
+ */
+export function cuckooDesignPoint(
+  buckets: number,
+  fingerprintBits: number,
+): { capacity: number; fpp: number } {
+  const capacity = cuckooSafeCapacity(buckets);
+  const load = capacity / (B * buckets);
+  return { capacity, fpp: -Math.expm1(2 * B * load * Math.log1p(-1 / (2 ** fingerprintBits - 1))) };
+}
+
 /** The smallest power of two ≥ x (x ≥ 1). */
 export function nextPow2(x: number): number {
   let p = 1;

@@ -279,6 +279,11 @@ export class ScalableBloomFilter<K extends Key = Key>
     return l.filter;
   }
 
+  /** No design capacity (it grows) and its target rate P, which its rate stays below. */
+  override designPoint(): { capacity: number; fpp: number } {
+    return { capacity: Number.POSITIVE_INFINITY, fpp: this.fpp };
+  }
+
   /** The rate the bits set now imply: 1 − Π(1 − (bitCount_i/m_i)^k_i). */
   expectedFpp(): number {
     // 1 − Π(1 − p_i) through logarithms: written directly, a layer rate below 1e-16 would
@@ -287,7 +292,7 @@ export class ScalableBloomFilter<K extends Key = Key>
     for (const l of this.chain) {
       logMiss += Math.log1p(-expectedFpp(l.filter.bitCount, l.filter.bitSize, l.filter.hashes));
     }
-    return -Math.expm1(logMiss);
+    return 0 - Math.expm1(logMiss); // 0 − (−0) is 0, where −expm1(0) is −0 (info showed "-0")
   }
 
   /** Forgets every key: back to one empty first layer. */

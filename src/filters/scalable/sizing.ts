@@ -18,7 +18,7 @@ export const SCALABLE_DEFAULT_GROWTH = 2;
 export function scalableLayerSize(capacity: number, fpp: number): { bits: number; hashes: number } {
   const size = bloomSize(capacity, fpp);
   let bits = size.bits;
-  while (falsePositiveRate(capacity, bits, size.hashes) > fpp) bits += 64;
+  while (bits <= MAX_BITS && falsePositiveRate(capacity, bits, size.hashes) > fpp) bits += 64;
   if (bits > MAX_BITS) {
     throw new RangeError(
       `a layer of ${capacity} keys at fpp ${fpp} needs ${bits} bits, more than the maximum ${MAX_BITS}`,

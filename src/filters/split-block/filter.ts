@@ -20,8 +20,7 @@
  * rounds up to a power of two instead, which readers do not require.
  *
  * Limits: 1 to 2^28 blocks (8 GiB; the specification allows fewer than 2^31, parquet-java
- * writes at most 128 MiB). Values cannot be removed. BOOLEAN columns have no defined encoding
- * here and are not supported.
+ * writes at most 128 MiB). Values cannot be removed. BOOLEAN columns are not supported.
  */
 
 import { BitArray, type BitStorage, popcount32 } from '../../bits/bit-array.js';
@@ -43,6 +42,7 @@ import {
   type ParquetPhysicalType,
   SALT,
   SPLIT_BLOCK_BITS,
+  splitBlockDesignPoint,
   splitBlockSize,
 } from './sizing.js';
 import { hashParquetValue } from './values.js';
@@ -64,14 +64,9 @@ import { fastRange32 } from '../blocked/sizing.js';
 import type { MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 
 const SALTS = Int32Array.from(SALT);
-const S0 = SALT[0]! | 0;
-const S1 = SALT[1]! | 0;
-const S2 = SALT[2]! | 0;
-const S3 = SALT[3]! | 0;
-const S4 = SALT[4]! | 0;
-const S5 = SALT[5]! | 0;
-const S6 = SALT[6]! | 0;
-const S7 = SALT[7]! | 0;
+// The salts as signed 32-bit constants, for Math.imul in the per-value path.
+type Eight = readonly [number, number, number, number, number, number, number, number];
+const [S0, S1, S2, S3, S4, S5, S6, S7] = SALTS as unknown as Eight;
 
 /** Options shared by every way of making a split-block filter. */
 export interface SplitBlockCommonOptions {
@@ -283,6 +278,10 @@ export class SplitBlockBloomFilter<K extends Key = Key>
   override estimatedCount(): number {
     const x = -32 * this.blocks * Math.log1p(-this.bits.bitCount() / this.bitSize);
     return Number.isFinite(x) ? Math.round(x) : Number.POSITIVE_INFINITY;
+  }
+
+  override designPoint(): { capacity: number; fpp: number } {
+    return splitBlockDesignPoint(this.blocks); // half of each word's bits set (see sizing.ts)
   }
 
   /**

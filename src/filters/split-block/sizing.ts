@@ -6,6 +6,7 @@
 
 import { mustBe } from '../../errors.js';
 import type { Funnel } from '../../hash/keys.js';
+import { halfFillLoad } from '../../math.js';
 import { BlockSizing, poissonMix } from '../blocked/sizing.js';
 
 /** The eight salt constants of the Parquet specification. */
@@ -77,6 +78,17 @@ export function checkParquetType(type: unknown): ParquetPhysicalType {
 export function splitBlockFalsePositiveRate(lambda: number): number {
   const q = Math.log1p(-1 / 32);
   return poissonMix(lambda, (j) => (-Math.expm1(q * j)) ** 8);
+}
+
+/**
+ * The design point of z blocks: half of each word's bits set (one bit per value in each of the
+ * eight 32-bit words, `halfFillLoad(32, 1)` = 22.2 values per block) and the model rate there,
+ * 0.61%. The shape does not keep the rate a filter was made for (k is always 8), so a filter
+ * made for a lower rate reports saturation later than one made at about 0.4%.
+ */
+export function splitBlockDesignPoint(blocks: number): { capacity: number; fpp: number } {
+  const lambda = halfFillLoad(32, 1);
+  return { capacity: lambda * blocks, fpp: splitBlockFalsePositiveRate(lambda) };
 }
 
 /** The shape {@link SplitBlockBloomFilter.create} picks. */
