@@ -241,7 +241,7 @@ describe('messages that say what is wrong', () => {
     const r = await cli.run(['convert', a, join(dir, 'c-a.x')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      '--to is required: the format to write, one of native, guava, parquet-bitset',
+      '--to is required: the format to write, one of native, guava, dcso, parquet-bitset',
     );
     expect(r.stderr).not.toContain('got ""');
   });

@@ -108,6 +108,7 @@ Examples:
     if (existed && (capacityText !== undefined || fppText !== undefined)) {
       const other = stateMismatch(deduper.state, { capacity, fpp, type });
       if (other !== null) {
+        await deduper.release(); // nothing was changed: let the next run have the file
         throw new CliError(
           `--state ${state} holds ${describeState(deduper.state)}; ${[
             capacityText === undefined ? '' : `-n ${capacityText}`,
