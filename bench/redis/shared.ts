@@ -1,8 +1,10 @@
 /**
  * What the Redis benchmarks (bench/redis/run.ts, bench/redis/hot-path.ts) share: the commands a
  * filter sends for one key, prebuilt (the node-redis ceiling), and the memory of one `addMany` of
- * 1,000,000 keys from a generator (peaks of RSS and heap above the baseline).
+ * 1,000,000 keys from a generator (peaks of RSS and heap above the baseline), and the recording of
+ * a batch's commands in RESP for `redis-cli --pipe`.
  */
+import { writeSync } from 'node:fs';
 import { RedisBloomFilter, ShardedBloomFilter } from '../../src/redis.js';
 
 /**
@@ -60,4 +62,37 @@ export async function memoryOfAddMany(
   const ms = performance.now() - t;
   await filter.destroy();
   return { keys: count, peakRss, peakHeap, ms };
+}
+
+/** One command in RESP, as a client writes it: `*N`, then `$len` and the bytes of each argument. */
+export function resp(args: readonly (string | Buffer)[]): Buffer {
+  const parts: Buffer[] = [Buffer.from(`*${args.length}\r\n`)];
+  for (const a of args) {
+    const bytes = typeof a === 'string' ? Buffer.from(a) : a;
+    parts.push(Buffer.from(`$${bytes.length}\r\n`), bytes, Buffer.from('\r\n'));
+  }
+  return Buffer.concat(parts);
+}
+
+/**
+ * A node-redis client that forwards every command to `client` and appends the hot-path ones
+ * (`BITFIELD`, `BITFIELD_RO`) to the file `file` in RESP: the exact bytes a filter's batch sent,
+ * for `redis-cli --pipe` to send again. `commands()` says how many were written.
+ */
+export function recording(
+  client: { sendCommand(args: readonly (string | Buffer)[], options?: object): Promise<unknown> },
+  fd: number,
+): { sendCommand: typeof client.sendCommand; isReady: true; commands(): number } {
+  let count = 0;
+  return {
+    isReady: true,
+    sendCommand(args, options) {
+      if (args[0] === 'BITFIELD' || args[0] === 'BITFIELD_RO') {
+        writeSync(fd, resp(args));
+        count++;
+      }
+      return client.sendCommand(args, options);
+    },
+    commands: () => count,
+  };
 }
