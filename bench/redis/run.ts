@@ -21,7 +21,10 @@
  * - `redis-cli --pipe`: those commands, recorded in RESP from a bloomkit batch over the same keys,
  *   sent from a file into a fresh filter of the same name (the whole process timed: it writes as
  *   fast as the server reads, so it measures the server).
- * - The client's CPU per key (user + system of this process) beside each bloomkit rate.
+ * - node-redis and ioredis sending those commands prebuilt (the first 256 recorded, in turn, in the
+ *   filter's windows and depth): no hashing, no argument building, what the client library alone
+ *   costs for them.
+ * - The client's CPU per key (user + system of this process) beside each rate.
  * Correctness is checked before any timing (no false negatives, the false positive rate).
  * Rounds interleave all contestants; the best of the rounds (after a warm-up round) is reported.
  * The run holds /tmp/bloomkit-bench.lock (flock) so that benchmarks never overlap on a shared
@@ -35,8 +38,9 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { RedisBloomFilter } from '../../src/redis.js';
+import { DEPTH, WINDOW } from '../../src/sharded/ops.js';
 import { startRedis } from '../../test/support/redis-server.js';
-import { memoryOfAddMany, recording } from './shared.js';
+import { memoryOfAddMany, recording, replay } from './shared.js';
 
 const LOCK = '/tmp/bloomkit-bench.lock';
 
@@ -100,6 +104,8 @@ export interface RedisBenchResult {
   /** Best round of each. */
   nodeRedis: Rates;
   ioredis: Rates;
+  /** The recorded commands, prebuilt, sent through each client library in the filter's windows. */
+  prebuilt: { nodeRedis: Rates; ioredis: Rates };
   redisCliPipe: { add: number; has: number };
 }
 
@@ -146,6 +152,7 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
     // Correctness first, recording the commands of one add and one has batch.
     const files = { add: join(dir, 'add.resp'), has: join(dir, 'has.resp') };
     const commands = { add: 0, has: 0 };
+    const kept: Record<'add' | 'has', string[][]> = { add: [], has: [] };
     for (const op of ['add', 'has'] as const) {
       const fd = openSync(files[op], 'w');
       try {
@@ -154,6 +161,7 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
         if (op === 'add') await f.addMany(keys);
         else if (!(await f.hasMany(keys)).every(Boolean)) throw new Error('false negative');
         commands[op] = rec.commands();
+        kept[op] = rec.kept;
       } finally {
         closeSync(fd);
       }
@@ -182,7 +190,18 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
     // Rounds interleave every contestant, so that a busy moment on a shared machine hits them
     // all alike; round 0 is a warm-up (JIT, first allocations) and is not counted.
     const none = () => ({ add: 0, has: 0, addCpu: Infinity, hasCpu: Infinity });
-    const best = { nodeRedis: none(), ioredis: none(), pipe: { add: 0, has: 0 } };
+    const best = {
+      nodeRedis: none(),
+      ioredis: none(),
+      prebuiltNodeRedis: none(),
+      prebuiltIoredis: none(),
+      pipe: { add: 0, has: 0 },
+    };
+    const windows = Math.ceil(o.keys / WINDOW);
+    const sends = {
+      prebuiltNodeRedis: (args: string[]) => client.sendCommand(args),
+      prebuiltIoredis: (args: string[]) => io.call(args[0]!, ...args.slice(1)),
+    };
     const keep = (into: Rates, op: 'add' | 'has', r: { rate: number; cpu: number }) => {
       into[op] = Math.max(into[op], r.rate);
       const cpu = op === 'add' ? 'addCpu' : 'hasCpu';
@@ -199,6 +218,16 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
         const has = await timed(() => f.hasMany(keys));
         if (counted) keep(best[label], 'add', add);
         if (counted) keep(best[label], 'has', has);
+      }
+      for (const label of ['prebuiltNodeRedis', 'prebuiltIoredis'] as const) {
+        await fresh(client);
+        for (const op of ['add', 'has'] as const) {
+          const perWindow = Math.max(1, Math.round(commands[op] / windows));
+          const r = await timed(() =>
+            replay(sends[label], kept[op], commands[op], perWindow, DEPTH),
+          );
+          if (counted) keep(best[label], op, r);
+        }
       }
       await fresh(client);
       const add = (o.keys / pipe(port, files.add, commands.add)) * 1000;
@@ -220,6 +249,7 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
       memory,
       nodeRedis: best.nodeRedis,
       ioredis: best.ioredis,
+      prebuilt: { nodeRedis: best.prebuiltNodeRedis, ioredis: best.prebuiltIoredis },
       redisCliPipe: best.pipe,
     };
   } finally {
@@ -247,6 +277,8 @@ function render(r: RedisBenchResult): string {
     '|---|---|---|---|',
     row('bloomkit RedisBloomFilter, node-redis', r.nodeRedis),
     row('bloomkit RedisBloomFilter, ioredis', r.ioredis),
+    row('node-redis, the same commands prebuilt', r.prebuilt.nodeRedis),
+    row('ioredis, the same commands prebuilt', r.prebuilt.ioredis),
     `| redis-cli --pipe, the same commands | ${k(p.add)} | ${k(p.has)} | |`,
     '',
     `addMany of ${r.memory.keys} keys from a generator: peak RSS ${mb(r.memory.peakRss)} above the baseline (heap ${mb(r.memory.peakHeap)}) in ${(r.memory.ms / 1000).toFixed(1)} s`,

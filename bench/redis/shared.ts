@@ -74,25 +74,61 @@ export function resp(args: readonly (string | Buffer)[]): Buffer {
   return Buffer.concat(parts);
 }
 
+/** The most commands a recording keeps as argument arrays (for {@link replay}). */
+const KEPT = 256;
+
 /**
  * A node-redis client that forwards every command to `client` and appends the hot-path ones
- * (`BITFIELD`, `BITFIELD_RO`) to the file `file` in RESP: the exact bytes a filter's batch sent,
- * for `redis-cli --pipe` to send again. `commands()` says how many were written.
+ * (`BITFIELD`, `BITFIELD_RO`) to the file `fd` in RESP: the exact bytes a filter's batch sent,
+ * for `redis-cli --pipe` to send again. `commands()` says how many were written; `kept` holds the
+ * arguments of the first {@link KEPT} of them.
  */
 export function recording(
   client: { sendCommand(args: readonly (string | Buffer)[], options?: object): Promise<unknown> },
   fd: number,
-): { sendCommand: typeof client.sendCommand; isReady: true; commands(): number } {
+): {
+  sendCommand: typeof client.sendCommand;
+  isReady: true;
+  commands(): number;
+  kept: string[][];
+} {
   let count = 0;
+  const kept: string[][] = [];
   return {
     isReady: true,
     sendCommand(args, options) {
       if (args[0] === 'BITFIELD' || args[0] === 'BITFIELD_RO') {
         writeSync(fd, resp(args));
+        if (kept.length < KEPT) kept.push(args.slice() as string[]);
         count++;
       }
       return client.sendCommand(args, options);
     },
     commands: () => count,
+    kept,
   };
+}
+
+/**
+ * Sends `count` commands taken in turn from `commands` (prebuilt: no hashing, no argument
+ * building) through `send`, `perWindow` in one turn and `depth` such turns in flight, as a
+ * filter's batch sends its windows: what the client library itself costs for those commands.
+ */
+export async function replay(
+  send: (args: string[]) => Promise<unknown>,
+  commands: readonly string[][],
+  count: number,
+  perWindow: number,
+  depth: number,
+): Promise<void> {
+  const inFlight: Promise<unknown>[] = [];
+  for (let start = 0; start < count; start += perWindow) {
+    const window: Promise<unknown>[] = [];
+    for (let i = start; i < Math.min(count, start + perWindow); i++) {
+      window.push(send(commands[i % commands.length]!));
+    }
+    inFlight.push(Promise.all(window));
+    if (inFlight.length >= depth) await inFlight.shift();
+  }
+  await Promise.all(inFlight);
 }
