@@ -132,3 +132,26 @@ export async function replay(
   }
   await Promise.all(inFlight);
 }
+
+/**
+ * A node-redis-shaped client whose `BITFIELD`s never leave the process: each is answered at once
+ * with the header of filter `id` (generation 1) and every cell 0 (a write: all keys new) or 1 (a
+ * read: all present); anything else goes to `client`. A filter's batch through it costs
+ * bloomkit's own work only (hashing, windows, arguments, replies), no client library, no socket.
+ */
+export function answeredInProcess(
+  client: { sendCommand(args: readonly (string | Buffer)[], options?: object): Promise<unknown> },
+  id: () => number,
+): { sendCommand: typeof client.sendCommand; isReady: true } {
+  return {
+    isReady: true,
+    sendCommand(args, options) {
+      const write = args[0] === 'BITFIELD';
+      if (!write && args[0] !== 'BITFIELD_RO') return client.sendCommand(args, options);
+      const reply = new Array<number>(2 + (args.length - 8) / (write ? 4 : 3)).fill(write ? 0 : 1);
+      reply[0] = id();
+      reply[1] = 1;
+      return Promise.resolve(reply);
+    },
+  };
+}
