@@ -78,10 +78,10 @@ export function resp(args: readonly (string | Buffer)[]): Buffer {
 const KEPT = 256;
 
 /**
- * A node-redis client that forwards every command to `client` and appends the hot-path ones
- * (`BITFIELD`, `BITFIELD_RO`) to the file `fd` in RESP: the exact bytes a filter's batch sent,
- * for `redis-cli --pipe` to send again. `commands()` says how many were written; `kept` holds the
- * arguments of the first {@link KEPT} of them.
+ * A node-redis client that forwards every command to `client` and, while `active`, appends the
+ * hot-path ones (`BITFIELD`, `BITFIELD_RO`) to the file `fd` in RESP: the exact bytes a filter's
+ * batch sent, for `redis-cli --pipe` to send again. `commands()` says how many were written;
+ * `kept` holds the arguments of the first {@link KEPT}.
  */
 export function recording(
   client: { sendCommand(args: readonly (string | Buffer)[], options?: object): Promise<unknown> },
@@ -91,13 +91,16 @@ export function recording(
   isReady: true;
   commands(): number;
   kept: string[][];
+  active: boolean;
 } {
   let count = 0;
   const kept: string[][] = [];
   return {
     isReady: true,
+    active: false,
     sendCommand(args, options) {
-      if (args[0] === 'BITFIELD' || args[0] === 'BITFIELD_RO') {
+      const hot = args[0] === 'BITFIELD' || args[0] === 'BITFIELD_RO';
+      if (this.active && hot) {
         writeSync(fd, resp(args));
         if (kept.length < KEPT) kept.push(args.slice() as string[]);
         count++;
