@@ -24,7 +24,8 @@
  *   fast as the server reads, so it measures the server).
  * - node-redis and ioredis sending those commands prebuilt (the first 256 recorded, in turn, in the
  *   filter's windows and depth): no hashing, no argument building, what the client library alone
- *   costs for them.
+ *   costs for them; and node-redis again with every argument copied into a new string before it
+ *   is sent (as a filter's arguments are new), which costs it more than reused strings.
  * - The client's CPU per key (user + system of this process) beside each rate.
  * Correctness is checked before any timing (no false negatives, the false positive rate).
  * Rounds interleave all contestants; the best of the rounds (after a warm-up round) is reported.
@@ -135,7 +136,7 @@ export interface RedisBenchResult {
   nodeRedis: Rates;
   ioredis: Rates;
   /** The recorded commands, prebuilt, sent through each client library in the filter's windows. */
-  prebuilt: { nodeRedis: Rates; ioredis: Rates };
+  prebuilt: { nodeRedis: Rates; ioredis: Rates; nodeRedisNewStrings: Rates };
   redisCliPipe: { add: number; has: number };
 }
 
@@ -232,12 +233,15 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
       ioredis: none(),
       prebuiltNodeRedis: none(),
       prebuiltIoredis: none(),
+      prebuiltNewStrings: none(),
       pipe: { add: 0, has: 0 },
     };
     const windows = Math.ceil(o.keys / WINDOW);
     const sends = {
       prebuiltNodeRedis: (args: string[]) => client.sendCommand(args),
       prebuiltIoredis: (args: string[]) => io.call(args[0]!, ...args.slice(1)),
+      // The same arguments as new strings (a copy of each), as a filter makes them.
+      prebuiltNewStrings: (args: string[]) => client.sendCommand(args.map((a) => ` ${a}`.slice(1))),
     };
     const keep = (into: Rates, op: 'add' | 'has', r: { rate: number; cpu: number }) => {
       into[op] = Math.max(into[op], r.rate);
@@ -256,7 +260,7 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
         if (counted) keep(best[label], 'add', add);
         if (counted) keep(best[label], 'has', has);
       }
-      for (const label of ['prebuiltNodeRedis', 'prebuiltIoredis'] as const) {
+      for (const label of ['prebuiltNodeRedis', 'prebuiltIoredis', 'prebuiltNewStrings'] as const) {
         await fresh(client);
         for (const op of ['add', 'has'] as const) {
           const perWindow = Math.max(1, Math.round(commands[op] / windows));
@@ -291,7 +295,11 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
       memory,
       nodeRedis: best.nodeRedis,
       ioredis: best.ioredis,
-      prebuilt: { nodeRedis: best.prebuiltNodeRedis, ioredis: best.prebuiltIoredis },
+      prebuilt: {
+        nodeRedis: best.prebuiltNodeRedis,
+        ioredis: best.prebuiltIoredis,
+        nodeRedisNewStrings: best.prebuiltNewStrings,
+      },
       redisCliPipe: best.pipe,
     };
   } finally {
@@ -321,6 +329,7 @@ function render(r: RedisBenchResult): string {
     row(`bloomkit ${FILTERS[r.filter as keyof typeof FILTERS].name}, ioredis`, r.ioredis),
     row('node-redis, the same commands prebuilt', r.prebuilt.nodeRedis),
     row('ioredis, the same commands prebuilt', r.prebuilt.ioredis),
+    row('node-redis, prebuilt, every argument a new string', r.prebuilt.nodeRedisNewStrings),
     `| redis-cli --pipe, the same commands | ${k(p.add)} | ${k(p.has)} | |`,
     '',
     r.memory === undefined
