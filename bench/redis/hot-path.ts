@@ -114,7 +114,7 @@ export async function run(argv: string[]): Promise<Result> {
       keep('ceilingAdd', await cpuPerKey(n, () => ceiling(setArgs)), round);
       globalThis.gc?.();
       keep('ceilingHas', await cpuPerKey(n, () => ceiling(getArgs)), round);
-      const id = Number(await client.sendCommand(['HGET', `bk:m:{${name}}`, 'id']));
+      const id = Number(await client.sendCommand(['HGET', filter.metaKey, 'id']));
       const own = await RedisBloomFilter.open(
         answeredInProcess(client, () => id),
         name,
