@@ -7,6 +7,8 @@
  *   keys, best of `--rounds` (default 5) after a warm-up; and the same for node-redis sending one
  *   key's BITFIELD, prebuilt, for every key (the floor of a client that sends a command per key;
  *   bloomkit sends one per shard of each window).
+ * - The same batches through a client that answers every BITFIELD in process (shared.ts
+ *   `answeredInProcess`): bloomkit's own work per key, without a client library or a socket.
  * - Peak RSS and heap above the baseline during `addMany` of 1,000,000 keys from a generator
  *   (sampled every 10 ms), as in bench/redis/run.ts. Run with `--expose-gc` for a clean baseline.
  *
@@ -20,11 +22,18 @@ import { createClient } from 'redis';
 import { RedisBloomFilter } from '../../src/redis.js';
 import { DEPTH, WINDOW } from '../../src/sharded/ops.js';
 import { startRedis } from '../../test/support/redis-server.js';
-import { memoryOfAddMany, prebuiltCommands } from './shared.js';
+import { answeredInProcess, memoryOfAddMany, prebuiltCommands } from './shared.js';
 
 interface Result {
   keys: number;
-  cpuUsPerKey: { add: number; has: number; ceilingAdd: number; ceilingHas: number };
+  cpuUsPerKey: {
+    add: number;
+    has: number;
+    ceilingAdd: number;
+    ceilingHas: number;
+    ownAdd: number;
+    ownHas: number;
+  };
   memory?: { keys: number; peakRss: number; peakHeap: number; ms: number };
 }
 
@@ -64,6 +73,8 @@ export async function run(argv: string[]): Promise<Result> {
         has: Number.NaN,
         ceilingAdd: Number.NaN,
         ceilingHas: Number.NaN,
+        ownAdd: Number.NaN,
+        ownHas: Number.NaN,
       };
       return { keys: n, cpuUsPerKey: none, memory };
     }
@@ -81,7 +92,14 @@ export async function run(argv: string[]): Promise<Result> {
       }
       await Promise.all(inFlight);
     };
-    const best = { add: Infinity, has: Infinity, ceilingAdd: Infinity, ceilingHas: Infinity };
+    const best = {
+      add: Infinity,
+      has: Infinity,
+      ceilingAdd: Infinity,
+      ceilingHas: Infinity,
+      ownAdd: Infinity,
+      ownHas: Infinity,
+    };
     const keep = (field: keyof typeof best, v: number, round: number) => {
       if (round > 0) best[field] = Math.min(best[field], v);
     };
@@ -96,6 +114,15 @@ export async function run(argv: string[]): Promise<Result> {
       keep('ceilingAdd', await cpuPerKey(n, () => ceiling(setArgs)), round);
       globalThis.gc?.();
       keep('ceilingHas', await cpuPerKey(n, () => ceiling(getArgs)), round);
+      const id = Number(await client.sendCommand(['HGET', filter.metaKey, 'id']));
+      const own = await RedisBloomFilter.open(
+        answeredInProcess(client, () => id),
+        name,
+      );
+      globalThis.gc?.();
+      keep('ownAdd', await cpuPerKey(n, () => own.addMany(keys)), round);
+      globalThis.gc?.();
+      keep('ownHas', await cpuPerKey(n, () => own.hasMany(keys)), round);
     }
     const check = await filter.hasMany(keys);
     if (!check.every(Boolean)) throw new Error('false negative');
@@ -115,7 +142,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     const c = r.cpuUsPerKey;
     const f = (x: number) => x.toFixed(2);
     console.log(
-      `CPU µs/key (${r.keys} keys, best round): add ${f(c.add)}, has ${f(c.has)}; node-redis, one prebuilt command per key: add ${f(c.ceilingAdd)}, has ${f(c.ceilingHas)}`,
+      `CPU µs/key (${r.keys} keys, best round): add ${f(c.add)}, has ${f(c.has)}; node-redis, one prebuilt command per key: add ${f(c.ceilingAdd)}, has ${f(c.ceilingHas)}; bloomkit's own work (BITFIELDs answered in process): add ${f(c.ownAdd)}, has ${f(c.ownHas)}`,
     );
     if (r.memory !== undefined) {
       const mb = (x: number) => `${(x / 2 ** 20).toFixed(1)} MiB`;

@@ -1,8 +1,10 @@
 /**
  * What the Redis benchmarks (bench/redis/run.ts, bench/redis/hot-path.ts) share: the commands a
  * filter sends for one key, prebuilt (the node-redis ceiling), and the memory of one `addMany` of
- * 1,000,000 keys from a generator (peaks of RSS and heap above the baseline).
+ * 1,000,000 keys from a generator (peaks of RSS and heap above the baseline), and the recording of
+ * a batch's commands in RESP for `redis-cli --pipe`.
  */
+import { writeSync } from 'node:fs';
 import { RedisBloomFilter, ShardedBloomFilter } from '../../src/redis.js';
 
 /**
@@ -60,4 +62,99 @@ export async function memoryOfAddMany(
   const ms = performance.now() - t;
   await filter.destroy();
   return { keys: count, peakRss, peakHeap, ms };
+}
+
+/** One command in RESP, as a client writes it: `*N`, then `$len` and the bytes of each argument. */
+export function resp(args: readonly (string | Buffer)[]): Buffer {
+  const parts: Buffer[] = [Buffer.from(`*${args.length}\r\n`)];
+  for (const a of args) {
+    const bytes = typeof a === 'string' ? Buffer.from(a) : a;
+    parts.push(Buffer.from(`$${bytes.length}\r\n`), bytes, Buffer.from('\r\n'));
+  }
+  return Buffer.concat(parts);
+}
+
+/** The most commands a recording keeps as argument arrays (for {@link replay}). */
+const KEPT = 256;
+
+/**
+ * A node-redis client that forwards every command to `client` and, while `active`, appends the
+ * hot-path ones (`BITFIELD`, `BITFIELD_RO`) to the file `fd` in RESP: the exact bytes a filter's
+ * batch sent, for `redis-cli --pipe` to send again. `commands()` says how many were written;
+ * `kept` holds the arguments of the first {@link KEPT}.
+ */
+export function recording(
+  client: { sendCommand(args: readonly (string | Buffer)[], options?: object): Promise<unknown> },
+  fd: number,
+): {
+  sendCommand: typeof client.sendCommand;
+  isReady: true;
+  commands(): number;
+  kept: string[][];
+  active: boolean;
+} {
+  let count = 0;
+  const kept: string[][] = [];
+  return {
+    isReady: true,
+    active: false,
+    sendCommand(args, options) {
+      const hot = args[0] === 'BITFIELD' || args[0] === 'BITFIELD_RO';
+      if (this.active && hot) {
+        writeSync(fd, resp(args));
+        if (kept.length < KEPT) kept.push(args.slice() as string[]);
+        count++;
+      }
+      return client.sendCommand(args, options);
+    },
+    commands: () => count,
+    kept,
+  };
+}
+
+/**
+ * Sends `count` commands taken in turn from `commands` (prebuilt: no hashing, no argument
+ * building) through `send`, `perWindow` in one turn and `depth` such turns in flight, as a
+ * filter's batch sends its windows: what the client library itself costs for those commands.
+ */
+export async function replay(
+  send: (args: string[]) => Promise<unknown>,
+  commands: readonly string[][],
+  count: number,
+  perWindow: number,
+  depth: number,
+): Promise<void> {
+  const inFlight: Promise<unknown>[] = [];
+  for (let start = 0; start < count; start += perWindow) {
+    const window: Promise<unknown>[] = [];
+    for (let i = start; i < Math.min(count, start + perWindow); i++) {
+      window.push(send(commands[i % commands.length]!));
+    }
+    inFlight.push(Promise.all(window));
+    if (inFlight.length >= depth) await inFlight.shift();
+  }
+  await Promise.all(inFlight);
+}
+
+/**
+ * A node-redis-shaped client whose `BITFIELD`s never leave the process: each is answered at once
+ * with the header of filter `id` (generation 1) and every cell 0 (a write: all keys new) or 1 (a
+ * read: all present); anything else goes to `client`. A filter's batch through it costs
+ * bloomkit's own work only (hashing, windows, arguments, replies), no client library, no socket.
+ */
+export function answeredInProcess(
+  client: { sendCommand(args: readonly (string | Buffer)[], options?: object): Promise<unknown> },
+  id: () => number,
+): { sendCommand: typeof client.sendCommand; isReady: true } {
+  return {
+    isReady: true,
+    sendCommand(args, options) {
+      const write = args[0] === 'BITFIELD';
+      if (!write && args[0] !== 'BITFIELD_RO') return client.sendCommand(args, options);
+      const reply = new Array<number>(2 + (args.length - 8) / (write ? 4 : 3)).fill(write ? 0 : 1);
+      reply[0] = id();
+      reply[1] = 1;
+      return Promise.resolve(reply);
+    },
+  };
 }
