@@ -235,7 +235,7 @@ export function smallestInteger(ok: (x: number) => boolean, what: string): numbe
 
 /**
  * A filter is *saturated* when the false positive rate its state implies passes this many times
- * the rate of its design point ({@link saturation}): far past the keys it was sized for.
+ * the rate of its design point (`saturation`): far past the keys it was sized for.
  */
 export const SATURATION_LIMIT = 10;
 

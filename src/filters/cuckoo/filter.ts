@@ -288,7 +288,7 @@ export class CuckooFilter<K extends Key = Key> extends FilterBase<K> implements 
   /**
    * The false positive rate the current load implies: 1 − (1 − 1/(2^f − 1))^(2b·load), the
    * chance that one of the occupied slots of two buckets holds a given fingerprint
-   * ({@link cuckooFalsePositiveRate}, the model every tool uses).
+   * (`cuckooFalsePositiveRate`, the model every tool uses).
    */
   expectedFpp(): number {
     return cuckooFalsePositiveRate(this.loadFactor, this.fingerprintBits);
