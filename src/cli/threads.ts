@@ -2,9 +2,16 @@
  * `--threads N` for `add` and `check`: the keys' hashing and probing run on N worker threads,
  * each holding its own copy of the filter (a classic filter then probes in its WebAssembly
  * kernel, which a shared memory cannot hold: on shared memory it measured about 2x slower per
- * key, more than a second thread gives back). The main thread reads and splits the input, hands
- * each batch (copied) to the pool, and goes on with the next while the workers test or add;
- * results come back in input order, so the output is byte for byte that of one thread.
+ * key, more than a second thread gives back).
+ *
+ * - add, whole records as keys ('string' or 'bytes' funnel, no `-f`): {@link addOnThreads}. The
+ *   main thread only reads each input in 4 MiB chunks into reused shared buffers (cut after the
+ *   last separator: node/parallel-text.ts), and each worker splits its own chunks into records
+ *   and adds them, with the record rules of one thread (CRLF, `-0`, an unterminated last record).
+ * - otherwise (check, or keys made from fields or parsed as numbers): {@link ThreadedFilter}. The
+ *   main thread reads and splits the input, hands each batch (copied) to the pool, and goes on
+ *   with the next while the workers test or add; results come back in input order, so the
+ *   output is byte for byte that of one thread.
  *
  * - check: each worker's copy answers as the filter does, so the selected records are the same.
  * - add: each worker adds its share of the keys to its own copy; at the end the copies are
@@ -20,9 +27,15 @@
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
 import { BlockedBloomFilter, BloomFilter, fromBytes, SplitBlockBloomFilter } from '../index.js';
 import { FilterWorkerPool } from '../node/parallel-pool.js';
-import { CliError } from './command.js';
+import { type TextChunk, TextChunks } from '../node/parallel-text.js';
+import { CliError, type CliIo, type OptionValues } from './command.js';
 import { typeName } from './describe.js';
-import type { RecordBatch } from './records.js';
+import { openInput } from './input.js';
+import { Progress } from './progress.js';
+import type { RecordBatch, RecordOptions } from './records.js';
+import type { Interrupt } from './scan.js';
+
+export { warmThreads } from '../node/worker-threads.js';
 
 /** A batch copied out of the reader's buffers (which the next read reuses), with its answers. */
 export interface PendingBatch {
@@ -56,6 +69,96 @@ function copyBatch(batch: RecordBatch): RecordBatch {
   };
 }
 
+/** Throws unless copies of `filter` merge by OR (classic, blocked, split-block), naming `file`. */
+function checkMergeable(filter: ReadonlyMembershipFilter, file: string): void {
+  if (
+    !(
+      filter instanceof BloomFilter ||
+      filter instanceof BlockedBloomFilter ||
+      filter instanceof SplitBlockBloomFilter
+    )
+  ) {
+    throw new CliError(
+      `${file}: --threads adds to a classic, blocked or split-block filter (copies merged by OR), not a ${typeName(filter)} filter; leave --threads out`,
+    );
+  }
+}
+
+/** ORs the bytes of every worker's copy into `filter` (whose own bits stay as they were read). */
+async function mergeCopies(pool: FilterWorkerPool, filter: MembershipFilter): Promise<void> {
+  for (const bytes of await pool.copies()) {
+    (filter as unknown as { union(o: unknown): unknown }).union(fromBytes(bytes));
+  }
+}
+
+/** Whether the workers can split the records themselves: whole records are the keys' bytes. */
+export function splitsInWorkers(options: RecordOptions): boolean {
+  return options.fields === null && (options.funnel === 'string' || options.funnel === 'bytes');
+}
+
+/**
+ * `add` on `threads` workers for inputs whose records are the keys ({@link splitsInWorkers}):
+ * every input read in chunks that the workers split and add to their copies, OR-ed into
+ * `filter` at the end. Stops reading at an interrupt (what was read is added). Resolves to the
+ * records read and the keys new to the workers' copies.
+ */
+export async function addOnThreads(
+  filter: MembershipFilter,
+  file: string,
+  threads: number,
+  inputs: readonly string[],
+  recordOpts: RecordOptions,
+  run: { io: CliIo; options: OptionValues; interrupt: Interrupt },
+): Promise<{ records: number; fresh: number }> {
+  checkMergeable(filter, file);
+  const { io, interrupt } = run;
+  const pool = await FilterWorkerPool.withCopies(filter.toBytes(), threads);
+  const progress = Progress.create(io, run.options, 'add');
+  let records = 0;
+  let fresh = 0;
+  let readBefore = 0;
+  const inFlight = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
+  try {
+    for (const name of inputs) {
+      if (interrupt.signal !== null || failure !== null) break;
+      const source = await openInput(name, io.stdin);
+      const chunks = new TextChunks((into) => source.read(into), recordOpts.separator);
+      try {
+        for (;;) {
+          const chunk: TextChunk | null = await Promise.race([chunks.next(), interrupt.arrived]);
+          if (chunk === null || interrupt.signal !== null || failure !== null) break;
+          const sent = await pool.addText(chunk);
+          const p = sent.done.then(
+            (r) => {
+              chunks.release(chunk);
+              records += r.records;
+              fresh += r.count;
+              progress?.update(records, readBefore + source.position(), source.size);
+            },
+            (error: unknown) => {
+              failure ??= { error };
+            },
+          );
+          inFlight.add(p);
+          void p.then(() => inFlight.delete(p));
+        }
+        await Promise.all(inFlight);
+        readBefore += source.position();
+      } finally {
+        await source.close();
+      }
+    }
+    await Promise.all(inFlight);
+    if (failure !== null) throw (failure as { error: unknown }).error;
+    await mergeCopies(pool, filter);
+    return { records, fresh };
+  } finally {
+    progress?.done();
+    await pool.close();
+  }
+}
+
 /** Worker threads over copies of one filter, fed batch by batch, answering in order. */
 export class ThreadedFilter {
   private readonly queue: PendingBatch[] = [];
@@ -75,18 +178,7 @@ export class ThreadedFilter {
     op: 'add' | 'has',
     file: string,
   ): Promise<ThreadedFilter> {
-    if (
-      op === 'add' &&
-      !(
-        filter instanceof BloomFilter ||
-        filter instanceof BlockedBloomFilter ||
-        filter instanceof SplitBlockBloomFilter
-      )
-    ) {
-      throw new CliError(
-        `${file}: --threads adds to a classic, blocked or split-block filter (copies merged by OR), not a ${typeName(filter)} filter; leave --threads out`,
-      );
-    }
+    if (op === 'add') checkMergeable(filter, file);
     return new ThreadedFilter(await FilterWorkerPool.withCopies(filter.toBytes(), threads), op);
   }
 
@@ -121,9 +213,7 @@ export class ThreadedFilter {
   /** 'add': ORs every worker's copy into `filter` (whose own bits stay as they were read). */
   async mergeInto(filter: MembershipFilter): Promise<void> {
     await this.drain();
-    for (const bytes of await this.pool.copies()) {
-      (filter as unknown as { union(o: unknown): unknown }).union(fromBytes(bytes));
-    }
+    await mergeCopies(this.pool, filter);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,200 @@
+/**
+ * Text handed to worker threads whole: the main thread only reads bytes, in large chunks, into
+ * reused shared buffers, and each worker splits its own chunk into records and adds them. So the
+ * main thread's work per record is nothing (it finds one separator per chunk, from the end), and
+ * a chunk's bytes are never copied between threads.
+ *
+ * The cut: a chunk ends after the last separator it holds; the bytes after it (the start of a
+ * record that straddles the boundary) are carried to the front of the next chunk. A record
+ * longer than a chunk grows that chunk until it holds the record. The last chunk of a source
+ * ends where the source ends. Each chunk therefore holds whole records only, and splitting the
+ * chunks one by one gives the records of the whole source: the rules of `splitRecords` (a `\r`
+ * before a `\n` is not part of the key, a trailing separator makes no empty record, an
+ * unterminated last record counts, an empty line is an empty key), which are the command's too.
+ *
+ * Buffers: a chunk's buffer is in use until {@link TextChunks.release}; the reader keeps released
+ * buffers and reuses them, so with at most two chunks in flight per worker, `2 × workers + 1`
+ * buffers of {@link TEXT_CHUNK} bytes are ever made (more only for records longer than a chunk).
+ */
+import type { PackedKeys } from '../filters/filter.js';
+import { WASM_BASE64 } from '../hash/separators-wasm.js';
+import { lazyWasm, newMemory, type WasmMemory } from '../hash/wasm-loader.js';
+
+/** Bytes read per chunk: large enough that a message per chunk costs nothing. */
+export const TEXT_CHUNK = 4 << 20;
+
+/** Whole records in a shared buffer: `buffer[start, start + length)`. */
+export interface TextChunk {
+  readonly buffer: SharedArrayBuffer;
+  readonly start: number;
+  readonly length: number;
+  /** The byte that ends a record: `\n` (a `\r` before it is dropped) or 0. */
+  readonly separator: number;
+}
+
+interface SeparatorExports {
+  find(p: number, end: number, sep: number, out: number, max: number): number;
+}
+
+const SEPARATORS = /* @__PURE__ */ lazyWasm<SeparatorExports>(WASM_BASE64);
+
+/** Where a chunk's copy starts in the splitter's memory (after the positions found). */
+const BASE = 16384;
+/** Positions one search call returns at most. */
+const MAX_FOUND = BASE / 4;
+const PAGE = 65536;
+
+/**
+ * A worker's splitter: the chunk is copied into a WebAssembly memory of its own (a `memcpy`),
+ * where hash/wasm/separators.wat finds the separators 16 bytes per step (a call per line into
+ * `indexOf` cost about as much as hashing the line); where WebAssembly is missing, `indexOf`.
+ * The record bounds are kept in arrays reused from chunk to chunk. A batch it returns is valid
+ * until the next {@link split}.
+ */
+export class TextSplitter {
+  private memory: WasmMemory | null = null;
+  private ex: SeparatorExports | null = null;
+  private starts = new Uint32Array(1 << 16);
+  private ends = new Uint32Array(1 << 16);
+
+  /** Room for `bytes` of text in the memory (false: no WebAssembly here). */
+  private room(bytes: number): boolean {
+    const pages = Math.ceil((BASE + bytes + 64) / PAGE);
+    if (this.memory === null) {
+      this.memory = newMemory(pages);
+      this.ex = this.memory === null ? null : SEPARATORS(this.memory);
+    } else if (this.memory.buffer.byteLength < pages * PAGE) {
+      this.memory.grow(pages - this.memory.buffer.byteLength / PAGE);
+    }
+    return this.ex !== null;
+  }
+
+  /** Makes sure record `count` fits in the bound arrays. */
+  private fit(count: number): void {
+    if (count < this.ends.length) return;
+    const grow = (a: Uint32Array): Uint32Array => {
+      const b = new Uint32Array(a.length * 2);
+      b.set(a);
+      return b;
+    };
+    this.starts = grow(this.starts);
+    this.ends = grow(this.ends);
+  }
+
+  /** The records of `chunk` as packed keys (see the module comment for the rules). */
+  split(chunk: TextChunk): Required<PackedKeys> {
+    const sep = chunk.separator;
+    const cr = sep === 0x0a;
+    const n = chunk.length;
+    const source = new Uint8Array(chunk.buffer, chunk.start, n);
+    let text = source;
+    let count = 0;
+    let s = 0;
+    const record = (e: number): void => {
+      this.fit(count + 1);
+      this.starts[count] = s;
+      this.ends[count] = cr && e > s && text[e - 1] === 0x0d ? e - 1 : e;
+      count++;
+      s = e + 1;
+    };
+    if (this.room(n)) {
+      const buffer = this.memory!.buffer;
+      text = new Uint8Array(buffer, BASE, n);
+      text.set(source);
+      const found = new Uint32Array(buffer, 0, MAX_FOUND);
+      for (;;) {
+        const k = this.ex!.find(BASE + s, BASE + n, sep, 0, MAX_FOUND);
+        for (let j = 0; j < k; j++) record(found[j]! - BASE);
+        if (k < MAX_FOUND) break;
+      }
+    } else {
+      for (let e = text.indexOf(sep, s); e >= 0; e = text.indexOf(sep, s)) record(e);
+    }
+    if (s < n) record(n);
+    this.fit(count + 1);
+    this.starts[count] = Math.min(s, n);
+    return {
+      bytes: text,
+      offsets: this.starts.subarray(0, count + 1),
+      ends: this.ends.subarray(0, count),
+    };
+  }
+}
+
+/** Reads up to `into.length` bytes into `into`; resolves to 0 at the end. */
+export type ReadInto = (into: Uint8Array) => Promise<number>;
+
+/** Cuts what `read` gives into {@link TextChunk}s of whole records (see the module comment). */
+export class TextChunks {
+  private readonly free: SharedArrayBuffer[] = [];
+  private carry: Uint8Array | null = null;
+  private ended = false;
+
+  constructor(
+    private readonly read: ReadInto,
+    private readonly separator: number,
+    private readonly size: number = TEXT_CHUNK,
+  ) {
+    if (!Number.isInteger(size) || size < 1) {
+      throw new RangeError(`size must be a positive integer, got ${size}`);
+    }
+  }
+
+  private take(min: number): SharedArrayBuffer {
+    const i = this.free.findIndex((b) => b.byteLength >= min);
+    if (i >= 0) return this.free.splice(i, 1)[0]!;
+    return new SharedArrayBuffer(min);
+  }
+
+  /** Gives a chunk's buffer back for reuse (once its worker is done with it). */
+  release(chunk: TextChunk): void {
+    if (this.free.length < 64) this.free.push(chunk.buffer);
+  }
+
+  /** The next chunk of whole records, or null once the source is done. */
+  async next(): Promise<TextChunk | null> {
+    if (this.ended) return null;
+    let buffer = this.take(Math.max(this.size, (this.carry?.length ?? 0) * 2));
+    let view = new Uint8Array(buffer);
+    let filled = 0;
+    if (this.carry !== null) {
+      view.set(this.carry);
+      filled = this.carry.length;
+      this.carry = null;
+    }
+    // Where the search for a separator starts: the bytes before it were searched already.
+    let searched = 0;
+    for (;;) {
+      let eof = false;
+      while (filled < view.length) {
+        const n = await this.read(view.subarray(filled));
+        if (n === 0) {
+          eof = true;
+          break;
+        }
+        filled += n;
+      }
+      if (eof) {
+        this.ended = true;
+        if (filled === 0) {
+          this.free.push(buffer);
+          return null;
+        }
+        return { buffer, start: 0, length: filled, separator: this.separator };
+      }
+      const last = view.lastIndexOf(this.separator, filled - 1);
+      if (last >= searched) {
+        this.carry = view.slice(last + 1, filled);
+        return { buffer, start: 0, length: last + 1, separator: this.separator };
+      }
+      // One record longer than the buffer: a buffer twice as large, holding what was read.
+      searched = filled;
+      const grown = new SharedArrayBuffer(view.length * 2);
+      const grownView = new Uint8Array(grown);
+      grownView.set(view.subarray(0, filled));
+      this.release({ buffer, start: 0, length: 0, separator: this.separator });
+      buffer = grown;
+      view = grownView;
+    }
+  }
+}
