@@ -28,6 +28,7 @@ import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filt
 import { BlockedBloomFilter, BloomFilter, fromBytes, SplitBlockBloomFilter } from '../index.js';
 import { FilterWorkerPool } from '../node/parallel-pool.js';
 import { type TextChunk, TextChunks } from '../node/parallel-text.js';
+import { sharedTwin } from '../node/shared-handle.js';
 import { CliError, type CliIo, type OptionValues } from './command.js';
 import { typeName } from './describe.js';
 import { openInput } from './input.js';
@@ -112,7 +113,9 @@ export async function addOnThreads(
 ): Promise<{ records: number; fresh: number }> {
   checkMergeable(filter, file);
   const { io, interrupt } = run;
-  const pool = await FilterWorkerPool.withCopies(filter.toBytes(), threads);
+  // The workers copy the filter from shared memory, and OR their copies back into it.
+  const twin = sharedTwin(filter);
+  const pool = await FilterWorkerPool.withCopiesOf(twin.share(), threads);
   const progress = Progress.create(io, run.options, 'add');
   let records = 0;
   let fresh = 0;
@@ -151,7 +154,8 @@ export async function addOnThreads(
     }
     await Promise.all(inFlight);
     if (failure !== null) throw (failure as { error: unknown }).error;
-    await mergeCopies(pool, filter);
+    await pool.mergeInto(twin.share());
+    (filter as unknown as { union(o: unknown): unknown }).union(twin);
     return { records, fresh };
   } finally {
     progress?.done();

@@ -83,6 +83,15 @@ export class FilterWorkerPool {
     return FilterWorkerPool.spawn({ copy: bytes }, workers);
   }
 
+  /**
+   * Starts `workers` threads, each with a private copy of the classic, blocked or split-block
+   * filter behind `handle` (made in the thread from the shared bits: no encoding, no checksum),
+   * where it adds in the type's WebAssembly kernel; {@link mergeInto} ORs the copies back.
+   */
+  static withCopiesOf(handle: SharedFilterHandle, workers?: number): Promise<FilterWorkerPool> {
+    return FilterWorkerPool.spawn({ handle, private: true }, workers);
+  }
+
   private static async spawn(
     source: WorkerFilterSource,
     workers?: number,
@@ -106,7 +115,7 @@ export class FilterWorkerPool {
   }
 
   /**
-   * ORs every worker's own copy (a pool made by {@link withCopies}) into the shared filter
+   * ORs every worker's own copy (a pool made by {@link withCopies} or {@link withCopiesOf}) into the shared filter
    * behind `handle`, on the workers at once (`Atomics.or`, so none is lost): a Bloom filter's
    * bits are an OR over its keys, so the result equals one thread's build of every key added.
    */

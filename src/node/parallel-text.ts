@@ -57,8 +57,12 @@ export class TextSplitter {
   private starts = new Uint32Array(1 << 16);
   private ends = new Uint32Array(1 << 16);
 
+  /** `wasm: false` takes the `indexOf` search (for tests). */
+  constructor(private readonly wasm = true) {}
+
   /** Room for `bytes` of text in the memory (false: no WebAssembly here). */
   private room(bytes: number): boolean {
+    if (!this.wasm) return false;
     const pages = Math.ceil((BASE + bytes + 64) / PAGE);
     if (this.memory === null) {
       this.memory = newMemory(pages);
@@ -69,11 +73,13 @@ export class TextSplitter {
     return this.ex !== null;
   }
 
-  /** Makes sure record `count` fits in the bound arrays. */
+  /** Makes sure `count` records fit in the bound arrays (and the end after them). */
   private fit(count: number): void {
     if (count < this.ends.length) return;
+    let size = this.ends.length;
+    while (size <= count) size *= 2;
     const grow = (a: Uint32Array): Uint32Array => {
-      const b = new Uint32Array(a.length * 2);
+      const b = new Uint32Array(size + 1);
       b.set(a);
       return b;
     };
@@ -90,34 +96,45 @@ export class TextSplitter {
     let text = source;
     let count = 0;
     let s = 0;
-    const record = (e: number): void => {
-      this.fit(count + 1);
-      this.starts[count] = s;
-      this.ends[count] = cr && e > s && text[e - 1] === 0x0d ? e - 1 : e;
-      count++;
-      s = e + 1;
-    };
     if (this.room(n)) {
       const buffer = this.memory!.buffer;
       text = new Uint8Array(buffer, BASE, n);
       text.set(source);
       const found = new Uint32Array(buffer, 0, MAX_FOUND);
+      const find = this.ex!.find;
       for (;;) {
-        const k = this.ex!.find(BASE + s, BASE + n, sep, 0, MAX_FOUND);
-        for (let j = 0; j < k; j++) record(found[j]! - BASE);
+        const k = find(BASE + s, BASE + n, sep, 0, MAX_FOUND);
+        this.fit(count + k + 1);
+        const { starts, ends } = this;
+        for (let j = 0; j < k; j++) {
+          const e = found[j]! - BASE;
+          starts[count] = s;
+          ends[count] = cr && e > s && text[e - 1] === 0x0d ? e - 1 : e;
+          count++;
+          s = e + 1;
+        }
         if (k < MAX_FOUND) break;
       }
     } else {
-      for (let e = text.indexOf(sep, s); e >= 0; e = text.indexOf(sep, s)) record(e);
+      for (let e = text.indexOf(sep, s); e >= 0; e = text.indexOf(sep, s)) {
+        this.fit(count + 1);
+        this.starts[count] = s;
+        this.ends[count] = cr && e > s && text[e - 1] === 0x0d ? e - 1 : e;
+        count++;
+        s = e + 1;
+      }
     }
-    if (s < n) record(n);
     this.fit(count + 1);
-    this.starts[count] = Math.min(s, n);
-    return {
-      bytes: text,
-      offsets: this.starts.subarray(0, count + 1),
-      ends: this.ends.subarray(0, count),
-    };
+    const { starts, ends } = this;
+    if (s < n) {
+      // The source's unterminated last record.
+      starts[count] = s;
+      ends[count] = cr && text[n - 1] === 0x0d ? n - 1 : n;
+      count++;
+      s = n;
+    }
+    starts[count] = Math.min(s, n);
+    return { bytes: text, offsets: starts.subarray(0, count + 1), ends: ends.subarray(0, count) };
   }
 }
 

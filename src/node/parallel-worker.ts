@@ -19,13 +19,27 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { MembershipFilter, PackedKeys } from '../filters/filter.js';
-import { fromBytes } from '../formats/registry.js';
 import { type LaneBuffers, type LaneChunk, openChunk } from './parallel-lanes.js';
 import { type TextChunk, TextSplitter } from './parallel-text.js';
-import { fromSharedHandle, type SharedFilterHandle } from './shared-handle.js';
+import { fromSharedHandle, privateCopy, type SharedFilterHandle } from './shared-handle.js';
 
-/** A thread's filter: on the pool's shared memory, or its own copy from native bytes. */
-export type WorkerFilterSource = { handle: SharedFilterHandle } | { copy: Uint8Array };
+/**
+ * A thread's filter: the pool's shared filter (`{ handle }`), a private copy of it (`{ handle,
+ * private: true }`: the same bits in this thread's plain memory), or its own copy decoded from
+ * native bytes (`{ copy }`; only this form loads the codec table).
+ */
+export type WorkerFilterSource =
+  | { handle: SharedFilterHandle; private?: boolean }
+  | { copy: Uint8Array };
+
+/** The filter `source` describes (see {@link WorkerFilterSource}). */
+async function openSource(source: WorkerFilterSource): Promise<MembershipFilter> {
+  if ('copy' in source) {
+    const { fromBytes } = await import('../formats/registry.js');
+    return fromBytes(source.copy) as MembershipFilter;
+  }
+  return source.private === true ? privateCopy(source.handle) : fromSharedHandle(source.handle);
+}
 
 /** What the pool sends. */
 export interface BatchMessage {
@@ -60,17 +74,26 @@ export function runParallelWorker(): void {
     if (filter === null) throw new Error('no filter was opened on this worker thread');
     return filter;
   };
+  const fail = (m: BatchMessage, e: unknown): void => {
+    const error = e instanceof Error ? e : new Error(String(e));
+    const reply: BatchReply = { id: m.id, error: { name: error.name, message: error.message } };
+    port.postMessage(reply);
+  };
   port.on('message', (m: BatchMessage) => {
+    if (m.op === 'open') {
+      // The pool sends nothing else to this thread before the answer.
+      openSource(m.source!).then(
+        (opened) => {
+          filter = opened;
+          port.postMessage({ id: m.id } satisfies BatchReply);
+        },
+        (e: unknown) => fail(m, e),
+      );
+      return;
+    }
     try {
       const reply: BatchReply = { id: m.id };
       switch (m.op) {
-        case 'open': {
-          const source = m.source!;
-          filter = (
-            'copy' in source ? fromBytes(source.copy) : fromSharedHandle(source.handle)
-          ) as MembershipFilter;
-          break;
-        }
         case 'drop':
           filter = null;
           lanes.clear();
@@ -105,9 +128,7 @@ export function runParallelWorker(): void {
       }
       port.postMessage(reply);
     } catch (e) {
-      const error = e instanceof Error ? e : new Error(String(e));
-      const reply: BatchReply = { id: m.id, error: { name: error.name, message: error.message } };
-      port.postMessage(reply);
+      fail(m, e);
     }
   });
   port.postMessage('ready');

@@ -318,7 +318,7 @@ export async function buildParallel(
     return filter;
   }
   const pool = copies
-    ? await FilterWorkerPool.withCopies(filter.toBytes(), workers)
+    ? await FilterWorkerPool.withCopiesOf(filter.share(), workers)
     : await FilterWorkerPool.start(filter.share(), workers);
   try {
     await buildOnWorkers(chunks, pool, progress);
