@@ -3,7 +3,7 @@
  * what one thread gives (the filter file; the selected records, in order, with -v and -c too),
  * over inputs of three read batches, the first two each cut into two worker chunks (the layout is
  * checked below), with repeats and CRLF lines; `add` whose workers split the records themselves
- * (inputs over several 4 MiB text chunks, CRLF, `-0`, gzip, an unterminated last record) writes
+ * (inputs over several 1 MiB text chunks, CRLF, `-0`, gzip, an unterminated last record) writes
  * the file one thread writes and counts the same records; `dedup` and types whose copies cannot
  * be merged refuse it, saying why.
  *
@@ -117,7 +117,7 @@ describe('--threads', () => {
   );
 
   it('add splits records on the workers: inputs of several text chunks, CRLF, -0, gzip, an unterminated last record', async () => {
-    // Over two 4 MiB text chunks: records straddle each cut; every third line ends in CRLF.
+    // Over several 1 MiB text chunks: records straddle each cut; every third line ends in CRLF.
     const lines = Array.from({ length: 150_000 }, (_, i) => `https://example.com/page/${i * 7}`);
     const text = lines.map((l, i) => (i % 3 === 0 ? `${l}\r\n` : `${l}\n`)).join('');
     expect(text.length).toBeGreaterThan(TEXT_CHUNK);

@@ -15,7 +15,7 @@
  *   equals the filter one thread builds from the same keys, bit for bit (Guava bytes for the
  *   classic filter); the pool's `hasBatch` over several chunks equals the filter's own, in order.
  *   Each worker start costs ~0.14 s of CPU: 2 workers prove concurrent writes as well as 4.
- * - Every type from every kind of source (a file over two 4 MiB text chunks with CRLF and empty
+ * - Every type from every kind of source (a file over several 1 MiB text chunks with CRLF and empty
  *   lines, an array, a Set, an async iterable), on the calling thread (`workers: 1`), 2 workers
  *   and 'auto', equals one thread's build; `type: 'classic'` and its alias 'bloom' are taken.
  *
@@ -256,7 +256,7 @@ describe('buildParallel equals the filter one thread builds', () => {
   });
 
   it('every type from a file of several text chunks, an array, a Set and an async iterable, on 1, 2 and auto threads', async () => {
-    // Over two 4 MiB text chunks (lines straddle the cut), CRLF on every third line, empty lines.
+    // Over several 1 MiB text chunks (lines straddle each cut), CRLF on every third line, empty lines.
     const lines = Array.from({ length: 160_000 }, (_, i) =>
       i % 1000 === 999 ? '' : `https://example.com/item/${i}`,
     );

@@ -5,7 +5,7 @@
  * key, more than a second thread gives back).
  *
  * - add, whole records as keys ('string' or 'bytes' funnel, no `-f`): {@link addOnThreads}. The
- *   main thread only reads each input in 4 MiB chunks into reused shared buffers (cut after the
+ *   main thread only reads each input in 1 MiB chunks into reused shared buffers (cut after the
  *   last separator: node/parallel-text.ts), and each worker splits its own chunks into records
  *   and adds them, with the record rules of one thread (CRLF, `-0`, an unterminated last record).
  * - otherwise (check, or keys made from fields or parsed as numbers): {@link ThreadedFilter}. The

@@ -4,7 +4,7 @@
  * `buildParallel(source, { type, capacity, fpp, workers })` makes a filter on shared memory
  * (`shared: true`) from every key of `source` (a file of lines, an array, or any iterable or
  * async iterable) and resolves to it. The main thread does as little as it can:
- * - a file is read in 4 MiB chunks into reused shared buffers, cut after a chunk's last line
+ * - a file is read in 1 MiB chunks into reused shared buffers, cut after a chunk's last line
  *   (the line that straddles the cut moves to the next chunk), and each worker splits its own
  *   chunks into lines (node/parallel-text.ts): the main thread never looks at a line;
  * - keys in memory are packed in chunks of {@link KEY_CHUNK} keys ({@link packChunk}), and each
