@@ -170,9 +170,11 @@ export class TextChunks {
     }
   }
 
+  /** A buffer of at least `min` bytes: the one released last that fits (its pages are warm). */
   private take(min: number): SharedArrayBuffer {
-    const i = this.free.findIndex((b) => b.byteLength >= min);
-    if (i >= 0) return this.free.splice(i, 1)[0]!;
+    for (let i = this.free.length - 1; i >= 0; i--) {
+      if (this.free[i]!.byteLength >= min) return this.free.splice(i, 1)[0]!;
+    }
     return new SharedArrayBuffer(min);
   }
 
