@@ -180,14 +180,18 @@ export class TextChunks {
 
   /** Gives a chunk's buffer back for reuse (once its worker is done with it). */
   release(chunk: TextChunk): void {
-    if (this.free.length < KEEP) this.free.push(chunk.buffer);
+    // The oldest goes when too many are kept: the one released now has warm pages.
+    if (this.free.length >= KEEP) this.free.shift();
+    this.free.push(chunk.buffer);
   }
 
   /** The next chunk of whole records, or null once the source is done. */
   async next(): Promise<TextChunk | null> {
     if (this.ended) return null;
-    let buffer = this.take(Math.max(this.size, (this.carry?.length ?? 0) * 2));
-    let view = new Uint8Array(buffer);
+    // A chunk reads at most `size` bytes (more only to hold a long record), whatever the buffer.
+    const limit = Math.max(this.size, (this.carry?.length ?? 0) * 2);
+    let buffer = this.take(limit);
+    let view = new Uint8Array(buffer, 0, limit);
     let filled = 0;
     if (this.carry !== null) {
       view.set(this.carry);
