@@ -44,7 +44,10 @@ async function viaChunks(
   const keys: string[] = [];
   const buffers = new Set<SharedArrayBuffer>();
   let count = 0;
-  for (let chunk: TextChunk | null; (chunk = await chunks.next()) !== null; count++) {
+  for (;;) {
+    const chunk: TextChunk | null = await chunks.next();
+    if (chunk === null) break;
+    count++;
     // A chunk ends at a separator, or where the source ends.
     const last = new Uint8Array(chunk.buffer, chunk.start, chunk.length).at(-1);
     if (last !== separator) expect(await chunks.next()).toBeNull();
