@@ -20,10 +20,16 @@ export {
   type Serializable,
   save,
 } from './node/io.js';
-export { type BuildParallelOptions, buildParallel, type ParallelSource } from './node/parallel.js';
+export {
+  type BuildParallelOptions,
+  buildParallel,
+  type ParallelFilterType,
+  type ParallelSource,
+} from './node/parallel.js';
 export { FilterWorkerPool, POOL_CHUNK_BYTES, POOL_CHUNK_KEYS } from './node/parallel-pool.js';
 /** @internal The worker threads' entry point (started by FilterWorkerPool). */
 export { runParallelWorker } from './node/parallel-worker.js';
+export { endIdleThreads } from './node/worker-threads.js';
 export { type ParquetBloomFilterEntry, readParquetBloomFilters } from './node/parquet.js';
 export { type ServeOptions, type StaticServer, serveStatic, webPageDir } from './node/serve.js';
 export {

@@ -5,10 +5,13 @@
  * whole source: CRLF (also with the `\r` and the `\n` on two sides of a cut), empty lines, NUL
  * separators, an unterminated last record (with a `\r` too), invalid UTF-8, for chunk sizes from
  * smaller than a record to larger than the source, with the WebAssembly search and without.
- * Buffers are reused once released.
+ * Buffers are reused once released. Keys in memory packed a chunk at a time into reused shared
+ * buffers (src/node/parallel-keys.ts) are the bytes `packKeys` gives, keys longer than the
+ * buffer and non-ASCII too.
  */
 import { describe, expect, it } from 'vitest';
-import { splitRecords } from '../src/filters/packed.js';
+import { packKeys, splitRecords } from '../src/filters/packed.js';
+import { KEY_CHUNK, KeyChunks } from '../src/node/parallel-keys.js';
 import { type TextChunk, TextChunks, TextSplitter } from '../src/node/parallel-text.js';
 import { mulberry32 } from './support/random.js';
 
@@ -118,5 +121,28 @@ describe('text chunks for worker threads', () => {
     expect(() => new TextChunks(reader(new Uint8Array(0), 10), 0x0a, 0)).toThrow(
       /size must be a positive integer, got 0/,
     );
+  });
+});
+
+describe('key chunks for worker threads', () => {
+  it('pack the bytes packKeys gives, growing for long keys, and reuse released buffers', () => {
+    const long = 'é'.repeat(KEY_CHUNK * 40);
+    const strings = ['a', long, '', 'ünï', ...Array.from({ length: KEY_CHUNK }, (_, i) => `k${i}`)];
+    const chunks = new KeyChunks('string');
+    const seen = new Set<ArrayBufferLike>();
+    for (let start = 0; start < strings.length; start += KEY_CHUNK) {
+      const end = Math.min(strings.length, start + KEY_CHUNK);
+      const got = chunks.pack(strings, start, end);
+      const want = packKeys('string', strings.slice(start, end));
+      expect(Buffer.compare(got.bytes, want.bytes)).toBe(0);
+      expect(Array.from(got.offsets)).toEqual(Array.from(want.offsets));
+      seen.add(got.offsets.buffer);
+      chunks.release(got);
+    }
+    expect(seen.size).toBe(1);
+    const bytes = new KeyChunks('bytes');
+    const keys = [new Uint8Array(5000).fill(7), new Uint8Array(0), new Uint8Array([1, 2])];
+    const got = bytes.pack(keys, 0, keys.length);
+    expect(Buffer.compare(got.bytes, packKeys('bytes', keys).bytes)).toBe(0);
   });
 });

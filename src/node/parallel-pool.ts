@@ -139,17 +139,19 @@ export class FilterWorkerPool {
   }
 
   /**
-   * Adds `batch` on the next free worker, moving its buffers there (transferred, not copied:
-   * `batch` is unusable afterwards). Resolves once a worker took it, to `done`, a promise of the keys
-   * that were new to its filter.
+   * Adds `batch` on the next free worker: its buffers are shared memory (read where they lie:
+   * keep them unchanged until `done`), or plain memory moved to the worker (transferred, not
+   * copied: `batch` is unusable afterwards). Resolves once a worker took it, to `done`, a
+   * promise of the keys that were new to its filter.
    */
   async addPacked(batch: PackedKeys): Promise<{ done: Promise<number> }> {
     const slot = await this.threads.freeSlot();
-    const transfer = [batch.bytes.buffer, batch.offsets.buffer] as ArrayBuffer[];
-    if (batch.ends !== undefined) transfer.push(batch.ends.buffer as ArrayBuffer);
-    const unique = [...new Set(transfer)];
+    const buffers = [batch.bytes.buffer, batch.offsets.buffer, batch.ends?.buffer];
+    const transfer = [
+      ...new Set(buffers.filter((b): b is ArrayBuffer => b instanceof ArrayBuffer)),
+    ];
     const done = this.threads
-      .post(slot, { op: 'packed', batch }, { reserved: true, transfer: unique })
+      .post(slot, { op: 'packed', batch }, { reserved: true, transfer })
       .then((reply) => reply.count!);
     return { done };
   }

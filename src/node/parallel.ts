@@ -7,8 +7,8 @@
  * - a file is read in 1 MiB chunks into reused shared buffers, cut after a chunk's last line
  *   (the line that straddles the cut moves to the next chunk), and each worker splits its own
  *   chunks into lines (node/parallel-text.ts): the main thread never looks at a line;
- * - keys in memory are packed in chunks of {@link KEY_CHUNK} keys ({@link packChunk}), and each
- *   packed chunk is moved to a worker (transferred, not copied).
+ * - keys in memory are packed in chunks of 65,536 keys into reused shared buffers
+ *   (node/parallel-keys.ts), which the workers read where they lie.
  * At most two chunks are in flight per worker, so memory stays bounded for any input.
  *
  * Where the workers add: the classic, blocked and split-block filters into a private copy on
@@ -40,16 +40,13 @@ import {
   BlockedBloomFilter,
   BloomFilter,
   CountingBloomFilter,
-  packKeys,
   SplitBlockBloomFilter,
 } from '../index.js';
+import { KEY_CHUNK, KeyChunks } from './parallel-keys.js';
 import { FilterWorkerPool } from './parallel-pool.js';
 import { type TextChunk, TextChunks, TextSplitter } from './parallel-text.js';
 import type { SharedFilter, SharedFilterType } from './shared-handle.js';
 import { checkWorkers, idleThreads } from './worker-threads.js';
-
-/** Keys packed per chunk from an array or iterable (one message to a worker). */
-export const KEY_CHUNK = 65_536;
 
 /**
  * `'auto'` builds on the calling thread below these sizes (keys of an array or iterable, bytes
@@ -128,16 +125,11 @@ export function createShared(
   }
 }
 
-/** Keys `keys[start, end)` packed: the one place keys are packed for the workers. */
-export function packChunk(funnel: Funnel, keys: readonly Key[], start: number, end: number) {
-  return packKeys(funnel, keys.slice(start, end));
-}
-
 /**
  * What a build reads: text chunks of a file (with `release`: the buffer may be reused), or
  * packed chunks of keys.
  */
-type Chunk = { text: TextChunk; release(): void } | { packed: PackedKeys };
+type Chunk = { text: TextChunk; release(): void } | { packed: PackedKeys; release(): void };
 
 /** Chunks of whole lines of a file (shared buffers, see node/parallel-text.ts). */
 async function* fileChunks(path: string | URL, signal?: AbortSignalLike): AsyncGenerator<Chunk> {
@@ -158,26 +150,33 @@ async function* fileChunks(path: string | URL, signal?: AbortSignalLike): AsyncG
   }
 }
 
-/** Packed chunks of keys in memory or from an (async) iterable. */
+/** Packed chunks of keys in memory or from an (async) iterable (node/parallel-keys.ts). */
 async function* keyChunks(
   keys: Iterable<Key> | AsyncIterable<Key>,
   funnel: Funnel,
-): AsyncGenerator<PackedKeys> {
+  signal?: AbortSignalLike,
+): AsyncGenerator<Chunk> {
+  const chunks = new KeyChunks(funnel);
+  const chunk = (from: readonly Key[], start: number, end: number): Chunk => {
+    if (signal?.aborted) throw signal.reason;
+    const packed = chunks.pack(from, start, end);
+    return { packed, release: () => chunks.release(packed) };
+  };
   if (Array.isArray(keys)) {
     for (let i = 0; i < keys.length; i += KEY_CHUNK) {
-      yield packChunk(funnel, keys, i, Math.min(keys.length, i + KEY_CHUNK));
+      yield chunk(keys, i, Math.min(keys.length, i + KEY_CHUNK));
     }
     return;
   }
-  let chunk: Key[] = [];
+  let batch: Key[] = [];
   for await (const key of keys as AsyncIterable<Key>) {
-    chunk.push(key);
-    if (chunk.length === KEY_CHUNK) {
-      yield packChunk(funnel, chunk, 0, chunk.length);
-      chunk = [];
+    batch.push(key);
+    if (batch.length === KEY_CHUNK) {
+      yield chunk(batch, 0, batch.length);
+      batch = [];
     }
   }
-  if (chunk.length > 0) yield packChunk(funnel, chunk, 0, chunk.length);
+  if (batch.length > 0) yield chunk(batch, 0, batch.length);
 }
 
 /** The chunks of `source` (see {@link ParallelSource}), checked. */
@@ -204,12 +203,7 @@ function sourceChunks(
       `source must be a file path, a URL, an iterable or an async iterable of keys, got ${show(source)}`,
     );
   }
-  return (async function* () {
-    for await (const packed of keyChunks(source, funnel)) {
-      if (signal?.aborted) throw signal.reason;
-      yield { packed };
-    }
-  })();
+  return keyChunks(source, funnel, signal);
 }
 
 /**
@@ -244,7 +238,7 @@ async function buildHere(
   for await (const chunk of chunks) {
     const batch = 'text' in chunk ? splitter.split(chunk.text) : chunk.packed;
     into.addBatch(batch);
-    if ('text' in chunk) chunk.release();
+    chunk.release();
     progress(batch.offsets.length - 1);
   }
 }
@@ -267,7 +261,10 @@ async function buildOnWorkers(
         });
       } else {
         const keys = chunk.packed.offsets.length - 1;
-        done = (await pool.addPacked(chunk.packed)).done.then(() => progress(keys));
+        done = (await pool.addPacked(chunk.packed)).done.then(() => {
+          chunk.release();
+          progress(keys);
+        });
       }
       const p = done.catch((error: unknown) => {
         failure ??= { error };
