@@ -287,6 +287,7 @@ describe('buildParallel equals the filter one thread builds', () => {
       ['classic', lines, 1],
       ['classic', file, 'auto'],
       ['split-block', lines, 'auto'],
+      ['blocked', stream(), 'auto'],
     );
     for (const [type, source, workers] of runs) {
       const what = `${type} from ${typeof source === 'string' ? 'a file' : source?.constructor.name}, ${workers} workers`;

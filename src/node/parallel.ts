@@ -49,15 +49,19 @@ import type { SharedFilter, SharedFilterType } from './shared-handle.js';
 import { checkWorkers, idleThreads } from './worker-threads.js';
 
 /**
- * `'auto'` builds on the calling thread below these sizes (keys of an array or iterable, bytes
- * of a file), where starting threads costs more than they give back; lower bounds when warm
- * threads are idle (no start-up to pay).
+ * `'auto'` builds on the calling thread below these sizes (keys of an array, bytes of a file),
+ * where starting threads costs more than they give back. Measured on 2 cores (4M URL keys,
+ * classic filter): a cold start of 2 workers costs about 0.35 s of CPU (each thread loads
+ * bloomkit; its private copy's memory is touched for the first time), as much as one thread
+ * spends building the 4M keys, so cold threads are taken only above 8M keys (256 MiB of lines);
+ * warm threads (idle ones left by an earlier call) add 10-20% of CPU to the build, and are
+ * taken from 500,000 keys (16 MiB).
  */
 export const AUTO_MIN = {
-  keys: 1_000_000,
-  bytes: 32 << 20,
-  warmKeys: 200_000,
-  warmBytes: 8 << 20,
+  keys: 8_000_000,
+  bytes: 256 << 20,
+  warmKeys: 500_000,
+  warmBytes: 16 << 20,
 } as const;
 
 /** The filter types `buildParallel` builds, by the names it takes ('bloom': the classic's alias). */
@@ -208,8 +212,9 @@ function sourceChunks(
 
 /**
  * The threads `workers: 'auto'` takes for `source`: 1 (this thread) when it is smaller than
- * {@link AUTO_MIN} (an array's length, a file's size; an iterable's length is not known ahead,
- * so it gets the workers), else one per core.
+ * {@link AUTO_MIN} (an array's length, a file's size), else one per core; for an iterable, whose
+ * length is not known ahead, one per core (`buildParallel` then reads its first
+ * {@link AUTO_MIN}.warmKeys keys before it starts any, and builds here if the source ends).
  */
 export async function autoWorkers(source: ParallelSource, wanted: number): Promise<number> {
   const cores = availableParallelism();
@@ -226,6 +231,35 @@ export async function autoWorkers(source: ParallelSource, wanted: number): Promi
     return size < (warm ? AUTO_MIN.warmBytes : AUTO_MIN.bytes) ? 1 : cores;
   }
   return cores;
+}
+
+/**
+ * The chunks of `chunks` with the first ones read ahead until `keys` keys (or the end, then
+ * `ended`): the read-ahead chunks come first, then the rest.
+ */
+async function peek(
+  chunks: AsyncGenerator<Chunk>,
+  keys: number,
+): Promise<{ ended: boolean; chunks: AsyncGenerator<Chunk> }> {
+  const head: Chunk[] = [];
+  let count = 0;
+  let ended = false;
+  while (count < keys) {
+    const next = await chunks.next();
+    if (next.done === true) {
+      ended = true;
+      break;
+    }
+    head.push(next.value);
+    count += 'text' in next.value ? keys : next.value.packed.offsets.length - 1;
+  }
+  return {
+    ended,
+    chunks: (async function* () {
+      yield* head;
+      yield* chunks;
+    })(),
+  };
 }
 
 /** Adds every chunk on this thread, into `into` (a plain-memory filter with its kernel). */
@@ -298,9 +332,16 @@ export async function buildParallel(
   const wanted = auto ? availableParallelism() : checkWorkers(options.workers as number);
   const filter = createShared(type, options.capacity, options.fpp, funnel);
   const { signal, onProgress } = options;
-  const chunks = sourceChunks(source, funnel, signal);
+  let chunks = sourceChunks(source, funnel, signal);
   if (signal?.aborted) throw signal.reason;
-  const workers = auto ? await autoWorkers(source, wanted) : wanted;
+  let workers = auto ? await autoWorkers(source, wanted) : wanted;
+  if (auto && workers > 1 && typeof source !== 'string' && !(source instanceof URL)) {
+    // An iterable's length is not known ahead: its first keys are read first, and a source that
+    // ends within them is built here.
+    const head = await peek(chunks, AUTO_MIN.warmKeys);
+    if (head.ended) workers = 1;
+    chunks = head.chunks;
+  }
   let done = 0;
   const progress = (n: number): void => {
     done += n;
