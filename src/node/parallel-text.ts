@@ -67,8 +67,8 @@ const PAGE = 65536;
 export class TextSplitter {
   private memory: WasmMemory | null = null;
   private ex: SeparatorExports | null = null;
-  private starts = new Uint32Array(1 << 16);
-  private ends = new Uint32Array(1 << 16);
+  private starts: Uint32Array = new Uint32Array(1 << 16);
+  private ends: Uint32Array = new Uint32Array(1 << 16);
 
   /** `wasm: false` takes the `indexOf` search (for tests). */
   constructor(private readonly wasm = true) {}
@@ -106,7 +106,7 @@ export class TextSplitter {
     const cr = sep === 0x0a;
     const n = chunk.length;
     const source = new Uint8Array(chunk.buffer, chunk.start, n);
-    let text = source;
+    let text: Uint8Array = source;
     let count = 0;
     let s = 0;
     if (this.room(n)) {

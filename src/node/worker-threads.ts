@@ -197,7 +197,7 @@ export class PoolThreads {
   /** Borrows `workers` threads (idle ones first) and opens `open` on each (see parallel-worker.ts). */
   static async borrow(
     workers: number,
-    open: (index: number) => BatchMessage,
+    open: (index: number) => Omit<BatchMessage, 'id'>,
   ): Promise<PoolThreads> {
     const code = bootstrap();
     const got = await Promise.allSettled(Array.from({ length: workers }, () => borrow(code)));
