@@ -4,10 +4,11 @@
  * kernel, which a shared memory cannot hold: on shared memory it measured about 2x slower per
  * key, more than a second thread gives back).
  *
- * - add, whole records as keys ('string' or 'bytes' funnel, no `-f`): {@link addOnThreads}. The
- *   main thread only reads each input in 1 MiB chunks into reused shared buffers (cut after the
- *   last separator: node/parallel-text.ts), and each worker splits its own chunks into records
- *   and adds them, with the record rules of one thread (CRLF, `-0`, an unterminated last record).
+ * - add, whole records as keys ('string' or 'bytes' funnel, no `-f`): {@link addOnThreads}, on
+ *   N threads in all. The main thread reads each input in 1 MiB chunks into reused shared
+ *   buffers (cut after the last separator: node/parallel-text.ts) and hands them to N - 1
+ *   workers, adding a chunk itself whenever they are all busy; whoever takes a chunk splits it
+ *   into records, with the record rules of one thread (CRLF, `-0`, an unterminated last record).
  * - otherwise (check, or keys made from fields or parsed as numbers): {@link ThreadedFilter}. The
  *   main thread reads and splits the input, hands each batch (copied) to the pool, and goes on
  *   with the next while the workers test or add; results come back in input order, so the
@@ -27,7 +28,7 @@
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
 import { BlockedBloomFilter, BloomFilter, fromBytes, SplitBlockBloomFilter } from '../index.js';
 import { FilterWorkerPool } from '../node/parallel-pool.js';
-import { type TextChunk, TextChunks } from '../node/parallel-text.js';
+import { type TextChunk, TextChunks, TextSplitter } from '../node/parallel-text.js';
 import { sharedTwin } from '../node/shared-handle.js';
 import { CliError, type CliIo, type OptionValues } from './command.js';
 import { typeName } from './describe.js';
@@ -98,10 +99,13 @@ export function splitsInWorkers(options: RecordOptions): boolean {
 }
 
 /**
- * `add` on `threads` workers for inputs whose records are the keys ({@link splitsInWorkers}):
- * every input read in chunks that the workers split and add to their copies, OR-ed into
- * `filter` at the end. Stops reading at an interrupt (what was read is added). Resolves to the
- * records read and the keys new to the workers' copies.
+ * `add` on `threads` threads in all, for inputs whose records are the keys
+ * ({@link splitsInWorkers}): this thread reads every input in chunks, and hands each to one of
+ * `threads - 1` workers (which split it and add to their copies of the filter) when one has
+ * room, or splits and adds it itself into `filter` when none has: so it works from the first
+ * chunk on, while the workers start, and none of the threads waits for another. The workers'
+ * copies are OR-ed into `filter` at the end. Stops reading at an interrupt (what was read is
+ * added). Resolves to the records read and the keys new to the copy each was added to.
  */
 export async function addOnThreads(
   filter: MembershipFilter,
@@ -115,7 +119,12 @@ export async function addOnThreads(
   const { io, interrupt } = run;
   // The workers copy the filter from shared memory, and OR their copies back into it.
   const twin = sharedTwin(filter);
-  const pool = await FilterWorkerPool.withCopiesOf(twin.share(), threads);
+  let pool: FilterWorkerPool | null = null;
+  const starting = FilterWorkerPool.withCopiesOf(twin.share(), threads - 1).then((p) => {
+    pool = p;
+  });
+  starting.catch(() => {}); // awaited below
+  const splitter = new TextSplitter();
   const progress = Progress.create(io, run.options, 'add');
   let records = 0;
   let fresh = 0;
@@ -127,17 +136,27 @@ export async function addOnThreads(
       if (interrupt.signal !== null || failure !== null) break;
       const source = await openInput(name, io.stdin);
       const chunks = new TextChunks((into) => source.read(into), recordOpts.separator);
+      const counted = (n: number, added: number): void => {
+        records += n;
+        fresh += added;
+        progress?.update(records, readBefore + source.position(), source.size);
+      };
       try {
         for (;;) {
           const chunk: TextChunk | null = await Promise.race([chunks.next(), interrupt.arrived]);
           if (chunk === null || interrupt.signal !== null || failure !== null) break;
-          const sent = await pool.addText(chunk);
+          const sent = (pool as FilterWorkerPool | null)?.tryAddText(chunk) ?? null;
+          if (sent === null) {
+            const batch = splitter.split(chunk);
+            const added = filter.addBatch(batch);
+            chunks.release(chunk);
+            counted(batch.offsets.length - 1, added);
+            continue;
+          }
           const p = sent.done.then(
             (r) => {
               chunks.release(chunk);
-              records += r.records;
-              fresh += r.count;
-              progress?.update(records, readBefore + source.position(), source.size);
+              counted(r.records, r.count);
             },
             (error: unknown) => {
               failure ??= { error };
@@ -154,12 +173,14 @@ export async function addOnThreads(
     }
     await Promise.all(inFlight);
     if (failure !== null) throw (failure as { error: unknown }).error;
-    await pool.mergeInto(twin.share());
+    await starting;
+    await (pool as FilterWorkerPool | null)?.mergeInto(twin.share());
     (filter as unknown as { union(o: unknown): unknown }).union(twin);
     return { records, fresh };
   } finally {
     progress?.done();
-    await pool.close();
+    await starting.catch(() => {});
+    await (pool as FilterWorkerPool | null)?.close();
   }
 }
 

@@ -139,6 +139,19 @@ export class FilterWorkerPool {
   }
 
   /**
+   * {@link addText} on a worker with room now, or null (nothing sent) when every worker has two
+   * chunks in flight: for a caller that adds such a chunk itself rather than wait.
+   */
+  tryAddText(chunk: TextChunk): { done: Promise<{ count: number; records: number }> } | null {
+    const slot = this.threads.trySlot();
+    if (slot === null) return null;
+    const done = this.threads
+      .post(slot, { op: 'text', text: chunk }, { reserved: true })
+      .then((reply) => ({ count: reply.count!, records: reply.records! }));
+    return { done };
+  }
+
+  /**
    * Adds `batch` on the next free worker: its buffers are shared memory (read where they lie:
    * keep them unchanged until `done`), or plain memory moved to the worker (transferred, not
    * copied: `batch` is unusable afterwards). Resolves once a worker took it, to `done`, a

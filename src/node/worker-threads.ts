@@ -263,6 +263,16 @@ export class PoolThreads {
     }
   }
 
+  /** The least busy thread with room (reserved), or null when every one has two in flight. */
+  trySlot(): ThreadSlot | null {
+    if (this.closed) return null;
+    let best: ThreadSlot | null = null;
+    for (const s of this.slots)
+      if (s.inFlight < 2 && (best === null || s.inFlight < best.inFlight)) best = s;
+    if (best !== null) best.inFlight++;
+    return best;
+  }
+
   /**
    * Sends `message` (its id is set here) to `slot`, which must be reserved (by
    * {@link freeSlot}) or is reserved now when `reserved` is false; resolves to the answer.

@@ -24,10 +24,12 @@ are kept: the filter is saved whole, then the command exits with status 130.
 ${INPUT_HELP}
       --funnel F        for a Guava file only (its bytes do not say): string (default),
                         utf16, int, long or bytes
-  -T, --threads N       hash and add on N worker threads (classic, blocked and split-block
-                        filters), each with its own copy of the filter, OR-ed together at
-                        the end: the same file as one thread; pays for large inputs (each
-                        thread costs about 0.1 s to start and one copy of the filter)
+  -T, --threads N       split, hash and add on N threads (classic, blocked and split-block
+                        filters): this one and N - 1 workers (N with -f or a number
+                        funnel), each worker with its own copy of the filter, OR-ed in at
+                        the end: the same file as one thread; pays for large inputs only,
+                        with idle cores (each worker costs about 0.1 s of CPU to start and
+                        one copy of the filter)
       --json            print {"records", "new", "estimatedCount"} when done (with
                         --threads, "new" counts per thread: a key whose bits another thread
                         set also counts)
@@ -47,7 +49,7 @@ Examples:
     // The worker pool's code loads only when threads are asked for; its threads start loading
     // bloomkit now, while this one reads the filter.
     const threaded = threads > 1 ? await import('../threads.js') : null;
-    threaded?.warmThreads(threads);
+    threaded?.warmThreads(threads - 1);
     const { filter, format } = await readFilter(
       file,
       funnelText === undefined ? undefined : parseFunnel(funnelText, 'string'),
