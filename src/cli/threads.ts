@@ -1,5 +1,5 @@
 /**
- * `--threads N` for `add` and `check`: the keys' hashing and probing run on N worker threads,
+ * `--threads N` for `add` and `check`: the keys' hashing and probing run on worker threads,
  * each holding its own copy of the filter (a classic filter then probes in its WebAssembly
  * kernel, which a shared memory cannot hold: on shared memory it measured about 2x slower per
  * key, more than a second thread gives back).
@@ -21,8 +21,11 @@
  *   copies, and may exceed one thread's count when a key's bits were set by keys another worker
  *   held (a repeat or a collision).
  *
- * Memory: N + 1 copies of the filter. Start-up: each worker loads bloomkit (about 0.1 s of CPU),
- * so threads pay for large inputs only.
+ * Memory: a copy of the filter per worker (with {@link addOnThreads}, one more on shared memory
+ * that the workers copy from and OR back into). Start-up: each worker loads bloomkit (about
+ * 0.1 s of CPU) and touches its copy's memory for the first time, so threads pay for large
+ * inputs only, with idle cores (measured in BENCHMARKS.md: on 2 cores shared with other work,
+ * `add --threads 2` of 4M lines took 1.09× the time of one thread).
  */
 
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
