@@ -89,7 +89,9 @@ function dropIdle(worker: Worker): void {
 function giveBack(worker: Worker): void {
   worker.removeAllListeners('message');
   worker.removeAllListeners('error');
+  worker.removeAllListeners('exit');
   worker.on('error', () => dropIdle(worker));
+  worker.once('exit', () => dropIdle(worker));
   worker.unref();
   const timer = setTimeout(() => {
     dropIdle(worker);
@@ -122,6 +124,7 @@ function borrow(code: string): Promise<Worker> {
   if (warm !== undefined) {
     clearTimeout(warm.timer);
     warm.worker.removeAllListeners('error');
+    warm.worker.removeAllListeners('exit');
     warm.worker.ref();
     return Promise.resolve(warm.worker);
   }
@@ -190,6 +193,11 @@ export class PoolThreads {
       slot.worker.on('error', (e) => {
         this.broken = true;
         this.failAll(e);
+      });
+      // A thread that ends (killed, out of memory) answers nothing more: no request waits on it.
+      slot.worker.once('exit', (code) => {
+        this.broken = true;
+        if (!this.closed) this.failAll(new Error(`a worker thread exited (code ${code})`));
       });
     }
   }
