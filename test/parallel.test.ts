@@ -299,6 +299,17 @@ describe('buildParallel equals the filter one thread builds', () => {
     expectBytes(alias.toBytes(), singles.classic.toBytes(), 'bloom');
   });
 
+  it('a pool whose thread ends rejects what it sent there, and does not hang', async () => {
+    const filter = Bloom.create({ capacity: 1000, fpp: 0.01, shared: true });
+    const pool = await FilterWorkerPool.open(filter, { workers: 1 });
+    const threads = (pool as unknown as { threads: { slots: { worker: Worker }[] } }).threads;
+    await threads.slots[0]!.worker.terminate();
+    await expect(pool.addBatch(packKeys('string', ['a', 'b']))).rejects.toThrow(
+      /worker thread exited|closed/,
+    );
+    await pool.close();
+  });
+
   it('stops on abort and names bad options', async () => {
     const controller = new AbortController();
     controller.abort(new Error('stop'));

@@ -183,21 +183,18 @@ export class PoolThreads {
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   private closed = false;
-  private broken = false;
+  /** Why a thread failed (then the pool takes no more requests), or null. */
+  private broken: Error | null = null;
   private waiters: (() => void)[] = [];
 
   private constructor(workers: Worker[]) {
     this.slots = workers.map((worker, index) => ({ worker, index, inFlight: 0 }));
     for (const slot of this.slots) {
       slot.worker.on('message', (reply: BatchReply) => this.onReply(slot, reply));
-      slot.worker.on('error', (e) => {
-        this.broken = true;
-        this.failAll(e);
-      });
+      slot.worker.on('error', (e) => this.fail(e));
       // A thread that ends (killed, out of memory) answers nothing more: no request waits on it.
       slot.worker.once('exit', (code) => {
-        this.broken = true;
-        if (!this.closed) this.failAll(new Error(`a worker thread exited (code ${code})`));
+        if (!this.closed) this.fail(new Error(`a worker thread exited (code ${code})`));
       });
     }
   }
@@ -245,6 +242,12 @@ export class PoolThreads {
     if (p === undefined) return;
     if (reply.error !== undefined) p.reject(replyError(reply.error));
     else p.resolve(reply);
+  }
+
+  /** A thread failed: what waits is rejected, and so is every later request. */
+  private fail(error: Error): void {
+    this.broken ??= error;
+    this.failAll(error);
   }
 
   private failAll(error: Error): void {
@@ -296,6 +299,10 @@ export class PoolThreads {
     } = {},
   ): Promise<BatchReply> {
     if (options.reserved !== true) slot.inFlight++;
+    if (this.broken !== null) {
+      this.release(slot);
+      return Promise.reject(this.broken);
+    }
     const full = { ...message, id: this.nextId++ } as BatchMessage;
     return new Promise<BatchReply>((resolve, reject) => {
       const p: Pending = { resolve, reject };
@@ -316,7 +323,7 @@ export class PoolThreads {
     this.waiters = [];
     const busy = this.pending.size > 0;
     this.failAll(new Error('the worker pool was closed'));
-    if (this.broken || busy) {
+    if (this.broken !== null || busy) {
       await Promise.all(this.slots.map((s) => s.worker.terminate()));
       return;
     }
