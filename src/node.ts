@@ -29,7 +29,6 @@ export {
 export { FilterWorkerPool, POOL_CHUNK_BYTES, POOL_CHUNK_KEYS } from './node/parallel-pool.js';
 /** @internal The worker threads' entry point (started by FilterWorkerPool). */
 export { runParallelWorker } from './node/parallel-worker.js';
-export { endIdleThreads } from './node/worker-threads.js';
 export { type ParquetBloomFilterEntry, readParquetBloomFilters } from './node/parquet.js';
 export { type ServeOptions, type StaticServer, serveStatic, webPageDir } from './node/serve.js';
 export {
@@ -43,3 +42,4 @@ export {
   sidecarPath,
   type UncheckedFile,
 } from './node/sidecar.js';
+export { endIdleThreads } from './node/worker-threads.js';
