@@ -30,7 +30,12 @@ export {
   type Serializable,
   save,
 } from './node/io.js';
-export { type BuildParallelOptions, buildParallel, type ParallelSource } from './node/parallel.js';
+export {
+  type BuildParallelOptions,
+  buildParallel,
+  type ParallelFilterType,
+  type ParallelSource,
+} from './node/parallel.js';
 export { FilterWorkerPool, POOL_CHUNK_BYTES, POOL_CHUNK_KEYS } from './node/parallel-pool.js';
 /** @internal The worker threads' entry point (started by FilterWorkerPool). */
 export { runParallelWorker } from './node/parallel-worker.js';
@@ -48,3 +53,4 @@ export {
   sidecarPath,
   type UncheckedFile,
 } from './node/sidecar.js';
+export { endIdleThreads } from './node/worker-threads.js';

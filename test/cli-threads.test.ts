@@ -2,8 +2,10 @@
  * `--threads N` of the built command: `add` and `check` on 2 worker threads give byte for byte
  * what one thread gives (the filter file; the selected records, in order, with -v and -c too),
  * over inputs of three read batches, the first two each cut into two worker chunks (the layout is
- * checked below), with repeats and CRLF lines; `dedup` and types whose copies cannot be merged
- * refuse it, saying why.
+ * checked below), with repeats and CRLF lines; `add` whose workers split the records themselves
+ * (inputs over several 1 MiB text chunks, CRLF, `-0`, gzip, an unterminated last record) writes
+ * the file one thread writes and counts the same records; `dedup` and types whose copies cannot
+ * be merged refuse it, saying why.
  *
  * Everything runs main() in this process (its workers load the command's built files, as the
  * installed command's do), but for one 2-thread run, the classic filter's plain check: the built
@@ -14,8 +16,10 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POOL_CHUNK_KEYS } from '../src/node/parallel-pool.js';
+import { TEXT_CHUNK } from '../src/node/parallel-text.js';
 import { expectBytes } from './support/bytes.js';
 import { type BuiltCli, buildCli, type InProcessCli, inProcessCli } from './support/cli.js';
 import { mulberry32 } from './support/random.js';
@@ -111,6 +115,33 @@ describe('--threads', () => {
       }
     },
   );
+
+  it('add splits records on the workers: inputs of several text chunks, CRLF, -0, gzip, an unterminated last record', async () => {
+    // Over several 1 MiB text chunks: records straddle each cut; every third line ends in CRLF.
+    const lines = Array.from({ length: 150_000 }, (_, i) => `https://example.com/page/${i * 7}`);
+    const text = lines.map((l, i) => (i % 3 === 0 ? `${l}\r\n` : `${l}\n`)).join('');
+    expect(text.length).toBeGreaterThan(TEXT_CHUNK);
+    writeFileSync(path('chunks.txt'), `${text}unterminated\r`);
+    writeFileSync(path('chunks.txt.gz'), gzipSync(`${lines.slice(0, 9000).join('\n')}\nlast`));
+    writeFileSync(path('chunks.bin'), `${lines.slice(5000, 7000).join('\0')}\0`);
+    const inputs = [
+      [path('chunks.txt'), path('chunks.txt.gz')],
+      ['-0', path('chunks.bin')],
+    ];
+    for (const args of inputs) {
+      const files = [path('one-chunks.bloom'), path('two-chunks.bloom')];
+      const json: string[] = [];
+      for (const [i, file] of files.entries()) {
+        ok(await cli.run(['create', file, '-n', '200000', '-p', '0.01', '--force']));
+        const r = await cli.run(['add', file, ...args, '--json', '-T', String(i + 1)]);
+        ok(r);
+        json.push(JSON.parse(r.stdout.toString()).records);
+      }
+      expectBytes(readFileSync(files[1]!), readFileSync(files[0]!), args.join(' '));
+      expect(json[1], args.join(' ')).toBe(json[0]);
+      expect(json[0]).toBe(args[0] === '-0' ? 2000 : 150_000 + 1 + 9001);
+    }
+  });
 
   it('is refused where it cannot give the same answers, saying why', async () => {
     const dedup = await cli.run(['dedup', '--threads', '2'], { input: 'a\nb\n' });

@@ -15,6 +15,9 @@
  *   equals the filter one thread builds from the same keys, bit for bit (Guava bytes for the
  *   classic filter); the pool's `hasBatch` over several chunks equals the filter's own, in order.
  *   Each worker start costs ~0.14 s of CPU: 2 workers prove concurrent writes as well as 4.
+ * - Every type from every kind of source (a file over several 1 MiB text chunks with CRLF and empty
+ *   lines, an array, a Set, an async iterable), on the calling thread (`workers: 1`), 2 workers
+ *   and 'auto', equals one thread's build; `type: 'classic'` and its alias 'bloom' are taken.
  *
  * The workers run JavaScript bundled once for this file (test/support/worker-bundle.ts): the race
  * workers from test/support/worker-race.ts, and bloomkit/node itself from src/node.ts, whose pool
@@ -26,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
+import { TEXT_CHUNK } from '../src/node/parallel-text.js';
 import type { BloomFilter } from '../src/node.js';
 import { expectBytes } from './support/bytes.js';
 import { isWellFormed, mixedStrings } from './support/mixed-keys.js';
@@ -149,7 +153,7 @@ describe('buildParallel equals the filter one thread builds', () => {
 
   it('classic filter from an array: the same Guava bytes', async () => {
     const built = await buildParallel(keys, {
-      type: 'bloom',
+      type: 'classic',
       capacity: keys.length,
       fpp: 0.01,
       workers: 4,
@@ -251,6 +255,61 @@ describe('buildParallel equals the filter one thread builds', () => {
     expectBytes(filter.toGuava(), single.toGuava());
   });
 
+  it('every type from a file of several text chunks, an array, a Set and an async iterable, on 1, 2 and auto threads', async () => {
+    // Over several 1 MiB text chunks (lines straddle each cut), CRLF on every third line, empty lines.
+    const lines = Array.from({ length: 160_000 }, (_, i) =>
+      i % 1000 === 999 ? '' : `https://example.com/item/${i}`,
+    );
+    const text = lines.map((k, i) => (i % 3 === 0 ? `${k}\r\n` : `${k}\n`)).join('');
+    expect(text.length).toBeGreaterThan(TEXT_CHUNK);
+    const file = join(dir, 'chunks.txt');
+    writeFileSync(file, text);
+    const linesPacked = packKeys('string', lines);
+    async function* stream() {
+      yield* lines;
+    }
+    const opts = { capacity: lines.length, fpp: 0.01 };
+    const singles = {
+      classic: Bloom.create(opts),
+      blocked: BlockedBloomFilter.create(opts),
+      'split-block': SplitBlockBloomFilter.create(opts),
+      counting: CountingBloomFilter.create(opts),
+    };
+    for (const single of Object.values(singles)) single.addBatch(linesPacked);
+    const runs: [keyof typeof singles, unknown, number | 'auto'][] = [];
+    for (const type of Object.keys(singles) as (keyof typeof singles)[]) {
+      runs.push([type, file, 2], [type, lines, 2]);
+    }
+    runs.push(
+      ['classic', new Set(lines), 2],
+      ['counting', stream(), 2],
+      ['blocked', file, 1],
+      ['classic', lines, 1],
+      ['classic', file, 'auto'],
+      ['split-block', lines, 'auto'],
+      ['blocked', stream(), 'auto'],
+    );
+    for (const [type, source, workers] of runs) {
+      const what = `${type} from ${typeof source === 'string' ? 'a file' : source?.constructor.name}, ${workers} workers`;
+      const built = await buildParallel(source as string, { ...opts, type, workers });
+      expectBytes(built.toBytes(), singles[type].toBytes(), what);
+    }
+    // 'bloom' is the classic type's other name.
+    const alias = await buildParallel(lines, { ...opts, type: 'bloom', workers: 2 });
+    expectBytes(alias.toBytes(), singles.classic.toBytes(), 'bloom');
+  });
+
+  it('a pool whose thread ends rejects what it sent there, and does not hang', async () => {
+    const filter = Bloom.create({ capacity: 1000, fpp: 0.01, shared: true });
+    const pool = await FilterWorkerPool.open(filter, { workers: 1 });
+    const threads = (pool as unknown as { threads: { slots: { worker: Worker }[] } }).threads;
+    await threads.slots[0]!.worker.terminate();
+    await expect(pool.addBatch(packKeys('string', ['a', 'b']))).rejects.toThrow(
+      /worker thread exited|closed/,
+    );
+    await pool.close();
+  });
+
   it('stops on abort and names bad options', async () => {
     const controller = new AbortController();
     controller.abort(new Error('stop'));
@@ -263,8 +322,11 @@ describe('buildParallel equals the filter one thread builds', () => {
     await expect(
       buildParallel(keys, { type: 'cuckoo' as 'bloom', capacity: 1000, fpp: 0.01, workers: 1 }),
     ).rejects.toThrow(
-      /type must be one of classic, counting, blocked, split-block, got "cuckoo": only these types take concurrent writers/,
+      /type must be one of classic, counting, blocked, split-block, got "cuckoo": only these types take concurrent writers \(cuckoo and scalable filters cannot be built by concurrent writers\)/,
     );
+    await expect(
+      buildParallel(keys, { capacity: 1000, fpp: 0.01, workers: 'many' as 'auto' }),
+    ).rejects.toThrow(/workers must be an integer in \[1, 256\], got "many"/);
     expect(() => Bloom.create({ capacity: 1000, fpp: 0.01 }).share()).toThrow(
       /create it with \{ shared: true \}/,
     );

@@ -1,10 +1,18 @@
 /**
- * `--threads N` for `add` and `check`: the keys' hashing and probing run on N worker threads,
+ * `--threads N` for `add` and `check`: the keys' hashing and probing run on worker threads,
  * each holding its own copy of the filter (a classic filter then probes in its WebAssembly
  * kernel, which a shared memory cannot hold: on shared memory it measured about 2x slower per
- * key, more than a second thread gives back). The main thread reads and splits the input, hands
- * each batch (copied) to the pool, and goes on with the next while the workers test or add;
- * results come back in input order, so the output is byte for byte that of one thread.
+ * key, more than a second thread gives back).
+ *
+ * - add, whole records as keys ('string' or 'bytes' funnel, no `-f`): {@link addOnThreads}, on
+ *   N threads in all. The main thread reads each input in 1 MiB chunks into reused shared
+ *   buffers (cut after the last separator: node/parallel-text.ts) and hands them to N - 1
+ *   workers, adding a chunk itself whenever they are all busy; whoever takes a chunk splits it
+ *   into records, with the record rules of one thread (CRLF, `-0`, an unterminated last record).
+ * - otherwise (check, or keys made from fields or parsed as numbers): {@link ThreadedFilter}. The
+ *   main thread reads and splits the input, hands each batch (copied) to the pool, and goes on
+ *   with the next while the workers test or add; results come back in input order, so the
+ *   output is byte for byte that of one thread.
  *
  * - check: each worker's copy answers as the filter does, so the selected records are the same.
  * - add: each worker adds its share of the keys to its own copy; at the end the copies are
@@ -13,16 +21,26 @@
  *   copies, and may exceed one thread's count when a key's bits were set by keys another worker
  *   held (a repeat or a collision).
  *
- * Memory: N + 1 copies of the filter. Start-up: each worker loads bloomkit (about 0.1 s of CPU),
- * so threads pay for large inputs only.
+ * Memory: a copy of the filter per worker (with {@link addOnThreads}, one more on shared memory
+ * that the workers copy from and OR back into). Start-up: each worker loads bloomkit (about
+ * 0.1 s of CPU) and touches its copy's memory for the first time, so threads pay for large
+ * inputs only, with idle cores (measured in BENCHMARKS.md: on 2 cores shared with other work,
+ * `add --threads 2` of 4M lines took 1.09× the time of one thread).
  */
 
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
 import { BlockedBloomFilter, BloomFilter, fromBytes, SplitBlockBloomFilter } from '../index.js';
 import { FilterWorkerPool } from '../node/parallel-pool.js';
-import { CliError } from './command.js';
+import { type TextChunk, TextChunks, TextSplitter } from '../node/parallel-text.js';
+import { sharedTwin } from '../node/shared-handle.js';
+import { CliError, type CliIo, type OptionValues } from './command.js';
 import { typeName } from './describe.js';
-import type { RecordBatch } from './records.js';
+import { openInput } from './input.js';
+import { Progress } from './progress.js';
+import type { RecordBatch, RecordOptions } from './records.js';
+import type { Interrupt } from './scan.js';
+
+export { warmThreads } from '../node/worker-threads.js';
 
 /** A batch copied out of the reader's buffers (which the next read reuses), with its answers. */
 export interface PendingBatch {
@@ -56,6 +74,119 @@ function copyBatch(batch: RecordBatch): RecordBatch {
   };
 }
 
+/** Throws unless copies of `filter` merge by OR (classic, blocked, split-block), naming `file`. */
+function checkMergeable(filter: ReadonlyMembershipFilter, file: string): void {
+  if (
+    !(
+      filter instanceof BloomFilter ||
+      filter instanceof BlockedBloomFilter ||
+      filter instanceof SplitBlockBloomFilter
+    )
+  ) {
+    throw new CliError(
+      `${file}: --threads adds to a classic, blocked or split-block filter (copies merged by OR), not a ${typeName(filter)} filter; leave --threads out`,
+    );
+  }
+}
+
+/** ORs the bytes of every worker's copy into `filter` (whose own bits stay as they were read). */
+async function mergeCopies(pool: FilterWorkerPool, filter: MembershipFilter): Promise<void> {
+  for (const bytes of await pool.copies()) {
+    (filter as unknown as { union(o: unknown): unknown }).union(fromBytes(bytes));
+  }
+}
+
+/** Whether the workers can split the records themselves: whole records are the keys' bytes. */
+export function splitsInWorkers(options: RecordOptions): boolean {
+  return options.fields === null && (options.funnel === 'string' || options.funnel === 'bytes');
+}
+
+/**
+ * `add` on `threads` threads in all, for inputs whose records are the keys
+ * ({@link splitsInWorkers}): this thread reads every input in chunks, and hands each to one of
+ * `threads - 1` workers (which split it and add to their copies of the filter) when one has
+ * room, or splits and adds it itself into `filter` when none has: so it works from the first
+ * chunk on, while the workers start, and none of the threads waits for another. The workers'
+ * copies are OR-ed into `filter` at the end. Stops reading at an interrupt (what was read is
+ * added). Resolves to the records read and the keys new to the copy each was added to.
+ */
+export async function addOnThreads(
+  filter: MembershipFilter,
+  file: string,
+  threads: number,
+  inputs: readonly string[],
+  recordOpts: RecordOptions,
+  run: { io: CliIo; options: OptionValues; interrupt: Interrupt },
+): Promise<{ records: number; fresh: number }> {
+  checkMergeable(filter, file);
+  const { io, interrupt } = run;
+  // The workers copy the filter from shared memory, and OR their copies back into it.
+  const twin = sharedTwin(filter);
+  let pool: FilterWorkerPool | null = null;
+  const starting = FilterWorkerPool.withCopiesOf(twin.share(), threads - 1).then((p) => {
+    pool = p;
+  });
+  starting.catch(() => {}); // awaited below
+  const splitter = new TextSplitter();
+  const progress = Progress.create(io, run.options, 'add');
+  let records = 0;
+  let fresh = 0;
+  let readBefore = 0;
+  const inFlight = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
+  try {
+    for (const name of inputs) {
+      if (interrupt.signal !== null || failure !== null) break;
+      const source = await openInput(name, io.stdin);
+      const chunks = new TextChunks((into) => source.read(into), recordOpts.separator);
+      const counted = (n: number, added: number): void => {
+        records += n;
+        fresh += added;
+        progress?.update(records, readBefore + source.position(), source.size);
+      };
+      try {
+        for (;;) {
+          const chunk: TextChunk | null = await Promise.race([chunks.next(), interrupt.arrived]);
+          if (chunk === null || interrupt.signal !== null || failure !== null) break;
+          const sent = (pool as FilterWorkerPool | null)?.tryAddText(chunk) ?? null;
+          if (sent === null) {
+            const batch = splitter.split(chunk);
+            const added = filter.addBatch(batch);
+            chunks.release(chunk);
+            counted(batch.offsets.length - 1, added);
+            continue;
+          }
+          const p = sent.done.then(
+            (r) => {
+              chunks.release(chunk);
+              counted(r.records, r.count);
+            },
+            (error: unknown) => {
+              failure ??= { error };
+            },
+          );
+          inFlight.add(p);
+          void p.then(() => inFlight.delete(p));
+        }
+        await Promise.all(inFlight);
+        readBefore += source.position();
+      } finally {
+        await source.close();
+      }
+    }
+    await Promise.all(inFlight);
+    if (failure !== null) throw (failure as { error: unknown }).error;
+    await starting;
+    await (pool as FilterWorkerPool | null)?.mergeInto(twin.share());
+    (filter as unknown as { union(o: unknown): unknown }).union(twin);
+    return { records, fresh };
+  } finally {
+    progress?.done();
+    await starting.catch(() => {});
+    await (pool as FilterWorkerPool | null)?.close();
+  }
+}
+
 /** Worker threads over copies of one filter, fed batch by batch, answering in order. */
 export class ThreadedFilter {
   private readonly queue: PendingBatch[] = [];
@@ -75,18 +206,7 @@ export class ThreadedFilter {
     op: 'add' | 'has',
     file: string,
   ): Promise<ThreadedFilter> {
-    if (
-      op === 'add' &&
-      !(
-        filter instanceof BloomFilter ||
-        filter instanceof BlockedBloomFilter ||
-        filter instanceof SplitBlockBloomFilter
-      )
-    ) {
-      throw new CliError(
-        `${file}: --threads adds to a classic, blocked or split-block filter (copies merged by OR), not a ${typeName(filter)} filter; leave --threads out`,
-      );
-    }
+    if (op === 'add') checkMergeable(filter, file);
     return new ThreadedFilter(await FilterWorkerPool.withCopies(filter.toBytes(), threads), op);
   }
 
@@ -121,9 +241,7 @@ export class ThreadedFilter {
   /** 'add': ORs every worker's copy into `filter` (whose own bits stay as they were read). */
   async mergeInto(filter: MembershipFilter): Promise<void> {
     await this.drain();
-    for (const bytes of await this.pool.copies()) {
-      (filter as unknown as { union(o: unknown): unknown }).union(fromBytes(bytes));
-    }
+    await mergeCopies(this.pool, filter);
   }
 
   async close(): Promise<void> {

@@ -9,25 +9,25 @@
  * lane (two `memcpy`s), the worker runs it and answers `has` in the lane. A chunk is at most
  * {@link POOL_CHUNK_KEYS} keys and {@link POOL_CHUNK_BYTES} bytes (or one longer key).
  *
- * Workers run bloomkit's own code: the bootstrap imports the module this file was bundled into
- * (dist/node.js or node.cjs) and calls its `runParallelWorker`; from TypeScript sources (tests,
- * tsx) it loads node/parallel-worker.ts through tsx, which is then installed.
+ * Besides these copied chunks, a pool takes chunks that need no copy: whole records in a shared
+ * buffer that the worker splits itself ({@link addText}), and packed keys moved to the worker
+ * ({@link addPacked}); `buildParallel` and the command's `--threads` feed it so.
+ *
+ * The threads are borrowed from a warm set (node/worker-threads.ts): `close()` gives them back
+ * idle, and the next pool starts without loading bloomkit again.
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { show } from '../errors.js';
 import { checkOut } from '../filters/base.js';
 import type { PackedKeys, ProgressOptions } from '../filters/filter.js';
 import { checkPacked, packKeys } from '../filters/packed.js';
 import type { Funnel, Key } from '../hash/keys.js';
 import { Lane } from './parallel-lanes.js';
-import type { BatchMessage, BatchReply, WorkerFilterSource } from './parallel-worker.js';
+import type { TextChunk } from './parallel-text.js';
+import type { BatchReply, WorkerFilterSource } from './parallel-worker.js';
 import type { SharedFilterHandle } from './shared-handle.js';
+import { checkWorkers, PoolThreads, type ThreadSlot } from './worker-threads.js';
 
-declare const __filename: string | undefined;
+export { checkWorkers } from './worker-threads.js';
 
 /** Keys per chunk sent to a worker: large enough to amortize a message, small enough to balance. */
 export const POOL_CHUNK_KEYS = 65536;
@@ -51,71 +51,16 @@ function chunkEnd(batch: PackedKeys, start: number, n: number): number {
   return lo;
 }
 
-/** The URL of the module this code runs from (ESM, CJS bundle, or TypeScript source). */
-function selfUrl(): string {
-  if (typeof __filename === 'string') return pathToFileURL(__filename).href;
-  return import.meta.url;
-}
-
-/**
- * The eval'd bootstrap that loads bloomkit in a worker and starts its loop. The worker module is
- * the first that exists of: parallel-worker.js beside this file (the one-file-per-module ESM
- * build), cli-worker.js (beside the bundled `bloomkit` command), node.js / node.cjs (a bundle
- * whose entry exports `runParallelWorker`).
- */
-function bootstrap(): string {
-  const self = selfUrl();
-  if (self.endsWith('.ts')) {
-    const worker = new URL('./parallel-worker.ts', self).href;
-    const require = createRequire(self);
-    const tsxPkg = require.resolve('tsx/package.json');
-    const api = pathToFileURL(tsxPkg.replace(/package\.json$/, 'dist/esm/api/index.mjs')).href;
-    return `import(${JSON.stringify(api)}).then(({ tsImport }) => tsImport(${JSON.stringify(worker)}, ${JSON.stringify(self)})).then((m) => m.runParallelWorker())`;
-  }
-  const names = self.endsWith('.cjs')
-    ? ['./node.cjs']
-    : ['./parallel-worker.js', './cli-worker.js', './node.js'];
-  const urls = names.map((name) => new URL(name, self));
-  const entry = (urls.find((url) => self.startsWith('file:') && existsSync(url)) ?? urls.at(-1)!)
-    .href;
-  return `import(${JSON.stringify(entry)}).then((m) => m.runParallelWorker())`;
-}
-
-/** Throws `RangeError` unless `workers` is an integer in [1, 256]; defaults to the core count. */
-export function checkWorkers(workers: number | undefined): number {
-  const n = workers ?? availableParallelism();
-  if (!Number.isInteger(n) || n < 1 || n > 256) {
-    throw new RangeError(`workers must be an integer in [1, 256], got ${show(workers)}`);
-  }
-  return n;
-}
-
-interface Pending {
-  resolve(reply: BatchReply): void;
-  reject(error: Error): void;
-  /**
-   * Run on the reply before the slot is released: frees the chunk's lane (copying its answers
-   * out first), so no chunk can be loaded into a lane whose answers are still to be read.
-   */
-  settle?(reply: BatchReply): void;
-}
-
-interface Slot {
-  worker: Worker;
-  inFlight: number;
-  lanes: [Lane, Lane];
-}
-
-/** Worker threads that add to and test one shared filter. */
+/** Worker threads that add to and test one filter (shared, or a private copy on each). */
 export class FilterWorkerPool {
-  private readonly slots: Slot[];
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 0;
-  private closed = false;
-  private waiters: (() => void)[] = [];
+  /** Two lanes per thread, by the thread's index. */
+  private readonly lanes: [Lane, Lane][];
 
-  private constructor(slots: Slot[]) {
-    this.slots = slots;
+  private constructor(private readonly threads: PoolThreads) {
+    this.lanes = threads.slots.map((s) => [
+      new Lane(2 * s.index, POOL_CHUNK_KEYS),
+      new Lane(2 * s.index + 1, POOL_CHUNK_KEYS),
+    ]);
   }
 
   /** Starts `workers` threads (default: the core count) on the filter behind `handle`. */
@@ -126,9 +71,10 @@ export class FilterWorkerPool {
   /**
    * Starts `workers` threads, each with its own copy of the filter whose native bytes
    * (`toBytes()`) are `bytes`: for filters that cannot live in shared memory, or that are
-   * faster in their own (a classic filter probes in its WebAssembly kernel). Memory: one copy
-   * per worker. Tests answer as the filter would; adds go to the worker's copy only: gather them
-   * with {@link copies} and merge (`union`).
+   * faster in their own (the classic and blocked filters add and probe in their WebAssembly
+   * kernels). Memory: one copy per worker. Tests answer as the filter would; adds go to the
+   * worker's copy only: gather them with {@link copies} and merge (`union`), or OR them into a
+   * shared filter with {@link mergeInto}.
    */
   static async withCopies(bytes: Uint8Array, workers?: number): Promise<FilterWorkerPool> {
     if (!(bytes instanceof Uint8Array)) {
@@ -137,94 +83,26 @@ export class FilterWorkerPool {
     return FilterWorkerPool.spawn({ copy: bytes }, workers);
   }
 
+  /**
+   * Starts `workers` threads, each with a private copy of the classic, blocked or split-block
+   * filter behind `handle` (made in the thread from the shared bits: no encoding, no checksum),
+   * where it adds in the type's WebAssembly kernel; {@link mergeInto} ORs the copies back.
+   */
+  static withCopiesOf(handle: SharedFilterHandle, workers?: number): Promise<FilterWorkerPool> {
+    return FilterWorkerPool.spawn({ handle, private: true }, workers);
+  }
+
   private static async spawn(
-    workerData: WorkerFilterSource,
+    source: WorkerFilterSource,
     workers?: number,
   ): Promise<FilterWorkerPool> {
     const n = checkWorkers(workers);
-    const code = bootstrap();
-    const slots: Slot[] = [];
-    const ready: Promise<void>[] = [];
-    for (let i = 0; i < n; i++) {
-      const worker = new Worker(code, { eval: true, workerData });
-      slots.push({
-        worker,
-        inFlight: 0,
-        lanes: [new Lane(2 * i, POOL_CHUNK_KEYS), new Lane(2 * i + 1, POOL_CHUNK_KEYS)],
-      });
-      ready.push(
-        new Promise<void>((resolve, reject) => {
-          worker.once('message', (m) => (m === 'ready' ? resolve() : reject(new Error(String(m)))));
-          worker.once('error', reject);
-        }),
-      );
-    }
-    const pool = new FilterWorkerPool(slots);
-    try {
-      await Promise.all(ready);
-    } catch (e) {
-      await pool.close();
-      throw e;
-    }
-    for (const slot of slots) {
-      slot.worker.on('message', (reply: BatchReply) => pool.onReply(slot, reply));
-      slot.worker.on('error', (e) => pool.failAll(e));
-    }
-    return pool;
+    return new FilterWorkerPool(await PoolThreads.borrow(n, () => ({ op: 'open', source })));
   }
 
   /** Number of worker threads. */
   get size(): number {
-    return this.slots.length;
-  }
-
-  /** Gives back a slot's reservation, and wakes whoever waits for room. */
-  private release(slot: Slot): void {
-    slot.inFlight--;
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
-  }
-
-  private onReply(slot: Slot, reply: BatchReply): void {
-    const p = this.pending.get(reply.id);
-    this.pending.delete(reply.id);
-    p?.settle?.(reply);
-    this.release(slot);
-    if (p === undefined) return;
-    if (reply.error !== undefined) {
-      const Ctor =
-        reply.error.name === 'RangeError'
-          ? RangeError
-          : reply.error.name === 'TypeError'
-            ? TypeError
-            : Error;
-      p.reject(new Ctor(reply.error.message));
-    } else p.resolve(reply);
-  }
-
-  private failAll(error: Error): void {
-    for (const p of this.pending.values()) p.reject(error);
-    this.pending.clear();
-  }
-
-  /**
-   * The least busy worker with room, waiting for one when all have two chunks in flight. The
-   * slot is reserved (its count of chunks in flight raised) before this resolves, so runs going
-   * on at once never put a third chunk on a worker, whose two lanes are then both taken.
-   */
-  private async freeSlot(): Promise<Slot> {
-    for (;;) {
-      if (this.closed) throw new Error('the worker pool is closed');
-      let best: Slot | null = null;
-      for (const s of this.slots)
-        if (s.inFlight < 2 && (best === null || s.inFlight < best.inFlight)) best = s;
-      if (best !== null) {
-        best.inFlight++;
-        return best;
-      }
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
+    return this.threads.size;
   }
 
   /**
@@ -232,37 +110,85 @@ export class FilterWorkerPool {
    * batches sent so far; for a pool on shared memory, each is the shared filter's bytes.
    */
   async copies(): Promise<Uint8Array[]> {
-    return Promise.all(
-      this.slots.map((slot) => {
-        const message: BatchMessage = { id: this.nextId++, op: 'bytes' };
-        slot.inFlight++;
-        return new Promise<BatchReply>((resolve, reject) => {
-          this.pending.set(message.id, { resolve, reject });
-          slot.worker.postMessage(message);
-        }).then((reply) => reply.bytes!);
-      }),
-    );
+    const t = this.threads;
+    return Promise.all(t.slots.map((slot) => t.post(slot, { op: 'bytes' }).then((r) => r.bytes!)));
+  }
+
+  /**
+   * ORs every worker's own copy (a pool made by {@link withCopies} or {@link withCopiesOf}) into the shared filter
+   * behind `handle`, on the workers at once (`Atomics.or`, so none is lost): a Bloom filter's
+   * bits are an OR over its keys, so the result equals one thread's build of every key added.
+   */
+  async mergeInto(handle: SharedFilterHandle): Promise<void> {
+    const t = this.threads;
+    await Promise.all(t.slots.map((slot) => t.post(slot, { op: 'merge', handle })));
+  }
+
+  /**
+   * Adds the records of `chunk` (whole records in a shared buffer: node/parallel-text.ts) on
+   * the next free worker, which splits them itself. Resolves once a worker took the chunk (so a
+   * caller feeding chunks in a loop never has more than two per worker in flight), to `done`, a
+   * promise of the keys that were new to its filter and the records the chunk held.
+   */
+  async addText(chunk: TextChunk): Promise<{ done: Promise<{ count: number; records: number }> }> {
+    const slot = await this.threads.freeSlot();
+    const done = this.threads
+      .post(slot, { op: 'text', text: chunk }, { reserved: true })
+      .then((reply) => ({ count: reply.count!, records: reply.records! }));
+    return { done };
+  }
+
+  /**
+   * {@link addText} on a worker with room now, or null (nothing sent) when every worker has two
+   * chunks in flight: for a caller that adds such a chunk itself rather than wait.
+   */
+  tryAddText(chunk: TextChunk): { done: Promise<{ count: number; records: number }> } | null {
+    const slot = this.threads.trySlot();
+    if (slot === null) return null;
+    const done = this.threads
+      .post(slot, { op: 'text', text: chunk }, { reserved: true })
+      .then((reply) => ({ count: reply.count!, records: reply.records! }));
+    return { done };
+  }
+
+  /**
+   * Adds `batch` on the next free worker: its buffers are shared memory (read where they lie:
+   * keep them unchanged until `done`), or plain memory moved to the worker (transferred, not
+   * copied: `batch` is unusable afterwards). Resolves once a worker took it, to `done`, a
+   * promise of the keys that were new to its filter.
+   */
+  async addPacked(batch: PackedKeys): Promise<{ done: Promise<number> }> {
+    const slot = await this.threads.freeSlot();
+    const buffers = [batch.bytes.buffer, batch.offsets.buffer, batch.ends?.buffer];
+    const transfer = [
+      ...new Set(buffers.filter((b): b is ArrayBuffer => b instanceof ArrayBuffer)),
+    ];
+    const done = this.threads
+      .post(slot, { op: 'packed', batch }, { reserved: true, transfer })
+      .then((reply) => reply.count!);
+    return { done };
   }
 
   /**
    * Copies keys [start, stop) of `batch` into a free lane of `slot` (reserved by
-   * {@link freeSlot}) and sends them; resolves to
-   * the worker's count, once `out` (for 'has') holds their answers from index `start`.
+   * `freeSlot`) and sends them; resolves to the worker's count, once `out` (for 'has') holds
+   * their answers from index `start`.
    */
   private dispatch(
-    slot: Slot,
+    slot: ThreadSlot,
     op: 'add' | 'has',
     batch: PackedKeys,
     start: number,
     stop: number,
     out: Uint8Array | null,
   ): Promise<number> {
-    const lane = slot.lanes[0].busy ? slot.lanes[1] : slot.lanes[0];
-    let message: BatchMessage;
+    const lanes = this.lanes[slot.index]!;
+    const lane = lanes[0].busy ? lanes[1] : lanes[0];
+    let chunk: ReturnType<Lane['load']>;
     try {
-      message = { id: this.nextId++, op, chunk: lane.load(batch, start, stop) };
+      chunk = lane.load(batch, start, stop);
     } catch (error) {
-      this.release(slot);
+      this.threads.release(slot);
       return Promise.reject(error);
     }
     lane.busy = true;
@@ -270,12 +196,10 @@ export class FilterWorkerPool {
       if (out !== null && reply.error === undefined) out.set(lane.found(stop - start), start);
       lane.busy = false;
     };
-    return new Promise<BatchReply>((resolve, reject) => {
-      this.pending.set(message.id, { resolve, reject, settle });
-      slot.worker.postMessage(message);
-    }).then((reply) => reply.count!);
+    return this.threads
+      .post(slot, { op, chunk }, { reserved: true, settle })
+      .then((reply) => reply.count!);
   }
-
   /**
    * Runs `op` over every key of `batch`, a chunk per message (see `chunkEnd`), on
    * whichever worker is free. For 'has', `out[i]` gets key i's answer (1/0). Resolves to the number of
@@ -297,9 +221,9 @@ export class FilterWorkerPool {
     let failure: { error: unknown } | null = null;
     const inFlight = new Set<Promise<void>>();
     for (let start = 0, stop = 0; start < n && failure === null; start = stop) {
-      const slot = await this.freeSlot();
+      const slot = await this.threads.freeSlot();
       if (signal?.aborted) {
-        this.release(slot);
+        this.threads.release(slot);
         failure = { error: signal.reason };
         break;
       }
@@ -366,12 +290,11 @@ export class FilterWorkerPool {
     return this.hasBatch(packKeys(funnel, keys), options);
   }
 
-  /** Stops every worker thread. */
+  /**
+   * Gives the worker threads back (idle and unreferenced, for the next pool: see
+   * node/worker-threads.ts); requests in flight are rejected and their threads ended.
+   */
   async close(): Promise<void> {
-    this.closed = true;
-    this.failAll(new Error('the worker pool was closed'));
-    for (const w of this.waiters) w();
-    this.waiters = [];
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    await this.threads.close();
   }
 }

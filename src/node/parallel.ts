@@ -1,144 +1,184 @@
 /**
- * Building and querying one filter with several worker threads (bloomkit/node).
+ * Building one filter with several worker threads (bloomkit/node).
  *
  * `buildParallel(source, { type, capacity, fpp, workers })` makes a filter on shared memory
- * (`shared: true`), starts a pool of workers on it (node/parallel-pool.ts), and feeds them the
- * keys of `source` (a file of lines, an array, or any iterable or async iterable) in chunks; the
- * workers add with atomic operations, so no bit and no count is lost. Because a Bloom filter's
- * bits are an OR over its keys (and a counting filter's counters a saturating sum), the order in
- * which the workers add does not matter: the filter equals, bit for bit, the one a single thread
- * builds from the same keys (for the classic filter, the same Guava bytes).
+ * (`shared: true`) from every key of `source` (a file of lines, an array, or any iterable or
+ * async iterable) and resolves to it. The main thread does as little as it can:
+ * - a file is read in 1 MiB chunks into reused shared buffers, cut after a chunk's last line
+ *   (the line that straddles the cut moves to the next chunk), and each worker splits its own
+ *   chunks into lines (node/parallel-text.ts): the main thread never looks at a line;
+ * - keys in memory are packed in chunks of 65,536 keys into reused shared buffers
+ *   (node/parallel-keys.ts), which the workers read where they lie.
+ * At most two chunks are in flight per worker, so memory stays bounded for any input.
  *
- * Which types can be built this way, and why the others cannot: the classic, blocked and
- * split-block filters set bits (`Atomics.or`), and the counting filter changes 4-bit counters
- * with a compare-and-swap loop; each key's update is a set of independent word updates that
- * commute, so many writers need no lock. A cuckoo filter moves fingerprints between buckets
- * while inserting (a kick-out chain touching many words that must change together), and a
- * scalable filter must decide "is the newest layer full" and add a layer: both need the whole
- * structure to change at once, which atomics on single words cannot give without a lock. Build
- * those on one thread (their `addBatch` hashes a whole chunk per WebAssembly call), or build
- * per-thread filters and query them all.
+ * Where the workers add: the classic, blocked and split-block filters into a private copy on
+ * each worker, through the type's WebAssembly kernel (shared memory cannot hold a kernel, and the
+ * shared path's `Atomics.or` per probe measured about 2x slower per key); at the end the workers
+ * OR their copies into the shared filter. A Bloom filter's bits are an OR over its keys, so the
+ * result equals, bit for bit, the filter one thread builds from the same keys (for the classic
+ * filter, the same Guava bytes). The counting filter's workers add to the shared counters (a
+ * compare-and-swap per counter, saturating at 15): the counters are a saturating sum, whatever
+ * the order, so it too equals one thread's build.
  *
- * A file is read in 16 MiB chunks and split into lines in place (`splitRecords`: a line's raw
- * bytes are its key bytes, for the 'string' and 'bytes' funnels); other sources are packed with
- * `packKeys` in chunks of 262,144 keys. At most two chunks are in flight, so memory stays bounded.
+ * Which types can be built this way, and why the others cannot: a cuckoo filter moves
+ * fingerprints between buckets while inserting, and a scalable filter must decide "is the newest
+ * layer full" and add a layer: both need the whole structure to change at once, which neither
+ * merged copies nor atomics on single words can give. Build those on one thread (their
+ * `addBatch` hashes a whole chunk per WebAssembly call).
+ *
+ * `workers`: `1` builds on the calling thread (no worker starts); `n` starts n worker threads,
+ * borrowed from a warm set that outlives the call (node/worker-threads.ts: the next call starts
+ * none); `'auto'` (the default) takes one worker per core for inputs large enough that threads
+ * pay, and the calling thread for small ones ({@link autoWorkers}).
  */
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { show } from '../errors.js';
 import type { AbortSignalLike, PackedKeys, ProgressOptions } from '../filters/filter.js';
 import { typeNamed } from '../formats/registry.js';
 import type { Funnel, Key } from '../hash/keys.js';
-import { packKeys, splitRecords } from '../index.js';
-import { checkWorkers, FilterWorkerPool } from './parallel-pool.js';
-import type { SharedFilter, SharedFilterType } from './shared-handle.js';
+import { KEY_CHUNK, KeyChunks } from './parallel-keys.js';
+import { FilterWorkerPool } from './parallel-pool.js';
+import { type TextChunk, TextChunks, TextSplitter } from './parallel-text.js';
+import { mergesByOr, type SharedFilter, type SharedFilterType } from './shared-handle.js';
+import { checkWorkers, idleThreads } from './worker-threads.js';
 
-/** Bytes of a file read per chunk. */
-const FILE_CHUNK = 16 << 20;
-/** Keys packed per chunk from an array or iterable. */
-const KEY_CHUNK = 262_144;
+/**
+ * `'auto'` builds on the calling thread below these sizes (keys of an array, bytes of a file),
+ * where starting threads costs more than they give back. Measured on 2 cores (4M URL keys,
+ * classic filter): a cold start of 2 workers costs about 0.35 s of CPU (each thread loads
+ * bloomkit; its private copy's memory is touched for the first time), as much as one thread
+ * spends building the 4M keys, so cold threads are taken only above 8M keys (256 MiB of lines);
+ * warm threads (idle ones left by an earlier call) add 10-20% of CPU to the build, and are
+ * taken from 500,000 keys (16 MiB).
+ */
+export const AUTO_MIN = {
+  keys: 8_000_000,
+  bytes: 256 << 20,
+  warmKeys: 500_000,
+  warmBytes: 16 << 20,
+} as const;
+
+/**
+ * A filter type `buildParallel` takes: a name (or alias) of a row of the codec table that can
+ * live in shared memory (`openShared`): 'classic' ('bloom'), 'blocked', 'split-block', 'counting'.
+ */
+export type ParallelFilterType = SharedFilterType;
 
 /** Options of {@link buildParallel}. */
 export interface BuildParallelOptions extends ProgressOptions {
-  /** The filter type: 'classic' (default; 'bloom' is another name), 'blocked', 'split-block' or 'counting'. */
-  type?: SharedFilterType;
+  /** 'classic' (default; 'bloom' is the same), 'blocked', 'split-block' or 'counting'. */
+  type?: ParallelFilterType;
   /** Expected number of distinct keys. */
   capacity: number;
   /** Target false positive rate at `capacity` keys. */
   fpp: number;
   /** Key encoding (default 'string'); a file's lines are keys of the 'string' or 'bytes' funnel. */
   funnel?: Funnel;
-  /** Worker threads (default: the number of cores). */
-  workers?: number;
+  /** Threads: 1 (this one), 2 to 256 workers, or 'auto' (default: see the module comment). */
+  workers?: number | 'auto';
 }
 
 /** Where keys come from: a file of lines (a path or file URL), or keys in memory or a stream. */
 export type ParallelSource = string | URL | Iterable<Key> | AsyncIterable<Key>;
 
 /**
- * An empty filter of `type` on shared memory: a row of the codec table that can live there
- * (`openShared`), created by its row's `create`.
+ * The row of the codec table of a type name `buildParallel` takes: one that can live in shared
+ * memory and be created from a sizing; a `RangeError` naming the others.
+ */
+function parallelRow(type: unknown) {
+  try {
+    return typeNamed(type, 'openShared');
+  } catch (error) {
+    throw new RangeError(
+      `${(error as Error).message}: only these types take concurrent writers (cuckoo and scalable filters cannot be built by concurrent writers)`,
+    );
+  }
+}
+
+/**
+ * An empty filter of `type` (a row of the codec table that can live in shared memory, created by
+ * its row's `create`), on shared memory or in plain memory.
  */
 export function createShared(
-  type: SharedFilterType,
+  type: ParallelFilterType,
   capacity: number,
   fpp: number,
   funnel: Funnel,
+  shared = true,
 ): SharedFilter {
-  let row: ReturnType<typeof typeNamed<'openShared'>>;
-  try {
-    row = typeNamed(type, 'openShared');
-  } catch (error) {
-    throw new RangeError(
-      `${(error as Error).message}: only these types take concurrent writers (their bits are an OR over the keys)`,
-    );
-  }
+  const row = parallelRow(type);
   if (row.create === undefined) throw new RangeError(`type ${show(type)} cannot be created`);
-  return row.create({ capacity, fpp, funnel, shared: true }) as SharedFilter;
+  return row.create({ capacity, fpp, funnel, shared }) as SharedFilter;
 }
 
-/** The chunks of a file of lines, split in place. */
-async function* fileBatches(
-  path: string | URL,
-  signal?: AbortSignalLike,
-): AsyncGenerator<PackedKeys> {
+/**
+ * What a build reads: text chunks of a file (with `release`: the buffer may be reused), or
+ * packed chunks of keys.
+ */
+type Chunk = { text: TextChunk; release(): void } | { packed: PackedKeys; release(): void };
+
+/** Chunks of whole lines of a file (shared buffers, see node/parallel-text.ts). */
+async function* fileChunks(path: string | URL, signal?: AbortSignalLike): AsyncGenerator<Chunk> {
   const file = await open(path, 'r');
   try {
-    let carry = new Uint8Array(0);
+    const chunks = new TextChunks(async (into) => {
+      const { bytesRead } = await file.read(into, 0, into.length, null);
+      return bytesRead;
+    }, 0x0a);
     for (;;) {
       if (signal?.aborted) throw signal.reason;
-      const buffer = new Uint8Array(carry.length + FILE_CHUNK);
-      buffer.set(carry);
-      const { bytesRead } = await file.read(buffer, carry.length, FILE_CHUNK, null);
-      const filled = carry.length + bytesRead;
-      const last = bytesRead === 0;
-      const view = buffer.subarray(0, filled);
-      const records = splitRecords(view, 0x0a, { trailing: last });
-      if (records.offsets.length > 1) {
-        yield { bytes: view, offsets: records.offsets, ends: records.ends };
-      }
-      if (last) return;
-      carry = view.slice(records.rest);
+      const chunk = await chunks.next();
+      if (chunk === null) return;
+      yield { text: chunk, release: () => chunks.release(chunk) };
     }
   } finally {
     await file.close();
   }
 }
 
-/** The chunks of keys in memory or from an (async) iterable, packed. */
-async function* keyBatches(
+/** Packed chunks of keys in memory or from an (async) iterable (node/parallel-keys.ts). */
+async function* keyChunks(
   keys: Iterable<Key> | AsyncIterable<Key>,
   funnel: Funnel,
-): AsyncGenerator<PackedKeys> {
+  signal?: AbortSignalLike,
+): AsyncGenerator<Chunk> {
+  const chunks = new KeyChunks(funnel);
+  const chunk = (from: readonly Key[], start: number, end: number): Chunk => {
+    if (signal?.aborted) throw signal.reason;
+    const packed = chunks.pack(from, start, end);
+    return { packed, release: () => chunks.release(packed) };
+  };
   if (Array.isArray(keys)) {
     for (let i = 0; i < keys.length; i += KEY_CHUNK) {
-      yield packKeys(funnel, keys.slice(i, i + KEY_CHUNK));
+      yield chunk(keys, i, Math.min(keys.length, i + KEY_CHUNK));
     }
     return;
   }
-  let chunk: Key[] = [];
+  let batch: Key[] = [];
   for await (const key of keys as AsyncIterable<Key>) {
-    chunk.push(key);
-    if (chunk.length === KEY_CHUNK) {
-      yield packKeys(funnel, chunk);
-      chunk = [];
+    batch.push(key);
+    if (batch.length === KEY_CHUNK) {
+      yield chunk(batch, 0, batch.length);
+      batch = [];
     }
   }
-  if (chunk.length > 0) yield packKeys(funnel, chunk);
+  if (batch.length > 0) yield chunk(batch, 0, batch.length);
 }
 
-/** The batches of `source` (see {@link ParallelSource}). */
-export function sourceBatches(
+/** The chunks of `source` (see {@link ParallelSource}), checked. */
+function sourceChunks(
   source: ParallelSource,
   funnel: Funnel,
   signal?: AbortSignalLike,
-): AsyncGenerator<PackedKeys> {
+): AsyncGenerator<Chunk> {
   if (typeof source === 'string' || source instanceof URL) {
     if (funnel !== 'string' && funnel !== 'bytes') {
       throw new RangeError(
         `a file's lines are byte keys: funnel must be 'string' or 'bytes', got ${show(funnel)}`,
       );
     }
-    return fileBatches(source, signal);
+    return fileChunks(source, signal);
   }
   if (
     source === null ||
@@ -150,15 +190,117 @@ export function sourceBatches(
       `source must be a file path, a URL, an iterable or an async iterable of keys, got ${show(source)}`,
     );
   }
-  return keyBatches(source, funnel);
+  return keyChunks(source, funnel, signal);
 }
 
 /**
- * Builds one filter from every key of `source` with `workers` threads adding to the same shared
- * memory (see the module comment); resolves to the filter (its storage stays shared: `share()` it
- * to more workers, or query it here). `onProgress(keysAdded)` is called as chunks complete. On
- * abort the workers stop after their current chunk and the promise rejects with `signal.reason`
- * (the partly built filter is dropped).
+ * The threads `workers: 'auto'` takes for `source`: 1 (this thread) when it is smaller than
+ * {@link AUTO_MIN} (an array's length, a file's size), else one per core; for an iterable, whose
+ * length is not known ahead, one per core (`buildParallel` then reads its first
+ * {@link AUTO_MIN}.warmKeys keys before it starts any, and builds here if the source ends).
+ */
+export async function autoWorkers(source: ParallelSource, wanted: number): Promise<number> {
+  const cores = availableParallelism();
+  if (cores < 2) return 1;
+  const warm = idleThreads() >= Math.min(wanted, cores);
+  if (Array.isArray(source)) {
+    return source.length < (warm ? AUTO_MIN.warmKeys : AUTO_MIN.keys) ? 1 : cores;
+  }
+  if (typeof source === 'string' || source instanceof URL) {
+    const size = await stat(source).then(
+      (s) => s.size,
+      () => Number.POSITIVE_INFINITY, // the open reports it
+    );
+    return size < (warm ? AUTO_MIN.warmBytes : AUTO_MIN.bytes) ? 1 : cores;
+  }
+  return cores;
+}
+
+/**
+ * The chunks of `chunks` with the first ones read ahead until `keys` keys (or the end, then
+ * `ended`): the read-ahead chunks come first, then the rest.
+ */
+async function peek(
+  chunks: AsyncGenerator<Chunk>,
+  keys: number,
+): Promise<{ ended: boolean; chunks: AsyncGenerator<Chunk> }> {
+  const head: Chunk[] = [];
+  let count = 0;
+  let ended = false;
+  while (count < keys) {
+    const next = await chunks.next();
+    if (next.done === true) {
+      ended = true;
+      break;
+    }
+    head.push(next.value);
+    count += 'text' in next.value ? keys : next.value.packed.offsets.length - 1;
+  }
+  return {
+    ended,
+    chunks: (async function* () {
+      yield* head;
+      yield* chunks;
+    })(),
+  };
+}
+
+/** Adds every chunk on this thread, into `into` (a plain-memory filter with its kernel). */
+async function buildHere(
+  chunks: AsyncGenerator<Chunk>,
+  into: SharedFilter,
+  progress: (n: number) => void,
+): Promise<void> {
+  const splitter = new TextSplitter();
+  for await (const chunk of chunks) {
+    const batch = 'text' in chunk ? splitter.split(chunk.text) : chunk.packed;
+    into.addBatch(batch);
+    chunk.release();
+    progress(batch.offsets.length - 1);
+  }
+}
+
+/** Hands every chunk to `pool` (two in flight per worker at most) and waits for all. */
+async function buildOnWorkers(
+  chunks: AsyncGenerator<Chunk>,
+  pool: FilterWorkerPool,
+  progress: (n: number) => void,
+): Promise<void> {
+  const inFlight = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
+  try {
+    for await (const chunk of chunks) {
+      let done: Promise<void>;
+      if ('text' in chunk) {
+        done = (await pool.addText(chunk.text)).done.then((r) => {
+          chunk.release();
+          progress(r.records);
+        });
+      } else {
+        const keys = chunk.packed.offsets.length - 1;
+        done = (await pool.addPacked(chunk.packed)).done.then(() => {
+          chunk.release();
+          progress(keys);
+        });
+      }
+      const p = done.catch((error: unknown) => {
+        failure ??= { error };
+      });
+      inFlight.add(p);
+      void p.then(() => inFlight.delete(p));
+      if (failure !== null) break;
+    }
+  } finally {
+    await Promise.all(inFlight);
+  }
+  if (failure !== null) throw (failure as { error: unknown }).error;
+}
+
+/**
+ * Builds one filter from every key of `source` (see the module comment); resolves to the filter,
+ * on shared memory (`share()` it to workers, or query it here). `onProgress(keysAdded)` is called
+ * as chunks complete. On abort no further chunk is read, and the promise rejects with
+ * `signal.reason` once the chunks in flight are done (the partly built filter is dropped).
  */
 export async function buildParallel(
   source: ParallelSource,
@@ -168,33 +310,41 @@ export async function buildParallel(
     throw new TypeError(`options must be an object, got ${show(options)}`);
   }
   const funnel = options.funnel ?? 'string';
-  const workers = checkWorkers(options.workers);
-  const filter = createShared(options.type ?? 'classic', options.capacity, options.fpp, funnel);
+  const type = options.type ?? 'classic';
+  const auto = options.workers === undefined || options.workers === 'auto';
+  const wanted = auto ? availableParallelism() : checkWorkers(options.workers as number);
+  const filter = createShared(type, options.capacity, options.fpp, funnel);
   const { signal, onProgress } = options;
-  const batches = sourceBatches(source, funnel, signal);
+  let chunks = sourceChunks(source, funnel, signal);
   if (signal?.aborted) throw signal.reason;
-  const pool = await FilterWorkerPool.start(filter.share(), workers);
+  let workers = auto ? await autoWorkers(source, wanted) : wanted;
+  if (auto && workers > 1 && typeof source !== 'string' && !(source instanceof URL)) {
+    // An iterable's length is not known ahead: its first keys are read first, and a source that
+    // ends within them is built here.
+    const head = await peek(chunks, AUTO_MIN.warmKeys);
+    if (head.ended) workers = 1;
+    chunks = head.chunks;
+  }
   let done = 0;
   const progress = (n: number): void => {
     done += n;
     onProgress?.(done);
   };
+  // Counters stay shared (no merge for copies); bit filters add into plain kernel memory.
+  const copies = mergesByOr(filter);
+  if (workers === 1) {
+    const here = copies ? createShared(type, options.capacity, options.fpp, funnel, false) : filter;
+    await buildHere(chunks, here, progress);
+    if (here !== filter) (filter as unknown as { union(o: unknown): void }).union(here);
+    return filter;
+  }
+  const pool = copies
+    ? await FilterWorkerPool.withCopiesOf(filter.share(), workers)
+    : await FilterWorkerPool.start(filter.share(), workers);
   try {
-    let previous: Promise<number> | null = null;
-    for await (const batch of batches) {
-      let sent = 0;
-      const run: Promise<number> = pool.run('add', batch, null, {
-        ...(signal === undefined ? {} : { signal }),
-        onProgress: (d) => {
-          progress(d - sent);
-          sent = d;
-        },
-      });
-      run.catch(() => {}); // observed below; keeps an early failure from going unhandled
-      if (previous !== null) await previous;
-      previous = run;
-    }
-    if (previous !== null) await previous;
+    await buildOnWorkers(chunks, pool, progress);
+    if (signal?.aborted) throw signal.reason;
+    if (copies) await pool.mergeInto(filter.share());
   } finally {
     await pool.close();
   }

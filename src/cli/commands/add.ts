@@ -29,10 +29,12 @@ read so far are kept: the filter is saved whole, then the command exits with sta
 ${INPUT_HELP}
       --funnel F        for a Guava or DCSO file only (its bytes do not say): string (default),
                         utf16, int, long or bytes
-  -T, --threads N       hash and add on N worker threads (classic, blocked and split-block
-                        filters), each with its own copy of the filter, OR-ed together at
-                        the end: the same file as one thread; pays for large inputs (each
-                        thread costs about 0.1 s to start and one copy of the filter)
+  -T, --threads N       split, hash and add on N threads (classic, blocked and split-block
+                        filters): this one and N - 1 workers (N with -f or a number
+                        funnel), each worker with its own copy of the filter, OR-ed in at
+                        the end: the same file as one thread; pays for large inputs only,
+                        with idle cores (each worker costs about 0.1 s of CPU to start and
+                        one copy of the filter)
       --json            print {"records", "new", "estimatedCount"} when done (with
                         --threads, "new" counts per thread: a key whose bits another thread
                         set also counts)
@@ -57,45 +59,60 @@ Examples:
   async run({ args, options, io }) {
     const [file, ...inputs] = args as [string, ...string[]];
     const funnelText = stringOption(options, 'funnel');
+    const threads = parseThreads(options);
+    // The worker pool's code loads only when threads are asked for; its threads start loading
+    // bloomkit now, while this one reads the filter.
+    const threaded = threads > 1 ? await import('../threads.js') : null;
+    threaded?.warmThreads(threads - 1);
     const { filter, format } = await readFilter(
       file,
       funnelText === undefined ? undefined : parseFunnel(funnelText, 'string'),
     );
-    const threads = parseThreads(options);
     const recordOpts = recordOptions(options, filter.funnel);
-    // The worker pool's code loads only when threads are asked for.
+    const split = threaded?.splitsInWorkers(recordOpts) === true;
     const pool =
-      threads > 1
-        ? await (await import('../threads.js')).ThreadedFilter.start(filter, threads, 'add', file)
+      threaded !== null && !split
+        ? await threaded.ThreadedFilter.start(filter, threads, 'add', file)
         : null;
     const interrupt = new Interrupt();
     let fresh = 0;
     try {
-      const records = await scanInputs(
-        inputList(inputs),
-        recordOpts,
-        io,
-        options,
-        'add',
-        interrupt,
-        async (batch) => {
-          if (pool !== null) {
-            for (const done of await pool.push(batch)) fresh += await done.done;
-            return true;
-          }
-          try {
-            fresh += filter.addBatch(batch.keys);
-          } catch (error) {
-            if (error instanceof FilterFullError) {
-              throw new CliError(
-                `${file}: the filter is full (${error.message}); nothing was saved`,
-              );
+      const onThreads =
+        threaded !== null && split
+          ? await threaded.addOnThreads(filter, file, threads, inputList(inputs), recordOpts, {
+              io,
+              options,
+              interrupt,
+            })
+          : null;
+      fresh += onThreads?.fresh ?? 0;
+      const records =
+        onThreads?.records ??
+        (await scanInputs(
+          inputList(inputs),
+          recordOpts,
+          io,
+          options,
+          'add',
+          interrupt,
+          async (batch) => {
+            if (pool !== null) {
+              for (const done of await pool.push(batch)) fresh += await done.done;
+              return true;
             }
-            throw error;
-          }
-          return true;
-        },
-      );
+            try {
+              fresh += filter.addBatch(batch.keys);
+            } catch (error) {
+              if (error instanceof FilterFullError) {
+                throw new CliError(
+                  `${file}: the filter is full (${error.message}); nothing was saved`,
+                );
+              }
+              throw error;
+            }
+            return true;
+          },
+        ));
       if (pool !== null) {
         for (const done of await pool.drain()) fresh += await done.done;
         await pool.mergeInto(filter);
