@@ -91,6 +91,27 @@ const blockedBatch: BenchLibrary = {
   },
 };
 
+const classicMany: BenchLibrary = {
+  name: 'bloomkit BloomFilter, addMany/hasMany',
+  id: 'classic-many',
+  create(n, fpp) {
+    const f = BloomFilter.create({ capacity: n, fpp });
+    return {
+      bits: f.bitSize,
+      hashes: f.hashes,
+      addAll(keys, count) {
+        f.addMany(count === keys.length ? keys : keys.slice(0, count));
+      },
+      countHits(keys, count) {
+        const found = f.hasMany(count === keys.length ? keys : keys.slice(0, count));
+        let hits = 0;
+        for (let i = 0; i < count; i++) if (found[i]) hits++;
+        return hits;
+      },
+    };
+  },
+};
+
 /** Keys packed once per key array (outside the timed loops), as keys read from a file are. */
 const packedCache = new WeakMap<readonly string[], { bytes: Uint8Array; offsets: Uint32Array }>();
 
@@ -246,6 +267,7 @@ const bloomFiltersLib: BenchLibrary = {
 /** Every JavaScript library, in table order. */
 export const LIBRARIES: readonly BenchLibrary[] = [
   classic,
+  classicMany,
   classicBatch,
   blocked,
   blockedBatch,
