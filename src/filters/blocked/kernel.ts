@@ -22,6 +22,7 @@ import { packStringsInto } from '../../hash/pack.js';
 import { CHUNK_KEYS, HASHES_AT, KEY_AT, OFFSETS_AT, RESULTS_AT } from '../../hash/scratch.js';
 import type { WasmInstantiator } from '../../hash/wasm-loader.js';
 import { XXH64_MODULE, type Xxh64Exports, xxh64UsesWasm } from '../../hash/xxhash64.js';
+import { booleans } from '../base.js';
 import type { PackedKeys } from '../filter.js';
 
 /**
@@ -202,4 +203,34 @@ export class BlockedKernel {
   private probeAll(count: number, blocks: number, k: number, add: boolean): void {
     this.sum = this.probe.batch(HASHES_AT, count, KERNEL_BASE, blocks, k, add ? 2 : 1, RESULTS_AT);
   }
+}
+
+/**
+ * `addMany` of an array of strings through `kernel` (see {@link BlockedKernel.strings}); a key
+ * that is not a string or is too long goes to `one(i)` (the filter's `add`, which throws for a
+ * wrong kind after the keys before it were added). Returns how many keys were new.
+ */
+export function addStrings(
+  kernel: BlockedKernel,
+  keys: readonly unknown[],
+  blocks: number,
+  k: number,
+  bits: BitArray,
+  one: (i: number) => boolean,
+): number {
+  return kernel.run(keys, keys.length, blocks, k, true, null, bits, one);
+}
+
+/** `hasMany` of an array of strings through `kernel`, as {@link addStrings}. */
+export function hasStrings(
+  kernel: BlockedKernel,
+  keys: readonly unknown[],
+  blocks: number,
+  k: number,
+  bits: BitArray,
+  one: (i: number) => boolean,
+): boolean[] {
+  const found = new Uint8Array(keys.length);
+  kernel.run(keys, keys.length, blocks, k, false, found, bits, one);
+  return booleans(found);
 }
