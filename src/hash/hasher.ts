@@ -26,7 +26,7 @@ import { encodeKeyInto, type Funnel, type Key } from './keys.js';
 import { LITTLE_ENDIAN } from './murmur3.js';
 import { murmur3Core } from './murmur3-core.js';
 import { WASM_BASE64 as MURMUR3_WASM } from './murmur3-wasm.js';
-import { ENCODER_MIN_LENGTH, encodeLongString, packStringsInto } from './pack.js';
+import { ENCODER_MIN_LENGTH, encodeLongString, packStringsInto, stringTarget } from './pack.js';
 import {
   CHUNK_KEYS,
   HASH_AT,
@@ -238,7 +238,7 @@ export class BloomKernel {
 
   private constructor(ex: MurmurExports, buffer: ArrayBuffer, bitSize: number) {
     this.ex = ex;
-    this.keyArea = new Uint8Array(buffer, 0, KERNEL_BASE - 16);
+    this.keyArea = stringTarget(buffer, 0, KERNEL_BASE - 16);
     this.keyView = this.keyArea.subarray(KEY_AT);
     this.words = new Uint32Array(buffer, 0, KERNEL_BASE / 4);
     this.hashArea = new Int32Array(buffer, HASHES_AT, 4 * CHUNK_KEYS);

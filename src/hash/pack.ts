@@ -39,11 +39,20 @@ const encoder: {
 
 /** Node's `Buffer#utf8Write` (any Uint8Array as `this`), or null outside Node. */
 type Utf8Write = (this: Uint8Array, s: string, offset: number) => number;
-const nodeUtf8Write: Utf8Write | null = /* @__PURE__ */ (() => {
-  const B = (globalThis as { Buffer?: { prototype?: { utf8Write?: unknown } } }).Buffer;
-  const f = B?.prototype?.utf8Write;
-  return typeof f === 'function' ? (f as Utf8Write) : null;
-})();
+/** A Node `Buffer`: a Uint8Array with `utf8Write` as a method (a direct call, no `.call`). */
+type NodeBuffer = Uint8Array & { utf8Write(s: string, offset: number): number };
+const NodeBufferClass = (
+  globalThis as {
+    Buffer?: {
+      prototype?: { utf8Write?: unknown };
+      from(buffer: ArrayBuffer, offset: number, length: number): NodeBuffer;
+    };
+  }
+).Buffer;
+const nodeUtf8Write: Utf8Write | null =
+  typeof NodeBufferClass?.prototype?.utf8Write === 'function'
+    ? (NodeBufferClass.prototype.utf8Write as Utf8Write)
+    : null;
 let utf8Write = nodeUtf8Write;
 
 const wellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
@@ -55,6 +64,17 @@ const wellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWell
 export function useStringEncoder(mode: 'buffer' | 'text-encoder'): boolean {
   utf8Write = mode === 'buffer' ? nodeUtf8Write : null;
   return nodeUtf8Write !== null;
+}
+
+/**
+ * A view of `length` bytes of `buffer` from `offset` for {@link packStringsInto} to write into:
+ * a Node `Buffer` where there is one (its `utf8Write` method is called directly, measured about
+ * 10% faster per key than through `.call` on a plain view), else a Uint8Array.
+ */
+export function stringTarget(buffer: ArrayBuffer, offset: number, length: number): Uint8Array {
+  return nodeUtf8Write !== null
+    ? NodeBufferClass!.from(buffer, offset, length)
+    : new Uint8Array(buffer, offset, length);
 }
 
 let skipJoins = 0;
@@ -76,7 +96,10 @@ export function writeString(s: string, out: Uint8Array, p: number): number {
     if (i === n) return n;
   }
   if (utf8Write !== null) {
-    const written = utf8Write.call(out, s, p);
+    const written =
+      (out as NodeBuffer).utf8Write !== undefined
+        ? (out as NodeBuffer).utf8Write(s, p)
+        : utf8Write.call(out, s, p);
     // One byte per character: ASCII, so no surrogate. Else exact unless a surrogate is lone.
     if (written === n || wellFormed?.call(s)) return written;
   } else if (encoder !== null && wellFormed?.call(s)) {
@@ -90,12 +113,19 @@ export const ENCODER_MIN_LENGTH = SHORT + 1;
 
 /**
  * The per-key fast path for a long string of the 'string' funnel: its bytes written at the start
- * of `view` ({@link writeString}), or −1 when `view` has less than the worst case (3 bytes per
- * UTF-16 unit, plus 16): the caller then grows its memory and encodes it itself.
+ * of `view`, or −1 when `view` has less than the worst case (3 bytes per UTF-16 unit, plus 16):
+ * the caller then grows its memory and encodes it itself. `TextEncoder.encodeInto` into the
+ * caller's fixed view is the fastest encoder when the place does not move (measured 98 ns per
+ * 110-character URL against 110 to 129 for `Buffer#utf8Write`); the lone-surrogate rule is that
+ * of {@link writeString}.
  */
 export function encodeLongString(s: string, view: Uint8Array): number {
-  if (view.length < 3 * s.length + 16) return -1;
-  return writeString(s, view, 0);
+  const n = s.length;
+  if (view.length < 3 * n + 16) return -1;
+  if (encoder === null) return writeString(s, view, 0);
+  const r = encoder.encodeInto(s, view);
+  if (r.written === n || wellFormed?.call(s)) return r.written;
+  return encodeKeyInto('string', s, view, 0);
 }
 
 /**

@@ -18,7 +18,7 @@ import {
   loadKernelChunk,
   registerKernel,
 } from '../../hash/kernel-memory.js';
-import { packStringsInto } from '../../hash/pack.js';
+import { packStringsInto, stringTarget } from '../../hash/pack.js';
 import { CHUNK_KEYS, HASHES_AT, KEY_AT, OFFSETS_AT, RESULTS_AT } from '../../hash/scratch.js';
 import type { WasmInstantiator } from '../../hash/wasm-loader.js';
 import { XXH64_MODULE, type Xxh64Exports, xxh64UsesWasm } from '../../hash/xxhash64.js';
@@ -65,7 +65,7 @@ export class BlockedKernel {
   ) {
     this.xx = xx;
     this.probe = probe;
-    this.keyArea = new Uint8Array(buffer, 0, KERNEL_BASE - 16);
+    this.keyArea = stringTarget(buffer, 0, KERNEL_BASE - 16);
     this.words = new Uint32Array(buffer, 0, KERNEL_BASE / 4);
     this.hashArea = new Int32Array(buffer, HASHES_AT, 2 * CHUNK_KEYS);
     this.offsets = new Uint32Array(buffer, OFFSETS_AT, CHUNK_KEYS + 1);
