@@ -250,7 +250,8 @@ const sampleOffsets = new Uint32Array(1025);
 /**
  * Packs `keys` with `funnel`: `{ bytes, offsets }` with `offsets.length === keys.length + 1`,
  * the same bytes as encoding each key with its funnel (hash/keys.ts). `into.bytes` and
- * `into.offsets` are written (and viewed by the result) when they are big enough; otherwise a
+ * `into.offsets` are written (and viewed by the result) when they are big enough (`into.bytes`:
+ * at least the guess below, so that it is not grown step by step from a small size); otherwise a
  * buffer is allocated, sized from the keys (no doubling for ASCII keys; for other text, from the
  * UTF-8 size of the first 1,024). Throws the per-key `TypeError` / `RangeError` for a bad key.
  */
@@ -264,7 +265,10 @@ export function packAll(
     into.offsets !== undefined && into.offsets.length >= n + 1
       ? into.offsets.subarray(0, n + 1)
       : new Uint32Array(n + 1);
-  let bytes = into.bytes ?? new Uint8Array(guessBytes(funnel, keys));
+  // A given buffer smaller than the guess would grow step by step from its size: not taken.
+  const guess = guessBytes(funnel, keys);
+  let bytes =
+    into.bytes !== undefined && into.bytes.length >= guess ? into.bytes : new Uint8Array(guess);
   let i = 0;
   let p = 0;
   while (i < n) {
