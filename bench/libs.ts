@@ -137,6 +137,9 @@ interface BatchFilter {
  * A filter's batch API on keys packed beforehand (`prepacked`: the bytes of a file of lines, split
  * with `splitRecords`, cost no encoding) or packed from the strings inside the timed loop.
  */
+/** Packing timed: into buffers reused from call to call (and round to round), as packKeys allows. */
+const into: { bytes?: Uint8Array; offsets?: Uint32Array } = {};
+
 function batchLibrary(
   name: string,
   id: string,
@@ -150,8 +153,6 @@ function batchLibrary(
     create(n, fpp) {
       const f = make(n, fpp);
       const out = new Uint8Array(n);
-      // Packing timed: into buffers reused from call to call, as a caller of packKeys can.
-      const into: { bytes?: Uint8Array; offsets?: Uint32Array } = {};
       const pack = (keys: readonly string[], count: number) => {
         if (prepacked) return packed(keys, count);
         const p = packKeys('string', count === keys.length ? keys : keys.slice(0, count), into);
