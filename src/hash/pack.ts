@@ -160,6 +160,7 @@ export function packStringsInto(
       }
     } else if (skipJoins > 0) skipJoins--;
     const runEnd = Math.min(stop, i + RUN);
+    const buffer = utf8Write !== null && (out as NodeBuffer).utf8Write !== undefined;
     for (; i < runEnd; i++) {
       const key = keys[i];
       if (typeof key !== 'string' || p + 3 * key.length > limit) {
@@ -167,7 +168,11 @@ export function packStringsInto(
         return i - start;
       }
       offsets[i - start] = p;
-      p += writeString(key, out, p);
+      if (buffer) {
+        // writeString's Buffer case written out (a third less time per key than calling it).
+        const written = (out as NodeBuffer).utf8Write(key, p);
+        p += written === key.length || wellFormed?.call(key) ? written : writeString(key, out, p);
+      } else p += writeString(key, out, p);
     }
   }
   offsets[i - start] = p;

@@ -30,11 +30,11 @@ import {
   type StrategyName,
 } from '../../hash/strategies.js';
 import { bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../../math.js';
-import { booleans, checkOut, percent } from '../base.js';
+import { checkOut, percent } from '../base.js';
 import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 import { checkPacked, keyEnd } from '../packed.js';
-import { kernelAdd, kernelBatch, scratchFlags, storageAddBatch, storageHasBatch } from './batch.js';
+import { kernelAdd, kernelBatch, storageAddBatch, storageHasBatch } from './batch.js';
 import { bloomFormatCore } from './format.js';
 
 /** Key i of a packed batch, as a view. */
@@ -209,27 +209,6 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
       keyAt,
       this.plain!,
     );
-  }
-
-  /** `has` of each key, in order (an array of strings takes the path of {@link addMany}). */
-  override hasMany(keys: Iterable<K>): boolean[] {
-    if (this.kernel === null || this.funnel !== 'string' || !Array.isArray(keys)) {
-      return super.hasMany(keys);
-    }
-    const n = keys.length;
-    const found = scratchFlags(n);
-    kernelBatch(
-      this.kernel,
-      keys,
-      n,
-      this.hashes,
-      this.mod,
-      false,
-      found,
-      (i) => this.has(keys[i]!),
-      this.plain!,
-    );
-    return booleans(found.subarray(0, n));
   }
 
   /**
