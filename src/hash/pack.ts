@@ -42,7 +42,7 @@ type Utf8Write = (this: Uint8Array, s: string, offset: number) => number;
 /** A Node `Buffer`: a Uint8Array with `utf8Write` as a method (a direct call, no `.call`). */
 type NodeBuffer = Uint8Array & { utf8Write(s: string, offset: number): number };
 const NodeBufferClass = (
-  globalThis as {
+  globalThis as unknown as {
     Buffer?: {
       prototype?: { utf8Write?: unknown };
       from(buffer: ArrayBuffer, offset: number, length: number): NodeBuffer;
