@@ -52,13 +52,17 @@ const BUDGET = 30_000;
  *   whose static readers and writers come with the class, plus 6.9 and 7.5 kB of their own (the
  *   scalable filter's batch path, which hashes a chunk of keys once for all layers and walks each
  *   layer in its kernel, is 1.5 kB of that).
+ * Each bound was then raised by the string batch paths (about 1.4 kB in each type that has a
+ * kernel: `addMany` / `hasMany` pack strings straight into the kernel's memory, with Node's
+ * `Buffer` where there is one; BloomFilter 36.9 kB, BlockedBloomFilter 33.1 kB, split-block
+ * 37.5 kB, counting 43.8 kB, scalable 44.9 kB when raised).
  */
 const OVER_BUDGET: Readonly<Record<string, number>> = {
-  BloomFilter: 36_200,
-  BlockedBloomFilter: 32_600,
-  SplitBlockBloomFilter: 36_800,
-  CountingBloomFilter: 43_300,
-  ScalableBloomFilter: 44_500,
+  BloomFilter: 38_000,
+  BlockedBloomFilter: 34_100,
+  SplitBlockBloomFilter: 38_600,
+  CountingBloomFilter: 45_100,
+  ScalableBloomFilter: 46_200,
 };
 /** How far README.md's figures may drift from what is measured before the test asks for an update. */
 const MARGIN = 0.05;

@@ -43,7 +43,7 @@ import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter
 import { checkPacked, keyEnd } from '../packed.js';
 import { addHashes, hasHashes } from './batch.js';
 import { blockedFormat } from './format.js';
-import { addStrings, BlockedKernel, type BlockProbeExports, hasStrings } from './kernel.js';
+import { BlockedKernel, type BlockProbeExports } from './kernel.js';
 import { BLOCK_BITS, blockedSize, fastRange32, MAX_BLOCKS, MAX_PROBES } from './sizing.js';
 
 export {
@@ -198,8 +198,16 @@ export class BlockedBloomFilter<K extends Key = Key>
   override addMany(keys: Iterable<K>): number {
     if (!Array.isArray(keys)) return super.addMany(keys);
     if (this.kernel !== null && this.funnel === 'string') {
-      return addStrings(this.kernel, keys, this.blocks, this.hashes, this.bits as BitArray, (i) =>
-        this.add(keys[i]!),
+      const one = (i: number) => this.add(keys[i]!);
+      return this.kernel.run(
+        keys,
+        keys.length,
+        this.blocks,
+        this.hashes,
+        true,
+        null,
+        this.bits as BitArray,
+        one,
       );
     }
     let added = 0;
@@ -224,12 +232,21 @@ export class BlockedBloomFilter<K extends Key = Key>
   /** `has` for every key, in order (an array takes the batch path of {@link addMany}). */
   override hasMany(keys: Iterable<K>): boolean[] {
     if (!Array.isArray(keys)) return super.hasMany(keys);
-    if (this.kernel !== null && this.funnel === 'string') {
-      return hasStrings(this.kernel, keys, this.blocks, this.hashes, this.bits as BitArray, (i) =>
-        this.has(keys[i]!),
-      );
-    }
     const found = new Uint8Array(keys.length);
+    if (this.kernel !== null && this.funnel === 'string') {
+      const one = (i: number) => this.has(keys[i]!);
+      this.kernel.run(
+        keys,
+        keys.length,
+        this.blocks,
+        this.hashes,
+        false,
+        found,
+        this.bits as BitArray,
+        one,
+      );
+      return booleans(found);
+    }
     for (let start = 0; start < keys.length; start += MAX_BATCH) {
       const count = Math.min(MAX_BATCH, keys.length - start);
       xxh64Many(this.funnel, keys, start, count);
