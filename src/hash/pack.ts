@@ -97,8 +97,8 @@ export const ENCODER_MIN_LENGTH = 25;
 
 /**
  * The per-key fast path for a long string of the 'string' funnel: its bytes written at the start
- * of `view`, or −1 when `view` has less than the worst case (3 bytes per UTF-16 unit, plus 16):
- * the caller then grows its memory and encodes it itself. `TextEncoder.encodeInto` into the
+ * of `view`, or −1 when `view` has less than the worst case (3 bytes per UTF-16 unit, plus 16)
+ * or there is no `TextEncoder`: the caller then grows its memory and encodes it itself. `TextEncoder.encodeInto` into the
  * caller's fixed view is the fastest encoder when the place does not move (measured 98 ns per
  * 110-character URL against 110 to 129 for `Buffer#utf8Write`); the lone-surrogate rule is that
  * of {@link writeString}.
@@ -106,7 +106,7 @@ export const ENCODER_MIN_LENGTH = 25;
 export function encodeLongString(s: string, view: Uint8Array): number {
   const n = s.length;
   if (view.length < 3 * n + 16) return -1;
-  if (encoder === null) return writeString(s, view, 0);
+  if (encoder === null) return -1;
   const r = encoder.encodeInto(s, view);
   if (r.written === n || wellFormed?.call(s)) return r.written;
   return encodeKeyInto('string', s, view, 0);
@@ -133,7 +133,6 @@ export function packStringsInto(
   let p = at;
   let i = start;
   const limit = out.length - 16;
-  const buffer = utf8Write !== null && (out as NodeBuffer).utf8Write !== undefined;
   for (; i < stop; i++) {
     const key = keys[i];
     if (typeof key !== 'string' || p + 3 * key.length > limit) {
@@ -141,14 +140,67 @@ export function packStringsInto(
       return i - start;
     }
     offsets[i - start] = p;
-    if (buffer) {
-      // writeString's Buffer case written out (a third less time per key than calling it).
-      const written = (out as NodeBuffer).utf8Write(key, p);
-      p += written === key.length || wellFormed?.call(key) ? written : writeString(key, out, p);
-    } else p += writeString(key, out, p);
+    const n = key.length;
+    if (n < ENCODER_MIN_LENGTH) {
+      // Short keys: a charCodeAt loop while they stay ASCII costs less than a call to the engine.
+      let j = 0;
+      while (j < n && key.charCodeAt(j) < 0x80) out[p + j] = key.charCodeAt(j++);
+      if (j === n) {
+        p += n;
+        continue;
+      }
+    }
+    p += writeString(key, out, p);
   }
   offsets[i - start] = p;
   return i - start;
+}
+
+/** Keys per joined run of {@link packAll}. */
+const RUN = 256;
+/** Runs {@link packAll} packs string by string after a joined run turned out not to be ASCII. */
+const BACKOFF = 8;
+let skipJoins = 0;
+
+/**
+ * {@link packAll}'s fast path for runs of short ASCII strings (the join is not in the filters'
+ * batch paths, to keep their bundles small): joins `keys[start, stop)` and encodes them with one
+ * call; when every string was ASCII (one byte per character) and fitted, writes their offsets
+ * (key i's at `offsets[i]`, and `offsets[stop]`) and returns their byte total. Returns −1 for a
+ * run with non-ASCII text (junk may have been written at `at`), −2 for a run not tried: fewer
+ * than 16 keys, a key that is not a string, over 48 characters a key on average (the join copies
+ * every character once more, which long keys do not repay), or too little room. Measured on
+ * 30-character ASCII keys: 43 ns per key, against about 60 one by one.
+ */
+function joinRun(
+  keys: ArrayLike<Key>,
+  start: number,
+  stop: number,
+  out: Uint8Array,
+  at: number,
+  offsets: Uint32Array,
+): number {
+  if (stop - start < 16 || encoder === null || !Array.isArray(keys)) return -2;
+  let total = 0;
+  for (let i = start; i < stop; i++) {
+    const key = keys[i];
+    if (typeof key !== 'string') return -2;
+    total += key.length;
+  }
+  if (total > 48 * (stop - start) || at + 3 * total + 16 > out.length) return -2;
+  const joined = (keys as string[]).slice(start, stop).join('');
+  const written =
+    utf8Write !== null
+      ? utf8Write.call(out, joined, at)
+      : encoder.encodeInto(joined, out.subarray(at)).written;
+  if (written !== total) return -1;
+  let p = at;
+  for (let i = start; i < stop; i++) {
+    offsets[i] = p;
+    p += (keys[i] as string).length;
+  }
+  offsets[stop] = p;
+  return total;
 }
 
 /** Where packed keys go: reused when big enough (see {@link packAll}). */
@@ -211,10 +263,15 @@ export function packAll(
   let p = 0;
   while (i < n) {
     if (funnel === 'string') {
-      const count = packStringsInto(keys, i, n, bytes, offsets.subarray(i), p);
-      i += count;
+      const stop = Math.min(n, i + RUN);
+      const joined = skipJoins === 0 ? joinRun(keys, i, stop, bytes, p, offsets) : -2;
+      if (joined < 0) {
+        if (joined === -1) skipJoins = BACKOFF;
+        else if (skipJoins > 0) skipJoins--;
+        i += packStringsInto(keys, i, stop, bytes, offsets.subarray(i), p);
+      } else i = stop;
       p = offsets[i]!;
-      if (i === n) break;
+      if (i === stop) continue;
       if (typeof keys[i] !== 'string') encodeKeyInto(funnel, keys[i]!, bytes, p); // throws
     } else {
       const len = encodeKeyInto(funnel, keys[i]!, bytes, p);
