@@ -94,6 +94,8 @@ export function writeString(s: string, out: Uint8Array, p: number): number {
  * `charCodeAt` loop while they stay ASCII, cheaper than a call into the engine).
  */
 export const ENCODER_MIN_LENGTH = 25;
+/** The packer copies strings up to this length with a `charCodeAt` loop while they stay ASCII. */
+const SHORT = 40;
 
 /**
  * The per-key fast path for a long string of the 'string' funnel: its bytes written at the start
@@ -141,10 +143,14 @@ export function packStringsInto(
     }
     offsets[i - start] = p;
     const n = key.length;
-    if (n < ENCODER_MIN_LENGTH) {
+    if (n <= SHORT) {
       // Short keys: a charCodeAt loop while they stay ASCII costs less than a call to the engine.
       let j = 0;
-      while (j < n && key.charCodeAt(j) < 0x80) out[p + j] = key.charCodeAt(j++);
+      for (; j < n; j++) {
+        const c = key.charCodeAt(j);
+        if (c >= 0x80) break;
+        out[p + j] = c;
+      }
       if (j === n) {
         p += n;
         continue;
