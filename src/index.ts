@@ -88,7 +88,7 @@ export type {
   ReadonlyAsyncMembershipFilter,
   ReadonlyMembershipFilter,
 } from './filters/filter.js';
-export { forEachPacked, packKeys, splitRecords } from './filters/packed.js';
+export { forEachPacked, type PackTarget, packKeys, splitRecords } from './filters/packed.js';
 export {
   ScalableBloomFilter,
   type ScalableBloomFilterCreateOptions,

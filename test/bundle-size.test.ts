@@ -52,14 +52,18 @@ const BUDGET = 30_000;
  *   whose static readers and writers come with the class, plus 6.9 and 7.5 kB of their own (the
  *   scalable filter's batch path, which hashes a chunk of keys once for all layers and walks each
  *   layer in its kernel, is 1.5 kB of that).
+ * Each bound was then raised by the string batch paths (about 1.4 kB in each type that has a
+ * kernel: `addMany` / `hasMany` pack strings straight into the kernel's memory, with Node's
+ * `Buffer` where there is one; BloomFilter 36.9 kB, BlockedBloomFilter 33.1 kB, split-block
+ * 37.5 kB, counting 43.8 kB, scalable 44.9 kB when raised).
  */
 const OVER_BUDGET: Readonly<Record<string, number>> = {
-  // 36.3 kB measured after the saturation figure (FilterBase.saturation, the design point) came.
-  BloomFilter: 36_700,
-  BlockedBloomFilter: 33_000, // 32.6 kB with the saturation figure
-  SplitBlockBloomFilter: 36_800,
-  CountingBloomFilter: 43_300,
-  ScalableBloomFilter: 44_500,
+  // The string batch paths, then the saturation figure (FilterBase.saturation, the design point).
+  BloomFilter: 38_800,
+  BlockedBloomFilter: 35_000,
+  SplitBlockBloomFilter: 39_400,
+  CountingBloomFilter: 45_900,
+  ScalableBloomFilter: 47_000,
 };
 /** How far README.md's figures may drift from what is measured before the test asks for an update. */
 const MARGIN = 0.05;

@@ -9,7 +9,6 @@
 import { createReadStream, fstatSync, read as readCallback } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import { CliError, type CliIo } from './command.js';
 import { copyBytes } from './separators.js';
 
@@ -148,8 +147,17 @@ function streamErrorWords(error: unknown): string {
   return describeFsError('', error).message.replace(/^: /, '');
 }
 
-/** Inflates `raw` (whose first bytes are `head`, already read) as gzip. */
-function gunzipSource(name: string, head: Uint8Array, raw: Readable, size: number | undefined) {
+/**
+ * Inflates `raw` (whose first bytes are `head`, already read) as gzip. zlib is loaded here, on
+ * the first gzip input, not when the command starts (most runs read plain text).
+ */
+async function gunzipSource(
+  name: string,
+  head: Uint8Array,
+  raw: Readable,
+  size: number | undefined,
+): Promise<ByteSource> {
+  const { createGunzip } = await import('node:zlib');
   let consumed = head.length;
   raw.on('data', (chunk: Buffer) => {
     consumed += chunk.length;

@@ -10,36 +10,30 @@
  */
 
 import { checkBytes, mustBe } from '../errors.js';
-import { encodeKeyInto, type Funnel, type Key } from '../hash/keys.js';
-import { packAll } from '../hash/pack.js';
+import type { Funnel, Key } from '../hash/keys.js';
+import { type PackTarget, packAll } from '../hash/pack.js';
 import type { PackedKeys } from './filter.js';
 
-/** Encodes every key with `funnel` into one buffer (see {@link PackedKeys}). */
-export function packKeys(funnel: Funnel, keys: Iterable<Key>): PackedKeys {
+export type { PackTarget };
+
+/**
+ * Encodes every key with `funnel` into one buffer (see {@link PackedKeys}). With `into`, its
+ * `bytes` and `offsets` are written and viewed by the result when they are big enough (reuse them
+ * from call to call: no allocation, no fresh pages to fault in); otherwise new ones are allocated.
+ */
+export function packKeys(funnel: Funnel, keys: Iterable<Key>, into?: PackTarget): PackedKeys {
   checkKeys(keys);
-  // Arrays take the fast packer (joined TextEncoder runs for ASCII; see hash/pack.ts).
-  if (Array.isArray(keys)) return packAll(funnel, keys);
-  let bytes: Uint8Array = new Uint8Array(1024);
-  let offsets: Uint32Array = new Uint32Array(65);
-  let count = 0;
-  let end = 0;
-  for (const key of keys) {
-    let len = encodeKeyInto(funnel, key, bytes, end);
-    if (len < 0) {
-      const grown = new Uint8Array(Math.max(bytes.length * 2, end - len + 64));
-      grown.set(bytes.subarray(0, end));
-      bytes = grown;
-      len = encodeKeyInto(funnel, key, bytes, end);
-    }
-    end += len;
-    if (count + 2 > offsets.length) {
-      const grown = new Uint32Array(offsets.length * 2);
-      grown.set(offsets);
-      offsets = grown;
-    }
-    offsets[++count] = end;
+  if (into !== undefined && (into === null || typeof into !== 'object')) {
+    throw mustBe('into', '{ bytes?, offsets? }', into, TypeError);
   }
-  return { bytes: bytes.subarray(0, end), offsets: offsets.subarray(0, count + 1) };
+  if (into?.bytes !== undefined && !(into.bytes instanceof Uint8Array)) {
+    throw mustBe('into.bytes', 'a Uint8Array', into.bytes, TypeError);
+  }
+  if (into?.offsets !== undefined && !(into.offsets instanceof Uint32Array)) {
+    throw mustBe('into.offsets', 'a Uint32Array', into.offsets, TypeError);
+  }
+  // Any iterable is gathered into an array first: the array packer is the fast one.
+  return packAll(funnel, Array.isArray(keys) ? keys : Array.from(keys), into);
 }
 
 /**

@@ -26,7 +26,7 @@ import { encodeKeyInto, type Funnel, type Key } from './keys.js';
 import { LITTLE_ENDIAN } from './murmur3.js';
 import { murmur3Core } from './murmur3-core.js';
 import { WASM_BASE64 as MURMUR3_WASM } from './murmur3-wasm.js';
-import { ENCODER_MIN_LENGTH, encodeLongString } from './pack.js';
+import { ENCODER_MIN_LENGTH, encodeLongString, packStringsInto, stringTarget } from './pack.js';
 import {
   CHUNK_KEYS,
   HASH_AT,
@@ -233,13 +233,16 @@ export class BloomKernel {
   declare private readonly keyView: Uint8Array;
   declare private readonly words: Uint32Array;
   declare private readonly hashArea: Int32Array;
+  /** A chunk's key offsets, where {@link strings} packs them. */
+  declare private readonly offsets: Uint32Array;
 
   private constructor(ex: MurmurExports, buffer: ArrayBuffer, bitSize: number) {
     this.ex = ex;
-    this.keyArea = new Uint8Array(buffer, 0, KERNEL_BASE - 16);
+    this.keyArea = stringTarget(buffer, 0, KERNEL_BASE - 16);
     this.keyView = this.keyArea.subarray(KEY_AT);
     this.words = new Uint32Array(buffer, 0, KERNEL_BASE / 4);
     this.hashArea = new Int32Array(buffer, HASHES_AT, 4 * CHUNK_KEYS);
+    this.offsets = new Uint32Array(buffer, OFFSETS_AT, CHUNK_KEYS + 1);
     this.data = new Uint32Array(buffer, KERNEL_BASE, bitSize / 32);
   }
 
@@ -294,6 +297,29 @@ export class BloomKernel {
     this.ex.murmur3_batch(kernelKeys, OFFSETS_AT, kernelEnds, stop - start, HASHES_AT);
     this.probe(stop - start, k, mod, add, out, start);
     return stop;
+  }
+
+  /**
+   * {@link batch} over JavaScript strings ('string' funnel bytes, see hash/pack.ts): packs
+   * `keys[start, end)` (as many as fit the key area, at most {@link CHUNK_KEYS}) straight into
+   * the kernel's memory, hashes them and walks their probes; key i's answer to `out[i]`. Returns
+   * the index after the last key done; `start` itself when key `start` is not a string or is
+   * longer than the key area (the caller takes the per-key path for it).
+   */
+  strings(
+    keys: ArrayLike<unknown>,
+    start: number,
+    end: number,
+    k: number,
+    mod: Modulus,
+    add: boolean,
+    out: Uint8Array,
+  ): number {
+    const count = packStringsInto(keys, start, end, this.keyArea, this.offsets, KEY_AT);
+    if (count === 0) return start;
+    this.ex.murmur3_batch(0, OFFSETS_AT, OFFSETS_AT + 4, count, HASHES_AT);
+    this.probe(count, k, mod, add, out, start);
+    return start + count;
   }
 
   /** Walks the `count` hashes at HASHES_AT (see {@link batch}); answers to `out`, returns their sum. */

@@ -2,189 +2,300 @@
  * Packing keys back to back in one byte buffer, the input of every batch path: key i is
  * `bytes[offsets[i], offsets[i + 1])`, its funnel's bytes (hash/keys.ts).
  *
- * Strings take the fastest path that gives the same bytes as `encodeKeyInto` (measured on 1M
- * keys, Node 20, x64, a busy 2-core machine):
- * - a run of up to 256 strings is joined and encoded with one `TextEncoder.encodeInto`; when it
- *   wrote one byte per character, every string was ASCII and the offsets are the string lengths
- *   (43 ns per 30-character URL, against 105 ns for the next best);
- * - otherwise each string is encoded on its own: short ones with a `charCodeAt` loop, longer ones
- *   with `encodeInto` after `isWellFormed()` (190 ns per 111-character URL with 30% non-ASCII,
- *   against 640 ns for a `charCodeAt` UTF-8 encoder), and a string holding a lone surrogate with
- *   bloomkit's own encoder, which writes Java's `?` where `TextEncoder` would write U+FFFD.
- * A run that turns out not to be ASCII costs one wasted join; after such a run the next few go
- * straight to the per-string path, so a corpus of mixed keys pays that at most now and then.
+ * Strings ('string' funnel: UTF-8, Java's `?` for a lone surrogate) take the fastest exact
+ * encoder the host has ({@link writeString}):
+ * - Node (and hosts with Node's `Buffer`): `Buffer#utf8Write` straight into the target memory,
+ *   with no view made per key. When it wrote one byte per character the string was ASCII (so it
+ *   held no surrogate); otherwise `isWellFormed()` says whether its bytes are exact, and a string
+ *   holding a lone surrogate is encoded again by bloomkit's own encoder, which writes Java's `?`
+ *   where `Buffer` and `TextEncoder` write U+FFFD (EF BF BD).
+ * - elsewhere (browsers): `TextEncoder.encodeInto` after `isWellFormed()`, with the same rule.
+ *
+ * Measured on 110-character URLs (30% non-ASCII), CPU time, Node 20: `TextEncoder.encodeInto`
+ * into a fixed view 86 ns, `Buffer#utf8Write` at a moving offset 100 to 103 ns, the packer 126 ns
+ * (with the lone-surrogate check). The earlier packer's joined runs (many strings encoded in one
+ * call, kept when every one was ASCII) are gone: on 110-character ASCII URLs string by string
+ * measured faster (90 against 140 ns, wall time, busy machine), one non-ASCII string spoils a run,
+ * and they cost 0.5 kB of every filter's bundle; short ASCII keys lose (43 against about 60 ns per
+ * 30-character key when joined).
+ *
+ * {@link packStringsInto} is the chunked string packer every batch path over JavaScript strings
+ * calls (the filters' `addMany` / `hasMany` encode straight into their kernels' memory with it).
  */
 
 import { encodeKeyInto, type Funnel, type Key } from './keys.js';
-
-const RUN = 256;
-/** How many runs to encode string by string after a join found non-ASCII text. */
-const BACKOFF = 8;
-/** Strings up to this length are copied with a `charCodeAt` loop (no call into the encoder). */
-const SHORT = 24;
 
 const encoder: {
   encodeInto(s: string, out: Uint8Array): { read: number; written: number };
 } | null = typeof TextEncoder === 'function' ? new TextEncoder() : null;
 
+/** Node's `Buffer#utf8Write` (any Uint8Array as `this`), or null outside Node. */
+type Utf8Write = (this: Uint8Array, s: string, offset: number) => number;
+/** A Node `Buffer`: a Uint8Array with `utf8Write` as a method (a direct call, no `.call`). */
+type NodeBuffer = Uint8Array & { utf8Write(s: string, offset: number): number };
+const NodeBufferClass = (
+  globalThis as unknown as {
+    Buffer?: {
+      prototype?: { utf8Write?: unknown };
+      from(buffer: ArrayBuffer, offset: number, length: number): NodeBuffer;
+    };
+  }
+).Buffer;
+const nodeUtf8Write: Utf8Write | null =
+  typeof NodeBufferClass?.prototype?.utf8Write === 'function'
+    ? (NodeBufferClass.prototype.utf8Write as Utf8Write)
+    : null;
+let utf8Write = nodeUtf8Write;
+
 const wellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
 
-let skipJoins = 0;
-
-/** Strings at least this long are encoded by `TextEncoder` on the per-key paths. */
-export const ENCODER_MIN_LENGTH = 32;
-
 /**
- * The per-key fast path for a long string of the 'string' funnel: its UTF-8 written at the start
- * of `view` by `TextEncoder.encodeInto` (faster than a `charCodeAt` loop from about 32
- * characters on, ASCII or not), or −1 when the string holds a lone surrogate (Java writes `?`,
- * `TextEncoder` U+FFFD: the caller encodes it itself), no encoder exists, or `view` has less
- * than the worst case (3 bytes per UTF-16 unit, plus 16).
+ * Test hook: encode strings with Node's `Buffer` where present (`'buffer'`, the default) or as a
+ * browser does (`'text-encoder'`). Returns whether `Buffer` is present.
  */
-export function encodeLongString(s: string, view: Uint8Array): number {
-  if (encoder === null || view.length < 3 * s.length + 16) return -1;
-  if (wellFormed === undefined || !wellFormed.call(s)) return -1;
-  return encoder.encodeInto(s, view).written;
-}
-
-/** Where the last {@link packInto} call stopped writing (the byte after the last key). */
-export let packedEnd = 0;
-
-/**
- * Encodes `keys[start, end)` with `funnel` into `out` from byte `at`, writing key i's start
- * (minus `base`) to `offsets[oi + i - start]` and the end of the last key packed after it. Stops
- * before a key whose worst-case size (3 bytes per UTF-16 unit for 'string', plus 16 spare bytes)
- * no longer fits. Returns the index after the last key packed ({@link packedEnd} is then the end
- * of its bytes). Throws `TypeError` / `RangeError` for a key of the wrong kind, as `add` does.
- */
-export function packInto(
-  funnel: Funnel,
-  keys: ArrayLike<Key>,
-  start: number,
-  end: number,
-  out: Uint8Array,
-  at: number,
-  offsets: Uint32Array,
-  oi: number,
-  base: number,
-): number {
-  let p = at;
-  let i = start;
-  const strings = funnel === 'string' && encoder !== null;
-  while (i < end) {
-    if (strings && Array.isArray(keys) && skipJoins === 0 && end - i >= 16) {
-      const stop = Math.min(end, i + RUN);
-      const done = joinRun(keys as readonly Key[], i, stop, out, p, offsets, oi + i - start, base);
-      if (done) {
-        p = packedEnd;
-        i = stop;
-        continue;
-      }
-      skipJoins = BACKOFF;
-    } else if (skipJoins > 0) {
-      skipJoins--;
-    }
-    const stop = Math.min(end, i + RUN);
-    for (; i < stop; i++) {
-      const key = keys[i]!;
-      offsets[oi + i - start] = p - base;
-      const len =
-        strings && typeof key === 'string'
-          ? encodeString(key, out, p)
-          : encodeKeyInto(funnel, key, out, p);
-      if (len < 0) {
-        packedEnd = p;
-        offsets[oi + i - start] = p - base;
-        return i;
-      }
-      p += len;
-    }
-  }
-  offsets[oi + i - start] = p - base;
-  packedEnd = p;
-  return i;
+export function useStringEncoder(mode: 'buffer' | 'text-encoder'): boolean {
+  utf8Write = mode === 'buffer' ? nodeUtf8Write : null;
+  return nodeUtf8Write !== null;
 }
 
 /**
- * Joins `keys[start, stop)` and encodes them at once; true (with the offsets written and
- * {@link packedEnd} set) if all were ASCII strings and fitted, else false (bytes written are junk).
+ * A view of `length` bytes of `buffer` from `offset` for {@link packStringsInto} to write into:
+ * a Node `Buffer` where there is one (its `utf8Write` method is called directly, measured about
+ * 10% faster per key than through `.call` on a plain view), else a Uint8Array.
  */
-function joinRun(
-  keys: readonly Key[],
-  start: number,
-  stop: number,
-  out: Uint8Array,
-  at: number,
-  offsets: Uint32Array,
-  oi: number,
-  base: number,
-): boolean {
-  let total = 0;
-  for (let i = start; i < stop; i++) {
-    const key = keys[i];
-    if (typeof key !== 'string') return false;
-    total += key.length;
-  }
-  if (at + total + 16 > out.length) return false;
-  const joined = keys.slice(start, stop).join('');
-  const r = encoder!.encodeInto(joined, out.subarray(at, at + total));
-  if (r.read !== joined.length || r.written !== total) return false;
-  let p = at - base;
-  for (let i = start; i < stop; i++) {
-    offsets[oi + i - start] = p;
-    p += (keys[i] as string).length;
-  }
-  packedEnd = at + total;
-  return true;
+export function stringTarget(buffer: ArrayBuffer, offset: number, length: number): Uint8Array {
+  return nodeUtf8Write !== null
+    ? NodeBufferClass!.from(buffer, offset, length)
+    : new Uint8Array(buffer, offset, length);
 }
 
-/** UTF-8 of `s` (Java's `?` for a lone surrogate) at `p`, or minus the room it needs. */
-function encodeString(s: string, out: Uint8Array, p: number): number {
+/**
+ * Writes the 'string' funnel bytes of `s` (UTF-8; Java's `?` for a lone surrogate) at `out[p]`
+ * and returns their length. The caller made sure of the room: `p + 3 * s.length + 16 <=
+ * out.length` (3 bytes per UTF-16 unit is the worst case).
+ */
+export function writeString(s: string, out: Uint8Array, p: number): number {
   const n = s.length;
-  if (p + 3 * n + 16 > out.length) return -3 * n;
-  if (n <= SHORT) {
-    let i = 0;
-    for (; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) break;
-      out[p + i] = c;
-    }
-    if (i === n) return n;
-  }
-  if (wellFormed?.call(s)) {
-    return encoder!.encodeInto(s, out.subarray(p)).written;
+  if (utf8Write !== null) {
+    const written =
+      (out as NodeBuffer).utf8Write !== undefined
+        ? (out as NodeBuffer).utf8Write(s, p)
+        : utf8Write.call(out, s, p);
+    // One byte per character: ASCII, so no surrogate. Else exact unless a surrogate is lone.
+    if (written === n || wellFormed?.call(s)) return written;
+  } else if (encoder !== null && wellFormed?.call(s)) {
+    return encoder.encodeInto(s, out.subarray(p)).written;
   }
   return encodeKeyInto('string', s, out, p);
 }
 
 /**
- * Packs `keys` into a new buffer: `{ bytes, offsets }` with `offsets.length === keys.length + 1`.
- * The same bytes as encoding each key with its funnel (hash/keys.ts).
+ * Strings at least this long are encoded by the engine on the per-key paths (shorter ones by a
+ * `charCodeAt` loop while they stay ASCII, cheaper than a call into the engine).
+ */
+export const ENCODER_MIN_LENGTH = 25;
+/** The packer copies strings up to this length with a `charCodeAt` loop while they stay ASCII. */
+const SHORT = 40;
+
+/**
+ * The per-key fast path for a long string of the 'string' funnel: its bytes written at the start
+ * of `view`, or −1 when `view` has less than the worst case (3 bytes per UTF-16 unit, plus 16)
+ * or there is no `TextEncoder`: the caller then grows its memory and encodes it itself. `TextEncoder.encodeInto` into the
+ * caller's fixed view is the fastest encoder when the place does not move (measured 98 ns per
+ * 110-character URL against 110 to 129 for `Buffer#utf8Write`); the lone-surrogate rule is that
+ * of {@link writeString}.
+ */
+export function encodeLongString(s: string, view: Uint8Array): number {
+  const n = s.length;
+  if (view.length < 3 * n + 16) return -1;
+  if (encoder === null) return -1;
+  const r = encoder.encodeInto(s, view);
+  if (r.written === n || wellFormed?.call(s)) return r.written;
+  return encodeKeyInto('string', s, view, 0);
+}
+
+/**
+ * Packs strings `keys[start, end)` ('string' funnel bytes, see {@link writeString}) back to back
+ * into `out` from byte `at`: key `start + j` is `out[offsets[j], offsets[j + 1])`. Stops before
+ * the first key that is not a string, whose worst case (3 bytes per UTF-16 unit, plus 16 spare
+ * bytes) no longer fits `out`, or that `offsets` has no room for (it holds `count + 1` entries).
+ * Returns `count`, the keys packed (0 when key `start` is not a string or alone does not fit:
+ * the caller then takes its per-key path, which encodes a huge key or throws the key's
+ * `TypeError`). Nothing is allocated.
+ */
+export function packStringsInto(
+  keys: ArrayLike<unknown>,
+  start: number,
+  end: number,
+  out: Uint8Array,
+  offsets: Uint32Array,
+  at = 0,
+): number {
+  const stop = Math.min(end, start + offsets.length - 1);
+  let p = at;
+  let i = start;
+  const limit = out.length - 16;
+  for (; i < stop; i++) {
+    const key = keys[i];
+    if (typeof key !== 'string' || p + 3 * key.length > limit) {
+      offsets[i - start] = p;
+      return i - start;
+    }
+    offsets[i - start] = p;
+    const n = key.length;
+    if (n <= SHORT) {
+      // Short keys: a charCodeAt loop while they stay ASCII costs less than a call to the engine.
+      let j = 0;
+      for (; j < n; j++) {
+        const c = key.charCodeAt(j);
+        if (c >= 0x80) break;
+        out[p + j] = c;
+      }
+      if (j === n) {
+        p += n;
+        continue;
+      }
+    }
+    p += writeString(key, out, p);
+  }
+  offsets[i - start] = p;
+  return i - start;
+}
+
+/** Keys per joined run of {@link packAll}. */
+const RUN = 256;
+/** Runs {@link packAll} packs string by string after a joined run turned out not to be ASCII. */
+const BACKOFF = 8;
+let skipJoins = 0;
+
+/**
+ * {@link packAll}'s fast path for runs of short ASCII strings (the join is not in the filters'
+ * batch paths, to keep their bundles small): joins `keys[start, stop)` and encodes them with one
+ * call; when every string was ASCII (one byte per character) and fitted, writes their offsets
+ * (key i's at `offsets[i]`, and `offsets[stop]`) and returns their byte total. Returns −1 for a
+ * run with non-ASCII text (junk may have been written at `at`), −2 for a run not tried: fewer
+ * than 16 keys, a key that is not a string, over 48 characters a key on average (the join copies
+ * every character once more, which long keys do not repay), or too little room. Measured on
+ * 30-character ASCII keys: 43 ns per key, against about 60 one by one.
+ */
+function joinRun(
+  keys: ArrayLike<Key>,
+  start: number,
+  stop: number,
+  out: Uint8Array,
+  at: number,
+  offsets: Uint32Array,
+): number {
+  if (stop - start < 16 || encoder === null || !Array.isArray(keys)) return -2;
+  let total = 0;
+  for (let i = start; i < stop; i++) {
+    const key = keys[i];
+    if (typeof key !== 'string') return -2;
+    total += key.length;
+  }
+  if (total > 48 * (stop - start) || at + 3 * total + 16 > out.length) return -2;
+  const joined = (keys as string[]).slice(start, stop).join('');
+  const written =
+    utf8Write !== null
+      ? utf8Write.call(out, joined, at)
+      : encoder.encodeInto(joined, out.subarray(at)).written;
+  if (written !== total) return -1;
+  let p = at;
+  for (let i = start; i < stop; i++) {
+    offsets[i] = p;
+    p += (keys[i] as string).length;
+  }
+  offsets[stop] = p;
+  return total;
+}
+
+/** Where packed keys go: reused when big enough (see {@link packAll}). */
+export interface PackTarget {
+  bytes?: Uint8Array;
+  offsets?: Uint32Array;
+}
+
+/** A guess of the bytes `keys` pack to: characters times the UTF-8 ratio of the first keys. */
+function guessBytes(funnel: Funnel, keys: ArrayLike<Key>): number {
+  const n = keys.length;
+  let chars = 0;
+  for (let i = 0; i < n; i++) {
+    const key = keys[i];
+    chars += typeof key === 'string' ? key.length : key instanceof Uint8Array ? key.length : 8;
+  }
+  if (funnel === 'utf16') return 2 * chars + 64;
+  if (funnel !== 'string' || n === 0) return chars + 64;
+  // UTF-8 bytes per character of a sample of up to 1,024 keys, encoded into a reused buffer.
+  const sample = Math.min(n, 1024);
+  let sampleChars = 0;
+  for (let i = 0; i < sample; i++) {
+    const key = keys[i];
+    if (typeof key !== 'string') return chars + 64;
+    sampleChars += key.length;
+  }
+  if (sampleChars > 1 << 20) return chars + 64; // huge keys: no sample (grown if need be)
+  if (sampleStage.length < 3 * sampleChars + 64) sampleStage = new Uint8Array(3 * sampleChars + 64);
+  const packed = packStringsInto(keys, 0, sample, sampleStage, sampleOffsets);
+  const ratio = packed === sample && sampleChars > 0 ? sampleOffsets[sample]! / sampleChars : 1;
+  return Math.ceil(chars * Math.max(1, ratio) * 1.02) + 64;
+}
+
+let sampleStage = new Uint8Array(1 << 16);
+const sampleOffsets = new Uint32Array(1025);
+
+/**
+ * Packs `keys` with `funnel`: `{ bytes, offsets }` with `offsets.length === keys.length + 1`,
+ * the same bytes as encoding each key with its funnel (hash/keys.ts). `into.bytes` and
+ * `into.offsets` are written (and viewed by the result) when they are big enough (`into.bytes`:
+ * at least the guess below, so that it is not grown step by step from a small size); otherwise a
+ * buffer is allocated, sized from the keys (no doubling for ASCII keys; for other text, from the
+ * UTF-8 size of the first 1,024). Throws the per-key `TypeError` / `RangeError` for a bad key.
  */
 export function packAll(
   funnel: Funnel,
   keys: ArrayLike<Key>,
+  into: PackTarget = {},
 ): { bytes: Uint8Array; offsets: Uint32Array } {
   const n = keys.length;
-  const offsets = new Uint32Array(n + 1);
-  let size = 64;
-  for (let i = 0; i < n; i++) {
-    const key = keys[i];
-    size += typeof key === 'string' ? key.length + 1 : key instanceof Uint8Array ? key.length : 8;
-  }
-  let bytes = new Uint8Array(size);
+  const offsets =
+    into.offsets !== undefined && into.offsets.length >= n + 1
+      ? into.offsets.subarray(0, n + 1)
+      : new Uint32Array(n + 1);
+  // A given buffer smaller than the guess would grow step by step from its size: not taken.
+  const guess = guessBytes(funnel, keys);
+  let bytes =
+    into.bytes !== undefined && into.bytes.length >= guess ? into.bytes : new Uint8Array(guess);
   let i = 0;
   let p = 0;
-  while (true) {
-    i = packInto(funnel, keys, i, n, bytes, p, offsets, i, 0);
-    p = packedEnd;
-    if (i === n) break;
+  while (i < n) {
+    if (funnel === 'string') {
+      const stop = Math.min(n, i + RUN);
+      const joined = skipJoins === 0 ? joinRun(keys, i, stop, bytes, p, offsets) : -2;
+      if (joined < 0) {
+        if (joined === -1) skipJoins = BACKOFF;
+        else if (skipJoins > 0) skipJoins--;
+        i += packStringsInto(keys, i, stop, bytes, offsets.subarray(i), p);
+      } else i = stop;
+      p = offsets[i]!;
+      if (i === stop) continue;
+      if (typeof keys[i] !== 'string') encodeKeyInto(funnel, keys[i]!, bytes, p); // throws
+    } else {
+      const len = encodeKeyInto(funnel, keys[i]!, bytes, p);
+      if (len >= 0) {
+        offsets[i] = p;
+        p += len;
+        offsets[++i] = p;
+        continue;
+      }
+    }
+    // Key i does not fit: grow by half (or to its worst case), keeping what was packed.
     const key = keys[i];
     const need =
       typeof key === 'string' ? 3 * key.length : key instanceof Uint8Array ? key.length : 8;
-    const next = new Uint8Array(Math.max(bytes.length * 2, p + need + 64));
+    const next = new Uint8Array(Math.max(bytes.length + (bytes.length >> 1), p + need + 64));
     next.set(bytes.subarray(0, p));
     bytes = next;
   }
+  offsets[0] = 0;
   return { bytes: bytes.subarray(0, p), offsets };
 }

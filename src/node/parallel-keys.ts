@@ -11,7 +11,8 @@
  */
 import type { PackedKeys } from '../filters/filter.js';
 import type { Funnel, Key } from '../hash/keys.js';
-import { packedEnd, packInto } from '../hash/pack.js';
+import { encodeKeyInto } from '../hash/keys.js';
+import { packStringsInto, stringTarget } from '../hash/pack.js';
 
 /** Keys per chunk (one message to a worker). */
 export const KEY_CHUNK = 65_536;
@@ -33,22 +34,34 @@ export function packChunk(
   end: number,
   into: KeyBuffers,
 ): PackedKeys {
+  const offsets = into.offsets;
   let i = start;
   let p = 0;
-  for (;;) {
-    i = packInto(funnel, keys, i, end, into.bytes, p, into.offsets, i - start, 0);
-    p = packedEnd;
-    if (i === end) break;
-    // The next key did not fit: twice the room, the packed bytes kept.
+  offsets[0] = 0;
+  while (i < end) {
+    if (funnel === 'string') {
+      // Strings packed back to back (hash/pack.ts: the same bytes as packKeys).
+      i += packStringsInto(keys, i, end, into.bytes, offsets.subarray(i - start), p);
+      p = offsets[i - start]!;
+      if (i === end) break;
+      if (typeof keys[i] !== 'string') encodeKeyInto(funnel, keys[i]!, into.bytes, p); // throws
+    } else {
+      const len = encodeKeyInto(funnel, keys[i]!, into.bytes, p);
+      if (len >= 0) {
+        p += len;
+        offsets[++i - start] = p;
+        continue;
+      }
+    }
+    // Key i did not fit: twice the room, the packed bytes kept.
     const key = keys[i];
     const need = typeof key === 'string' ? 3 * key.length + 16 : 64;
-    const grown = new Uint8Array(
-      new SharedArrayBuffer(Math.max(2 * into.bytes.length, p + need + 64)),
-    );
+    const size = Math.max(2 * into.bytes.length, p + need + 64);
+    const grown = stringTarget(new SharedArrayBuffer(size) as unknown as ArrayBuffer, 0, size);
     grown.set(into.bytes.subarray(0, p));
     into.bytes = grown;
   }
-  return { bytes: into.bytes.subarray(0, p), offsets: into.offsets.subarray(0, end - start + 1) };
+  return { bytes: into.bytes.subarray(0, p), offsets: offsets.subarray(0, end - start + 1) };
 }
 
 /** The reused buffers of chunks of keys. */
@@ -61,7 +74,11 @@ export class KeyChunks {
   /** `keys[start, end)` (at most {@link KEY_CHUNK} keys) packed into free buffers. */
   pack(keys: readonly Key[], start: number, end: number): PackedKeys {
     const buffers = this.free.pop() ?? {
-      bytes: new Uint8Array(new SharedArrayBuffer(KEY_CHUNK * 48)),
+      bytes: stringTarget(
+        new SharedArrayBuffer(KEY_CHUNK * 48) as unknown as ArrayBuffer,
+        0,
+        KEY_CHUNK * 48,
+      ),
       offsets: new Uint32Array(new SharedArrayBuffer((KEY_CHUNK + 1) * 4)),
     };
     const batch = packChunk(this.funnel, keys, start, end, buffers);

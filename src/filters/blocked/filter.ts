@@ -36,7 +36,7 @@ import { WASM_BASE64 as BLOCKED_WASM } from '../../hash/blocked-wasm.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { lazyWasm } from '../../hash/wasm-loader.js';
 import { MAX_BATCH, xxh64Key, xxh64Many, xxViews } from '../../hash/xxhash64.js';
-import { checkOut, percent } from '../base.js';
+import { booleans, checkOut, percent } from '../base.js';
 import { xxh64Chunks } from '../batch-chunks.js';
 import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
@@ -204,6 +204,19 @@ export class BlockedBloomFilter<K extends Key = Key>
    */
   override addMany(keys: Iterable<K>): number {
     if (!Array.isArray(keys)) return super.addMany(keys);
+    if (this.kernel !== null && this.funnel === 'string') {
+      const one = (i: number) => this.add(keys[i]!);
+      return this.kernel.run(
+        keys,
+        keys.length,
+        this.blocks,
+        this.hashes,
+        true,
+        null,
+        this.bits as BitArray,
+        one,
+      );
+    }
     let added = 0;
     for (let start = 0; start < keys.length; start += MAX_BATCH) {
       const count = Math.min(MAX_BATCH, keys.length - start);
@@ -227,6 +240,20 @@ export class BlockedBloomFilter<K extends Key = Key>
   override hasMany(keys: Iterable<K>): boolean[] {
     if (!Array.isArray(keys)) return super.hasMany(keys);
     const found = new Uint8Array(keys.length);
+    if (this.kernel !== null && this.funnel === 'string') {
+      const one = (i: number) => this.has(keys[i]!);
+      this.kernel.run(
+        keys,
+        keys.length,
+        this.blocks,
+        this.hashes,
+        false,
+        found,
+        this.bits as BitArray,
+        one,
+      );
+      return booleans(found);
+    }
     for (let start = 0; start < keys.length; start += MAX_BATCH) {
       const count = Math.min(MAX_BATCH, keys.length - start);
       xxh64Many(this.funnel, keys, start, count);
@@ -237,9 +264,7 @@ export class BlockedBloomFilter<K extends Key = Key>
         this.kernel.take(count, false, found, start, this.bits as BitArray);
       }
     }
-    const out = new Array<boolean>(keys.length);
-    for (let i = 0; i < found.length; i++) out[i] = found[i] === 1;
-    return out;
+    return booleans(found);
   }
 
   /**

@@ -18,9 +18,11 @@ import {
   loadKernelChunk,
   registerKernel,
 } from '../../hash/kernel-memory.js';
-import { CHUNK_KEYS, HASHES_AT, OFFSETS_AT, RESULTS_AT } from '../../hash/scratch.js';
+import { packStringsInto, stringTarget } from '../../hash/pack.js';
+import { CHUNK_KEYS, HASHES_AT, KEY_AT, OFFSETS_AT, RESULTS_AT } from '../../hash/scratch.js';
 import type { WasmInstantiator } from '../../hash/wasm-loader.js';
 import { XXH64_MODULE, type Xxh64Exports, xxh64UsesWasm } from '../../hash/xxhash64.js';
+import { booleans } from '../base.js';
 import type { PackedKeys } from '../filter.js';
 
 /**
@@ -52,6 +54,8 @@ export class BlockedKernel {
   declare private readonly keyArea: Uint8Array;
   declare private readonly words: Uint32Array;
   declare private readonly hashArea: Int32Array;
+  /** A chunk's key offsets, where {@link strings} packs them. */
+  declare private readonly offsets: Uint32Array;
 
   private constructor(
     xx: Xxh64Exports,
@@ -61,9 +65,10 @@ export class BlockedKernel {
   ) {
     this.xx = xx;
     this.probe = probe;
-    this.keyArea = new Uint8Array(buffer, 0, KERNEL_BASE - 16);
+    this.keyArea = stringTarget(buffer, 0, KERNEL_BASE - 16);
     this.words = new Uint32Array(buffer, 0, KERNEL_BASE / 4);
     this.hashArea = new Int32Array(buffer, HASHES_AT, 2 * CHUNK_KEYS);
+    this.offsets = new Uint32Array(buffer, OFFSETS_AT, CHUNK_KEYS + 1);
     this.results = new Uint8Array(buffer, RESULTS_AT, CHUNK_KEYS);
     this.data = new Uint32Array(buffer, KERNEL_BASE, words);
   }
@@ -114,6 +119,28 @@ export class BlockedKernel {
   }
 
   /**
+   * {@link chunk} over JavaScript strings: packs `keys[start, end)` (as many as fit the key area,
+   * at most {@link CHUNK_KEYS}; 'string' funnel bytes, see hash/pack.ts) straight into the
+   * kernel's memory, hashes and probes them. Returns the index after the last key done; `start`
+   * itself when key `start` is not a string or is longer than the key area (the caller takes the
+   * per-key path for it).
+   */
+  strings(
+    keys: ArrayLike<unknown>,
+    start: number,
+    end: number,
+    blocks: number,
+    k: number,
+    add: boolean,
+  ): number {
+    const count = packStringsInto(keys, start, end, this.keyArea, this.offsets, KEY_AT);
+    if (count === 0) return start;
+    this.xx.xxh64_batch(0, OFFSETS_AT, OFFSETS_AT + 4, count, HASHES_AT);
+    this.probeAll(count, blocks, k, add);
+    return start + count;
+  }
+
+  /**
    * {@link chunk} over XXH64 hashes already computed (`xxh64Many`): `count` (at most
    * {@link CHUNK_KEYS}) [lo, hi] pairs of `h` from pair `at`.
    */
@@ -123,13 +150,14 @@ export class BlockedKernel {
   }
 
   /**
-   * Keys [0, n) of `batch`, chunk by chunk, in order; key i's answer (1/0) to `out[i]` when `out`
+   * Keys [0, n) of `batch` (packed keys, or an array of JavaScript strings for the 'string'
+   * funnel: see {@link strings}), chunk by chunk, in order; key i's answer (1/0) to `out[i]` when `out`
    * is given, the bits an add sets noted in `bits` (the filter's plain storage, these words).
    * A key longer than the key area goes to `one(i)`, the filter's per-key path, which says if it
    * was new (an add) or found (a test). Returns how many keys were new or found.
    */
   run(
-    batch: PackedKeys,
+    batch: PackedKeys | readonly unknown[],
     n: number,
     blocks: number,
     k: number,
@@ -139,8 +167,11 @@ export class BlockedKernel {
     one: (i: number) => boolean,
   ): number {
     let total = 0;
+    const strings = Array.isArray(batch);
     for (let start = 0; start < n; ) {
-      const stop = this.chunk(batch, start, n, blocks, k, add);
+      const stop = strings
+        ? this.strings(batch, start, n, blocks, k, add)
+        : this.chunk(batch as PackedKeys, start, n, blocks, k, add);
       if (stop === start) {
         const yes = one(start);
         if (out !== null) out[start] = yes ? 1 : 0;
@@ -172,4 +203,34 @@ export class BlockedKernel {
   private probeAll(count: number, blocks: number, k: number, add: boolean): void {
     this.sum = this.probe.batch(HASHES_AT, count, KERNEL_BASE, blocks, k, add ? 2 : 1, RESULTS_AT);
   }
+}
+
+/**
+ * `addMany` of an array of strings through `kernel` (see {@link BlockedKernel.strings}); a key
+ * that is not a string or is too long goes to `one(i)` (the filter's `add`, which throws for a
+ * wrong kind after the keys before it were added). Returns how many keys were new.
+ */
+export function addStrings(
+  kernel: BlockedKernel,
+  keys: readonly unknown[],
+  blocks: number,
+  k: number,
+  bits: BitArray,
+  one: (i: number) => boolean,
+): number {
+  return kernel.run(keys, keys.length, blocks, k, true, null, bits, one);
+}
+
+/** `hasMany` of an array of strings through `kernel`, as {@link addStrings}. */
+export function hasStrings(
+  kernel: BlockedKernel,
+  keys: readonly unknown[],
+  blocks: number,
+  k: number,
+  bits: BitArray,
+  one: (i: number) => boolean,
+): boolean[] {
+  const found = new Uint8Array(keys.length);
+  kernel.run(keys, keys.length, blocks, k, false, found, bits, one);
+  return booleans(found);
 }

@@ -10,38 +10,72 @@
  *   positions of a whole chunk in one call (`mitz64Batch`), then JavaScript tests or sets the
  *   bits through the storage (atomic for shared storage).
  */
-import type { BitStorage } from '../../bits/bit-array.js';
+import type { BitArray, BitStorage } from '../../bits/bit-array.js';
 import type { BloomKernel } from '../../hash/hasher.js';
 import type { Modulus } from '../../hash/strategies.js';
 import { mitz64Chunks } from '../batch-chunks.js';
 import type { PackedKeys } from '../filter.js';
 
 /**
- * Runs the kernel over keys [0, n) of `batch`; `out[i]` gets key i's answer (test: 1/0; add:
- * the bits it set, or for a key taken by `one`, 1 if new). Returns the bits the kernel set.
+ * Runs the kernel over keys [0, n) of `batch` (packed keys, or an array of JavaScript strings
+ * for the 'string' funnel, packed chunk by chunk into the kernel: `BloomKernel.strings`); `out[i]` gets key i's answer (test: 1/0; add:
+ * the bits it set, or for a key taken by `one`, 1 if new). The bits the kernel sets are noted in
+ * `plain` chunk by chunk (so a key that throws in `one` leaves the count right).
  */
 export function kernelBatch(
   kernel: BloomKernel,
-  batch: PackedKeys,
+  batch: PackedKeys | readonly unknown[],
   n: number,
   k: number,
   mod: Modulus,
   add: boolean,
   out: Uint8Array,
   one: (i: number) => boolean,
-): number {
-  let set = 0;
+  plain: BitArray,
+): void {
+  const strings = Array.isArray(batch);
   for (let start = 0; start < n; ) {
-    const stop = kernel.batch(batch, start, n, k, mod, add, out);
+    const stop = strings
+      ? kernel.strings(batch, start, n, k, mod, add, out)
+      : kernel.batch(batch as PackedKeys, start, n, k, mod, add, out);
     if (stop === start) {
       out[start] = one(start) ? 1 : 0;
       start++;
       continue;
     }
-    if (add) for (let i = start; i < stop; i++) set += out[i]!;
+    if (add) {
+      let set = 0;
+      for (let i = start; i < stop; i++) set += out[i]!;
+      plain.noteSet(set);
+    }
     start = stop;
   }
-  return set;
+}
+
+/**
+ * {@link kernelBatch} as an add: returns how many keys were new; `out[i]`, when given, gets 1 if
+ * key i was new, else 0 (as `add` key by key).
+ */
+export function kernelAdd(
+  kernel: BloomKernel,
+  batch: PackedKeys | readonly unknown[],
+  n: number,
+  k: number,
+  mod: Modulus,
+  out: Uint8Array | null,
+  one: (i: number) => boolean,
+  plain: BitArray,
+): number {
+  // The kernel writes each key's count of bits it set (nonzero: new), made 1/0 here.
+  const set = out ?? scratchFlags(n);
+  kernelBatch(kernel, batch, n, k, mod, true, set, one, plain);
+  let added = 0;
+  for (let i = 0; i < n; i++) {
+    const fresh = set[i] === 0 ? 0 : 1;
+    set[i] = fresh;
+    added += fresh;
+  }
+  return added;
 }
 
 let flags = new Uint8Array(1024);

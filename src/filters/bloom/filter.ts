@@ -34,7 +34,7 @@ import { checkOut, percent } from '../base.js';
 import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 import { checkPacked, keyEnd } from '../packed.js';
-import { kernelBatch, scratchFlags, storageAddBatch, storageHasBatch } from './batch.js';
+import { kernelAdd, kernelBatch, storageAddBatch, storageHasBatch } from './batch.js';
 import { bloomFormatCore } from './format.js';
 
 /** Key i of a packed batch, as a view. */
@@ -189,6 +189,29 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
   }
 
   /**
+   * Adds every key, in order; returns how many were new. An array of strings (funnel 'string')
+   * is packed chunk by chunk into the kernel's memory and hashed and set a chunk per WebAssembly
+   * call (see batch.ts): the same bits and result as `add` key by key, also when a key is of the
+   * wrong kind (the keys before it are added, then its error is thrown).
+   */
+  override addMany(keys: Iterable<K>): number {
+    if (this.kernel === null || this.funnel !== 'string' || !Array.isArray(keys)) {
+      return super.addMany(keys);
+    }
+    const keyAt = (i: number) => this.add(keys[i]!);
+    return kernelAdd(
+      this.kernel,
+      keys,
+      keys.length,
+      this.hashes,
+      this.mod,
+      null,
+      keyAt,
+      this.plain!,
+    );
+  }
+
+  /**
    * Adds every packed key (its funnel bytes, see `PackedKeys`), in order; returns how many were
    * new. MurmurHash3 and the MITZ_64 walks run over a whole chunk of keys per WebAssembly call
    * (see batch.ts): the same bits, and the same answers, as `add` key by key.
@@ -199,19 +222,8 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
     const flags = out === undefined ? null : checkOut(out, n);
     const k = this.hashes;
     if (this.kernel === null) return storageAddBatch(this.bits, batch, n, k, this.mod, flags);
-    // The kernel writes each key's count of bits it set (nonzero: new), then made 1/0 here.
-    const set = flags ?? scratchFlags(n);
-    const bits = kernelBatch(this.kernel, batch, n, k, this.mod, true, set, (i) =>
-      this.addEncoded(packedKey(batch, i)),
-    );
-    this.plain!.noteSet(bits);
-    let added = 0;
-    for (let i = 0; i < n; i++) {
-      const fresh = set[i] === 0 ? 0 : 1;
-      set[i] = fresh;
-      added += fresh;
-    }
-    return added;
+    const keyAt = (i: number) => this.addEncoded(packedKey(batch, i));
+    return kernelAdd(this.kernel, batch, n, k, this.mod, flags, keyAt, this.plain!);
   }
 
   /** `has` of every packed key: `out[i]` is 1 or 0 (see {@link addBatch}). */
@@ -222,8 +234,16 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
     const k = this.hashes;
     if (this.kernel === null) storageHasBatch(this.data, batch, n, k, this.mod, result);
     else {
-      kernelBatch(this.kernel, batch, n, k, this.mod, false, result, (i) =>
-        this.hasEncoded(packedKey(batch, i)),
+      kernelBatch(
+        this.kernel,
+        batch,
+        n,
+        k,
+        this.mod,
+        false,
+        result,
+        (i) => this.hasEncoded(packedKey(batch, i)),
+        this.plain!,
       );
     }
     return result;

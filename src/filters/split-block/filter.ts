@@ -34,13 +34,13 @@ import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import { checkPacked, keyEnd } from '../packed.js';
 import { decodeParquetBloomFilter, encodeParquetHeader, splitBlockFormatCore } from './format.js';
 import { splitBlockKernel } from './kernel.js';
+import { findSplitHash, insertSplitHash } from './probes.js';
 import {
   checkParquetType,
   MAX_SPLIT_BLOCKS,
   PARQUET_FUNNELS,
   PARQUET_TYPE_IDS,
   type ParquetPhysicalType,
-  SALT,
   SPLIT_BLOCK_BITS,
   splitBlockDesignPoint,
   splitBlockSize,
@@ -59,14 +59,8 @@ export {
 
 import type { Funnel, Key } from '../../hash/keys.js';
 import { xxh64Key, xxViews } from '../../hash/xxhash64.js';
-import type { BlockedKernel } from '../blocked/kernel.js';
-import { fastRange32 } from '../blocked/sizing.js';
+import { addStrings, type BlockedKernel, hasStrings } from '../blocked/kernel.js';
 import type { MembershipFilter, PackedKeys, Requirement } from '../filter.js';
-
-const SALTS = Int32Array.from(SALT);
-// The salts as signed 32-bit constants, for Math.imul in the per-value path.
-type Eight = readonly [number, number, number, number, number, number, number, number];
-const [S0, S1, S2, S3, S4, S5, S6, S7] = SALTS as unknown as Eight;
 
 /** Options shared by every way of making a split-block filter. */
 export interface SplitBlockCommonOptions {
@@ -165,6 +159,26 @@ export class SplitBlockBloomFilter<K extends Key = Key>
     return this.findHash(h[0]!, h[1]!);
   }
 
+  /** `add` of every value; an array of strings (BYTE_ARRAY) goes through the kernel by chunks. */
+  override addMany(values: Iterable<K>): number {
+    if (this.kernel === null || this.typeId !== 6 || !Array.isArray(values)) {
+      return super.addMany(values);
+    }
+    return addStrings(this.kernel, values, this.blocks, 8, this.bits as BitArray, (i) =>
+      this.add(values[i]!),
+    );
+  }
+
+  /** `has` of every value, in order (an array of strings: see {@link addMany}). */
+  override hasMany(values: Iterable<K>): boolean[] {
+    if (this.kernel === null || this.typeId !== 6 || !Array.isArray(values)) {
+      return super.hasMany(values);
+    }
+    return hasStrings(this.kernel, values, this.blocks, 8, this.bits as BitArray, (i) =>
+      this.has(values[i]!),
+    );
+  }
+
   /**
    * Adds every packed value (its PLAIN bytes), in order; returns how many were new. XXH64 runs
    * over a whole chunk of values per WebAssembly call (hash/batch.ts), then each is inserted as
@@ -233,33 +247,11 @@ export class SplitBlockBloomFilter<K extends Key = Key>
   }
 
   private insertHash(lo: number, hi: number): boolean {
-    const base = fastRange32(hi, this.blocks) << 3;
-    const d = this.data;
-    let changed = false;
-    for (let i = 0; i < 8; i++) {
-      const mask = 1 << (Math.imul(lo, SALTS[i]!) >>> 27);
-      // Only a bit that is still 0 goes through the storage (which keeps the count, or is atomic).
-      if ((d[base + i]! & mask) === 0 && this.bits.setMasked(base + i, mask)) changed = true;
-    }
-    return changed;
+    return insertSplitHash(this.bits, this.blocks, lo, hi);
   }
 
   private findHash(lo: number, hi: number): boolean {
-    const base = fastRange32(hi, this.blocks) << 3;
-    const d = this.data;
-    // Branch-free: AND bit (lo·salt[i]) >>> 27 of each word (a shift count is taken mod 32).
-    return (
-      ((d[base]! >>> (Math.imul(lo, S0) >>> 27)) &
-        (d[base + 1]! >>> (Math.imul(lo, S1) >>> 27)) &
-        (d[base + 2]! >>> (Math.imul(lo, S2) >>> 27)) &
-        (d[base + 3]! >>> (Math.imul(lo, S3) >>> 27)) &
-        (d[base + 4]! >>> (Math.imul(lo, S4) >>> 27)) &
-        (d[base + 5]! >>> (Math.imul(lo, S5) >>> 27)) &
-        (d[base + 6]! >>> (Math.imul(lo, S6) >>> 27)) &
-        (d[base + 7]! >>> (Math.imul(lo, S7) >>> 27)) &
-        1) !==
-      0
-    );
+    return findSplitHash(this.data, this.blocks, lo, hi);
   }
 
   /** What another filter must share with this one to be combined. */

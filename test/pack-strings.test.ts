@@ -1,0 +1,147 @@
+/**
+ * The string packer (hash/pack.ts: `packStringsInto`, `writeString`, `packAll`, `packKeys` with
+ * `into`) against the reference bytes of each key: Java's `String.getBytes(UTF_8)` rule written
+ * out here by hand (UTF-8, `?` for a lone surrogate), independent of bloomkit's encoders. Run with
+ * Node's `Buffer#utf8Write` and as a browser runs it (`TextEncoder`), over ASCII runs (joined),
+ * mixed runs, lone surrogates at every position of a run, CJK, emoji and Latin-1.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { packStringsInto, useStringEncoder, writeString } from '../src/hash/pack.js';
+import { packKeys } from '../src/index.js';
+import { mixedStrings } from './support/mixed-keys.js';
+
+afterEach(() => {
+  useStringEncoder('buffer');
+});
+
+/** Java's UTF-8 of `s` (a lone surrogate becomes '?'), code point by code point. */
+function javaUtf8(s: string): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
+    let cp = c;
+    if (c >= 0xd800 && c <= 0xdfff) {
+      if (c < 0xdc00 && d >= 0xdc00 && d <= 0xdfff) {
+        cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i++;
+      } else {
+        out.push(0x3f);
+        continue;
+      }
+    }
+    if (cp < 0x80) out.push(cp);
+    else if (cp < 0x800) out.push(0xc0 | (cp >> 6), 0x80 | (cp & 63));
+    else if (cp < 0x10000) out.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
+    else {
+      out.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63));
+      out.push(0x80 | (cp & 63));
+    }
+  }
+  return out;
+}
+
+/** Every key's packed bytes compared with {@link javaUtf8}; the first mismatch is reported. */
+function expectPacked(keys: string[], bytes: Uint8Array, offsets: Uint32Array, from = 0): void {
+  for (let i = 0; i < keys.length; i++) {
+    const got = Array.from(bytes.subarray(offsets[i]!, offsets[i + 1]!));
+    const want = javaUtf8(keys[i]!);
+    if (got.length !== want.length || got.some((b, j) => b !== want[j])) {
+      expect.fail(`key ${from + i} ${JSON.stringify(keys[i])}: [${got}] vs [${want}]`);
+    }
+  }
+}
+
+const LONE = [
+  '\ud800',
+  '\udc00',
+  'ab\ud83d',
+  '\ude00cd',
+  'x\ud800\ud800y',
+  `${'a'.repeat(40)}\udfff`,
+];
+const TEXT = ['café', '東京ニュース', '😀🎉', 'smörgåsbord', 'ü'.repeat(60), 'русский'];
+
+/** Runs of 300 keys: ASCII with one odd key at position `at` (so every run position is tried). */
+function runsWithOdd(odd: readonly string[]): string[] {
+  const keys: string[] = [];
+  for (let r = 0; r < 40; r++) {
+    const at = (r * 37) % 300;
+    for (let i = 0; i < 300; i++) {
+      keys.push(i === at ? odd[r % odd.length]! : `https://example.com/${r}/${i}`);
+    }
+  }
+  return keys;
+}
+
+for (const mode of ['buffer', 'text-encoder'] as const) {
+  describe(`packStringsInto (${mode})`, () => {
+    it('writes Java UTF-8 for ASCII runs, lone surrogates, CJK, emoji and Latin-1', () => {
+      useStringEncoder(mode);
+      const keys = [
+        ...runsWithOdd(LONE),
+        ...runsWithOdd(TEXT),
+        ...mixedStrings(3000, 11, 300),
+        ...Array.from({ length: 500 }, (_, i) => `k${i}`),
+      ];
+      const out = new Uint8Array(3 * keys.reduce((a, k) => a + k.length, 0) + 64);
+      const offsets = new Uint32Array(keys.length + 1);
+      expect(packStringsInto(keys, 0, keys.length, out, offsets)).toBe(keys.length);
+      expectPacked(keys, out, offsets);
+    });
+
+    it('writes a lone surrogate as ? alone (writeString)', () => {
+      useStringEncoder(mode);
+      const out = new Uint8Array(512);
+      for (const s of LONE) {
+        const n = writeString(s, out, 3);
+        expect(Array.from(out.subarray(3, 3 + n))).toEqual(javaUtf8(s));
+      }
+    });
+  });
+}
+
+describe('packStringsInto stops', () => {
+  it('at the offsets room, the byte room and a key that is not a string', () => {
+    const keys = Array.from({ length: 100 }, (_, i) => `key-${i}`);
+    const out = new Uint8Array(4096);
+    const offsets = new Uint32Array(11);
+    expect(packStringsInto(keys, 5, 100, out, offsets, 7)).toBe(10);
+    expect(offsets[0]).toBe(7);
+    expectPacked(keys.slice(5, 15), out, offsets, 5);
+    // Each key of 5 characters needs room for its worst case (15 bytes) plus 16 after it.
+    const small = new Uint8Array(56);
+    const o = new Uint32Array(101);
+    expect(packStringsInto(keys, 0, 100, small, o)).toBe(6);
+    expect(o[6]).toBe(30);
+    expectPacked(keys.slice(0, 6), small, o);
+    const mixed: unknown[] = ['a', 'b', 3, 'c'];
+    expect(packStringsInto(mixed, 0, 4, out, o)).toBe(2);
+    expect(o[2]).toBe(2);
+    expect(packStringsInto(mixed, 2, 4, out, o)).toBe(0);
+  });
+});
+
+describe('packKeys into', () => {
+  it('writes into the given buffers when they are big enough, else allocates', () => {
+    const keys = [...runsWithOdd(TEXT), ...runsWithOdd(LONE)];
+    const bytes = new Uint8Array(1 << 20);
+    const offsets = new Uint32Array(keys.length + 10);
+    const packed = packKeys('string', keys, { bytes, offsets });
+    expect(packed.bytes.buffer).toBe(bytes.buffer);
+    expect(packed.offsets.buffer).toBe(offsets.buffer);
+    expect(packed.offsets.length).toBe(keys.length + 1);
+    expectPacked(keys, packed.bytes, packed.offsets);
+    const small = packKeys('string', keys, { bytes: new Uint8Array(10) });
+    expectPacked(keys, small.bytes, small.offsets);
+    expect(() => packKeys('string', keys, { bytes: [] as unknown as Uint8Array })).toThrow(
+      /into.bytes must be a Uint8Array/,
+    );
+  });
+
+  it('packs any iterable as the array (a Set)', () => {
+    const keys = runsWithOdd(LONE);
+    const packed = packKeys('string', new Set(keys));
+    expectPacked([...new Set(keys)], packed.bytes, packed.offsets);
+  });
+});
