@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { typeNamed, typesWith } from '../../formats/registry.js';
 import { DEFAULT_DEDUPER_TYPE, Deduper, type DeduperType } from '../../node/deduper.js';
 import { describeState, stateMismatch } from '../../node/deduper-shape.js';
 import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
@@ -214,13 +215,19 @@ Examples:
   },
 };
 
-const DEDUP_TYPES: readonly DeduperType[] = ['blocked', 'classic', 'split-block'];
+/** The types a Deduper keeps its keys in (the codec table's `deduper` rows), the default first. */
+const DEDUP_TYPES: readonly string[] = [
+  DEFAULT_DEDUPER_TYPE,
+  ...typesWith('deduper').filter((t) => t !== DEFAULT_DEDUPER_TYPE),
+];
 
-/** `--type`: one of the Deduper's types (`bloom` is another name for `classic`); needs `-n`. */
+/** `--type`: one of the Deduper's types (or an alias: `bloom` is `classic`); needs `-n`. */
 function parseDedupType(text: string | undefined, sized: boolean): DeduperType {
   if (text === undefined) return DEFAULT_DEDUPER_TYPE;
-  const name = text === 'bloom' ? 'classic' : text;
-  if (!DEDUP_TYPES.includes(name as DeduperType)) {
+  let name: string;
+  try {
+    name = typeNamed(text, 'deduper').name;
+  } catch {
     throw new CliError(
       `--type must be one of ${DEDUP_TYPES.join(', ')}, got ${JSON.stringify(text)}`,
     );
@@ -230,5 +237,5 @@ function parseDedupType(text: string | undefined, sized: boolean): DeduperType {
       '--type needs -n CAPACITY (without a capacity the state is a scalable filter that grows)',
     );
   }
-  return name as DeduperType;
+  return name;
 }
