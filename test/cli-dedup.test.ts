@@ -221,12 +221,12 @@ describe('Deduper', () => {
         // The Deduper's state is the filter the type's own class sizes for (capacity, fpp).
         expect(d.state).toBeInstanceOf(STATE_CLASS[type]);
         const other = stateMismatch(d.state, { capacity: capacity * 3, fpp, type });
-        expect(other).toMatch(new RegExp(`^a ${type} filter of [0-9]+ (bits|blocks)`));
+        expect(other).toMatch(new RegExp(`^a ${type} filter of [0-9,]+ (bits|blocks)`));
       }
     }
     const blocked = await Deduper.open(null, { capacity: 1000, type: 'blocked' });
     expect(stateMismatch(blocked.state, { capacity: 1000, fpp: 1e-6, type: 'classic' })).toBe(
-      'a classic filter of 28800 bits, 20 hashes',
+      'a classic filter of 28,800 bits (m), 20 hashes (k)',
     );
   });
 

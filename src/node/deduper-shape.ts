@@ -55,10 +55,13 @@ export function stateMismatch(
     if (state instanceof ScalableBloomFilter && state.fpp === fpp) return null;
     return `a scalable filter (grows as needed) at fpp ${fpp}`;
   }
-  const type = typeNamed(request.type, 'deduper').name;
+  const row = typeNamed(request.type, 'deduper');
+  const type = row.name;
   const { shape } = solveSize(type, { n: capacity, p: fpp });
   const numbers = Object.entries(shape).filter(([name]) => name !== 'kind');
   const facts = codecOf(state) === undefined ? null : describeFilter(state);
   if (facts?.type === type && numbers.every(([name, value]) => facts[name] === value)) return null;
-  return `a ${type} filter of ${numbers.map(([name, value]) => `${value} ${name}`).join(', ')}`;
+  // Said as the calculator says the shape (the model's labels: `8 blocks of 512 bits`).
+  const said = row.model?.describe(shape) ?? numbers.map(([name, value]) => [name, `${value}`]);
+  return `a ${type} filter of ${said.map(([label, value]) => `${value} ${label}`).join(', ')}`;
 }
