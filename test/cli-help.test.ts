@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Command, optionHelp } from '../src/cli/command.js';
 import { COMMANDS } from '../src/cli/commands/index.js';
-import { commandHelp } from '../src/cli/help-text.js';
+import { commandHelp, overview } from '../src/cli/help-text.js';
 
 /** An option line: `  -n, --capacity N   ...` or `      --force   ...` (its short and long name). */
 const OPTION_LINE = /^ {2}(?:-(\S), | {4})--([a-z0-9][a-z0-9-]*)(?=\s|$)/;
@@ -61,6 +61,12 @@ describe('option help generated from the declarations', () => {
       { short: 'n', long: 'capacity' },
       { short: undefined, long: 'force' },
     ]);
+  });
+
+  it('the list of commands fits in 80 columns and names every command', () => {
+    const text = overview(COMMANDS);
+    expect(text.split('\n').filter((l) => l.length > 80)).toEqual([]);
+    for (const c of COMMANDS) expect(text).toContain(`  ${c.name} `);
   });
 
   for (const command of COMMANDS as readonly Command[]) {

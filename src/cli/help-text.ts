@@ -4,7 +4,13 @@ import { type Command, HELP_COLUMNS, wrapWords } from './command.js';
 
 export function overview(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
-  const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  // Each summary filled to the help's width, continuation lines under its first word.
+  const indent = ' '.repeat(width + 4);
+  const lines = commands.map((c) =>
+    wrapWords(c.summary, HELP_COLUMNS - indent.length)
+      .map((l, i) => (i === 0 ? `  ${c.name.padEnd(width)}  ${l}` : indent + l))
+      .join('\n'),
+  );
   return `bloomkit: Bloom filters from the shell
 
 Usage: bloomkit COMMAND [ARGS...]     (bloomkit help COMMAND for its options)
@@ -12,9 +18,9 @@ Usage: bloomkit COMMAND [ARGS...]     (bloomkit help COMMAND for its options)
 Commands:
 ${lines.join('\n')}
 
-Inputs are files (plain or gzip) or standard input; records are lines (or NUL-terminated
+${fillParagraphs(`Inputs are files (plain or gzip) or standard input; records are lines (or NUL-terminated
 with -0). Errors name the file and what is wrong; exit status 2 means an error (check exits
-1 when no record was selected, as grep).
+1 when no record was selected, as grep).`)}
 `;
 }
 
