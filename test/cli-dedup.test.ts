@@ -13,13 +13,14 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packKeys } from '../src/filters/packed.js';
 import { BlockedBloomFilter, BloomFilter, SplitBlockBloomFilter } from '../src/index.js';
-import { Deduper, type DeduperType } from '../src/node/deduper.js';
+import { Deduper } from '../src/node/deduper.js';
+import { stateMismatch } from '../src/node/deduper-shape.js';
 import { save } from '../src/node/io.js';
 import { expectSameArray } from './support/bytes.js';
 import { type BuiltCli, buildCli, type InProcessCli, inProcessCli } from './support/cli.js';
 import { mulberry32 } from './support/random.js';
 
-const TYPES: DeduperType[] = ['classic', 'blocked', 'split-block'];
+const TYPES = ['classic', 'blocked', 'split-block'] as const;
 const STATE_CLASS = {
   classic: BloomFilter,
   blocked: BlockedBloomFilter,
@@ -207,6 +208,27 @@ describe('Deduper', () => {
       expect(Math.abs(drops - expected)).toBeLessThanOrEqual(4 * Math.sqrt(expected) + 2);
     },
   );
+
+  it('takes a state its -n/-p/--type would make, and names the shape of one it would not', async () => {
+    for (const type of TYPES) {
+      for (const [capacity, fpp] of [
+        [5, 1e-6],
+        [20_000, 1e-6],
+        [123_457, 0.003],
+      ] as const) {
+        const d = await Deduper.open(null, { capacity, fpp, type });
+        expect(stateMismatch(d.state, { capacity, fpp, type }), `${type} ${capacity}`).toBeNull();
+        // The Deduper's state is the filter the type's own class sizes for (capacity, fpp).
+        expect(d.state).toBeInstanceOf(STATE_CLASS[type]);
+        const other = stateMismatch(d.state, { capacity: capacity * 3, fpp, type });
+        expect(other).toMatch(new RegExp(`^a ${type} filter of [0-9,]+ (bits|blocks)`));
+      }
+    }
+    const blocked = await Deduper.open(null, { capacity: 1000, type: 'blocked' });
+    expect(stateMismatch(blocked.state, { capacity: 1000, fpp: 1e-6, type: 'classic' })).toBe(
+      'a classic filter of 28,800 bits (m), 20 hashes (k)',
+    );
+  });
 
   it('refuses an unknown type, and a split-block state for number keys', async () => {
     await expect(Deduper.open(null, { capacity: 10, type: 'cuckoo' as never })).rejects.toThrow(

@@ -209,3 +209,65 @@ describe('the command and the page give the same numbers', () => {
     });
   }
 });
+
+/** Every .ts file under `dir`, as paths relative to the repository root. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory()) return sourceFiles(path);
+    return e.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const ROOT = join(import.meta.dirname, '..');
+const NAME = `'(?:classic|blocked|split-block|counting|scalable|cuckoo)'`;
+/** The shapes a second list of types takes in code (comments removed first). */
+const LISTS: readonly [string, RegExp][] = [
+  ['an array of type names', new RegExp(`\\[[^\\[\\]]*${NAME}[^\\[\\]]*${NAME}[^\\[\\]]*\\]`, 'g')],
+  ['a union of type names', new RegExp(`${NAME}\\s*\\|\\s*(?:'[a-z-]+'\\s*\\|\\s*)*${NAME}`, 'g')],
+  ['a switch on a type name', new RegExp(`case\\s+${NAME}`, 'g')],
+  ['a test of a type name', new RegExp(`[!=]==\\s*${NAME}|${NAME}\\s*[!=]==`, 'g')],
+];
+
+/**
+ * What may stay outside the codec rows, each with its reason (file, then the text found). These
+ * are not lists of filter types but names of stored data that must not change with the table.
+ */
+const ALLOWED: Record<string, readonly string[]> = {
+  // The shard kinds of the stored filters: key prefixes in Redis and in the memory store (a
+  // storage format, `bloom` included, which is not a type name); never a list of types.
+  'src/sharded/store.ts': ["'counting' | 'cuckoo' | 'scalable'"],
+  'src/sharded/stored-open.ts': ["'counting' | 'cuckoo'"],
+  'src/sharded/memory-store.ts': ["=== 'scalable'"],
+  'src/redis/shard-store.ts': ["=== 'scalable'"],
+};
+
+describe('no list of filter types outside the codec table', () => {
+  it('finds the shapes it looks for (the patterns can fail)', () => {
+    const found = (code: string) => LISTS.filter(([, re]) => code.match(re) !== null).length;
+    expect(found("const T = ['classic', 'blocked', 'split-block'];")).toBe(1);
+    expect(found("type T = 'classic' | 'blocked';")).toBe(1);
+    expect(found("switch (t) { case 'cuckoo': }")).toBe(1);
+    expect(found("if (type === 'blocked') {}")).toBe(1);
+    expect(found("const x = typeNamed('classic', 'create');")).toBe(0);
+  });
+
+  it('has no array, union, switch or test of type names in src/ but the codec rows', () => {
+    const found: string[] = [];
+    for (const file of sourceFiles('src')) {
+      if (file === 'src/formats/registry.ts' || file.endsWith('/codec.ts')) continue;
+      const code = readFileSync(join(ROOT, file), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+      for (const [what, re] of LISTS) {
+        for (const match of code.match(re) ?? []) {
+          const text = match.replace(/\s+/g, ' ');
+          if (!(ALLOWED[file] ?? []).some((allowed) => text.includes(allowed))) {
+            found.push(`${file}: ${what}: ${text}`);
+          }
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  });
+});

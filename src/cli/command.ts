@@ -22,22 +22,48 @@ export type OptionDecl = ParseArgsOption & { readonly arg?: string; readonly hel
 /** The options table of one command. */
 export type OptionSpec = Record<string, OptionDecl>;
 
+/** Help text is at most this wide (a terminal's classic width). */
+export const HELP_COLUMNS = 80;
+
+/** The longest option head (`  -d, --delimiter CHAR`) that has its text on the same line. */
+const HEAD_MAX = 22;
+
+/** The column where every option's text starts, in every command (55 columns of text remain). */
+export const OPTION_TEXT_COLUMN = HEAD_MAX + 3;
+
+/**
+ * `text` with its words filled into lines of at most `width` characters (greedy: as many words
+ * as fit; a word longer than `width` stands alone). A `\n` in `text` always breaks the line.
+ */
+export function wrapWords(text: string, width: number): string[] {
+  return text.split('\n').flatMap((part) => {
+    const lines: string[] = [];
+    for (const word of part.split(' ').filter((w) => w !== '')) {
+      const last = lines.length - 1;
+      if (last >= 0 && lines[last]!.length + 1 + word.length <= width) lines[last] += ` ${word}`;
+      else lines.push(word);
+    }
+    return lines.length === 0 ? [''] : lines;
+  });
+}
+
 /**
  * The help lines of `options`, generated from their declarations, in declaration order:
- * `  -n, --capacity N   what it does`, aligned, continuation lines indented to the text.
+ * `  -n, --capacity N         what it does`, the text filled to {@link HELP_COLUMNS} from
+ * {@link OPTION_TEXT_COLUMN} in every command and option group (so groups printed apart line
+ * up); a head longer than {@link HEAD_MAX} (`--checkpoint-every N`) stands on its own line, its
+ * text on the next ones.
  */
 export function optionHelp(options: OptionSpec): string {
-  const heads = Object.entries(options).map(([name, o]) => {
-    const short = o.short === undefined ? '    ' : `-${o.short}, `;
-    return `  ${short}--${name}${o.arg === undefined ? '' : ` ${o.arg}`}`;
-  });
-  const width = Math.max(...heads.map((h) => h.length)) + 3;
-  return Object.values(options)
-    .map((o, i) => {
-      const [first = '', ...more] = (o.help ?? '').split('\n');
-      return [heads[i]!.padEnd(width) + first, ...more.map((l) => ' '.repeat(width) + l)].join(
-        '\n',
-      );
+  const indent = ' '.repeat(OPTION_TEXT_COLUMN);
+  return Object.entries(options)
+    .map(([name, o]) => {
+      const short = o.short === undefined ? '    ' : `-${o.short}, `;
+      const head = `  ${short}--${name}${o.arg === undefined ? '' : ` ${o.arg}`}`;
+      const lines = wrapWords(o.help ?? '', HELP_COLUMNS - OPTION_TEXT_COLUMN);
+      if (head.length > HEAD_MAX) return [head, ...lines.map((l) => indent + l)].join('\n');
+      const [first = '', ...more] = lines;
+      return [head.padEnd(OPTION_TEXT_COLUMN) + first, ...more.map((l) => indent + l)].join('\n');
     })
     .join('\n');
 }

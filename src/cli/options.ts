@@ -4,38 +4,78 @@
  */
 
 import type { Funnel } from '../index.js';
-import { CliError, type OptionSpec, type OptionValues } from './command.js';
+import { CliError, type OptionSpec, type OptionValues, optionHelp } from './command.js';
 
-/** `--json`: machine-readable output. */
-export const JSON_OPTION: OptionSpec = { json: { type: 'boolean' } };
+/**
+ * `--json`: machine-readable output. What it prints differs by command, so each command gives
+ * the help line (the option itself is declared here once).
+ */
+export function jsonOption(help: string): OptionSpec {
+  return { json: { type: 'boolean', help } };
+}
 
-/** `--threads N` for `add`, `check` and `dedup` (the pool itself, threads.ts, loads on demand). */
-export const THREADS_OPTION: OptionSpec = { threads: { type: 'string', short: 'T' } };
+/**
+ * `--threads N` for `add`, `check` and `dedup` (the pool itself, threads.ts, loads on demand).
+ * What the threads do differs by command, so each command gives the help line.
+ */
+export function threadsOption(help: string): OptionSpec {
+  return { threads: { type: 'string', short: 'T', arg: 'N', help } };
+}
 
-/** How input is cut into records and keys (add, check, dedup). */
-export const INPUT_OPTIONS: OptionSpec = {
-  null: { type: 'boolean', short: '0' },
-  delimiter: { type: 'string', short: 'd' },
-  fields: { type: 'string', short: 'f' },
-  'no-progress': { type: 'boolean' },
-  'keep-cr': { type: 'boolean' },
+/** `--funnel F` for the commands that read Guava or DCSO files (whose bytes do not say it). */
+export const FUNNEL_READ_OPTION: OptionSpec = {
+  funnel: {
+    type: 'string',
+    arg: 'F',
+    help: 'for a Guava or DCSO file only (its bytes do not say): string (default), utf16, int, long or bytes',
+  },
 };
 
-export const INPUT_HELP = `Input (files, or standard input when none is given or for "-"; gzip is detected):
-  -0, --null            records end with a NUL byte instead of a newline
-  -d, --delimiter CHAR  field delimiter for -f (default: tab); one byte, "\\t" for tab
-  -f, --fields LIST     key = these fields of each record, joined by the delimiter
-                        (numbered from 1 as in cut: "2", "1,3", "2-4"); the whole record
-                        is still what is printed
-      --keep-cr         keep a carriage return before a newline in the key (see below)
-      --no-progress     no progress bar (there is one on stderr only when stderr is a terminal)`;
+/** `--force`: replace the output file (its name is the command's, so each gives the line). */
+export function forceOption(file: string): OptionSpec {
+  return { force: { type: 'boolean', help: `replace ${file} if it exists` } };
+}
+
+/** How input is cut into records and keys (add, check, dedup, cascade, redis), with help. */
+export const INPUT_OPTIONS: OptionSpec = {
+  null: {
+    type: 'boolean',
+    short: '0',
+    help: 'records end with a NUL byte instead of a newline',
+  },
+  delimiter: {
+    type: 'string',
+    short: 'd',
+    arg: 'CHAR',
+    help: 'field delimiter for -f (default: tab); one byte, "\\t" for tab',
+  },
+  fields: {
+    type: 'string',
+    short: 'f',
+    arg: 'LIST',
+    help: 'key = these fields of each record, joined by the delimiter (numbered from 1 as in cut: "2", "1,3", "2-4"); the whole record is still what is printed',
+  },
+  'keep-cr': {
+    type: 'boolean',
+    help: 'keep a carriage return before a newline in the key (see below)',
+  },
+  'no-progress': {
+    type: 'boolean',
+    help: 'no progress bar (there is one on stderr only when stderr is a terminal)',
+  },
+};
+
+/** The input options' heading and generated lines, for the commands that read INPUT files. */
+export const INPUT_HELP = `Input (files, or standard input when none is given or for "-"; gzip
+is detected):
+${optionHelp(INPUT_OPTIONS)}`;
 
 /**
  * How a record becomes a key (the commands that hash records as bytes: add, check, dedup),
  * said once, after a command's options.
  */
 export const RECORD_BYTES_HELP = `Records and keys: a record ends at a newline (or a NUL byte with -0). A carriage return
-just before the newline is not part of the key, so "a\r\n" and "a\n" are one key (CRLF and LF
+just before the newline is not part of the key, so "a\\r\\n" and "a\\n" are one key (CRLF and LF
 files give the same keys; awk and sort -u keep them apart); the record is still printed as
 read, CR included. With --keep-cr the key is every byte before the newline. Otherwise a key
 is the record's bytes as they are, not decoded: invalid UTF-8 is hashed as the bytes it is.`;

@@ -66,6 +66,13 @@ export interface TypeCapabilities<F extends object = object> {
   readonly aliases?: readonly string[];
   /** A new empty filter sized for (capacity, fpp) with a funnel; absent for static sets. */
   readonly create?: (sizing: Sizing) => MembershipFilter;
+  /**
+   * The state a Deduper (bloomkit/node, `bloomkit dedup --type`) keeps its keys in, for
+   * (capacity, fpp, funnel): present on the types whose `add` answers whether a key was new and
+   * whose filters `clone`, so that the table alone says which types a Deduper takes. A
+   * `RangeError` for a funnel the type cannot keep that way.
+   */
+  readonly deduper?: (sizing: Sizing) => MembershipFilter;
   /** The size model: "any two of n, p, m, k give the rest" (size-model.ts). */
   // biome-ignore lint/suspicious/noExplicitAny: each row's model has its own shape type
   readonly model?: SizeModel<any>;

@@ -36,25 +36,27 @@ import { checkPositiveInteger, checkProbability, show } from '../errors.js';
 import { checkOut, type FilterBase, type Saturation } from '../filters/base.js';
 import { BlockedBloomFilter } from '../filters/blocked/filter.js';
 import { blockedFalsePositiveRate } from '../filters/blocked/sizing.js';
-import { BloomFilter } from '../filters/bloom/filter.js';
 import type { MembershipFilter, PackedKeys } from '../filters/filter.js';
 import { packedCount } from '../filters/packed.js';
 import { ScalableBloomFilter } from '../filters/scalable/filter.js';
 import { SplitBlockBloomFilter } from '../filters/split-block/filter.js';
 import { splitBlockFalsePositiveRate } from '../filters/split-block/sizing.js';
+import { typeNamed } from '../formats/registry.js';
 import type { Funnel, Key } from '../hash/keys.js';
 import { SATURATION_LIMIT, saturation } from '../math.js';
 import { removeStaleTemps } from './atomic-file.js';
 import { type FileLock, lockFile } from './file-lock.js';
 import { load, save } from './io.js';
 
-/** The filter a Deduper with a capacity keeps its keys in. */
-export type DeduperType = 'classic' | 'blocked' | 'split-block';
+/**
+ * The filter a Deduper with a capacity keeps its keys in: the name of a type whose row in the
+ * codec table has a `deduper` capability (`typesWith('deduper')`: classic, blocked and
+ * split-block), or an alias of one (`bloom`).
+ */
+export type DeduperType = string;
 
 /** The default {@link DeduperType} (the fastest in `npm run bench:cli`). */
 export const DEFAULT_DEDUPER_TYPE: DeduperType = 'blocked';
-
-const TYPES: readonly DeduperType[] = ['classic', 'blocked', 'split-block'];
 
 export interface DeduperOptions {
   /**
@@ -125,25 +127,11 @@ function createState(
   fpp: number,
   funnel: Funnel,
 ): AnyFilter {
-  if (!TYPES.includes(type)) {
-    throw new RangeError(`type must be one of ${TYPES.join(', ')}, got ${show(type)}`);
-  }
+  const row = typeNamed(type, 'deduper');
   if (capacity === undefined) {
     return ScalableBloomFilter.create({ capacity: 65536, fpp, funnel }) as unknown as AnyFilter;
   }
-  if (type === 'classic') {
-    return BloomFilter.create({ capacity, fpp, funnel }) as unknown as AnyFilter;
-  }
-  if (type === 'blocked') {
-    return BlockedBloomFilter.create({ capacity, fpp, funnel }) as unknown as AnyFilter;
-  }
-  if (funnel !== 'string' && funnel !== 'bytes') {
-    throw new RangeError(
-      `a split-block state takes byte keys (funnel 'string' or 'bytes'), got ${show(funnel)}`,
-    );
-  }
-  const column = funnel === 'string' ? 'BYTE_ARRAY' : 'FIXED_LEN_BYTE_ARRAY';
-  return SplitBlockBloomFilter.create({ capacity, fpp, type: column }) as unknown as AnyFilter;
+  return row.deduper({ capacity, fpp, funnel }) as unknown as AnyFilter;
 }
 
 export class Deduper<K extends Key = Key> {
@@ -240,9 +228,7 @@ export class Deduper<K extends Key = Key> {
     }
     // Checked even when a state file is resumed, so a bad value is reported at once.
     const type = options.type ?? DEFAULT_DEDUPER_TYPE;
-    if (!TYPES.includes(type)) {
-      throw new RangeError(`type must be one of ${TYPES.join(', ')}, got ${show(type)}`);
-    }
+    typeNamed(type, 'deduper');
     filter ??= createState(type, options.capacity, fpp, funnel);
     return new Deduper<K>(path, filter, options, lock);
   }

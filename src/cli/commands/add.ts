@@ -1,20 +1,32 @@
 import { FilterFullError } from '../../errors.js';
 import type { FilterBase } from '../../filters/base.js';
-import { CliError, type Command } from '../command.js';
+import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import { readFilter, updatesFile, writeFilter } from '../filter-file.js';
 import {
+  FUNNEL_READ_OPTION,
   flag,
   INPUT_HELP,
   INPUT_OPTIONS,
-  JSON_OPTION,
+  jsonOption,
   parseFunnel,
   parseThreads,
   RECORD_BYTES_HELP,
   stringOption,
-  THREADS_OPTION,
+  threadsOption,
 } from '../options.js';
 import { saturationJson, saturationWarning } from '../saturation.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
+
+/** add's own options (after the input options), each declared once with its help line. */
+const ADD_OPTIONS: OptionSpec = {
+  ...FUNNEL_READ_OPTION,
+  ...threadsOption(
+    'split, hash and add on N threads (classic, blocked and split-block filters): this one and N - 1 workers (N with -f or a number funnel), each worker with its own copy of the filter, OR-ed in at the end: the same file as one thread; pays for large inputs only, with idle cores (each worker costs about 0.1 s of CPU to start and one copy of the filter)',
+  ),
+  ...jsonOption(
+    'print {"records", "new", "estimatedCount"} when done (with --threads, "new" counts per thread: a key whose bits another thread set also counts)',
+  ),
+};
 
 // One update of FILE at a time: a second add (or dedup --state) waits for this one's lock.
 export const add: Command = updatesFile({
@@ -27,17 +39,7 @@ read so far are kept: the filter is saved whole, then the command exits with sta
 "insert" is another name for this command (as in DCSO's bloom).
 
 ${INPUT_HELP}
-      --funnel F        for a Guava or DCSO file only (its bytes do not say): string (default),
-                        utf16, int, long or bytes
-  -T, --threads N       split, hash and add on N threads (classic, blocked and split-block
-                        filters): this one and N - 1 workers (N with -f or a number
-                        funnel), each worker with its own copy of the filter, OR-ed in at
-                        the end: the same file as one thread; pays for large inputs only,
-                        with idle cores (each worker costs about 0.1 s of CPU to start and
-                        one copy of the filter)
-      --json            print {"records", "new", "estimatedCount"} when done (with
-                        --threads, "new" counts per thread: a key whose bits another thread
-                        set also counts)
+${optionHelp(ADD_OPTIONS)}
 
 ${RECORD_BYTES_HELP}
 
@@ -54,7 +56,7 @@ Examples:
   bloomkit add urls.bloom crawled-*.txt.gz
   cut -f2 access.log | bloomkit add ips.bloom
   bloomkit add users.bloom -d , -f 1 users.csv`,
-  options: { ...INPUT_OPTIONS, funnel: { type: 'string' }, ...THREADS_OPTION, ...JSON_OPTION },
+  options: { ...INPUT_OPTIONS, ...ADD_OPTIONS },
   positionals: { min: 1, max: Number.POSITIVE_INFINITY },
   async run({ args, options, io }) {
     const [file, ...inputs] = args as [string, ...string[]];

@@ -106,7 +106,7 @@ Examples:
   bloomkit calc -n 10M -p 0.001
   bloomkit calc -m 64MiB -p 1e-6       # how many keys fit
   bloomkit calc -n 1e6 -m 1MiB         # what rate that gives
-  bloomkit calc -t cuckoo -m 1MiB -p 1%   # the same question for a cuckoo filter`,
+  bloomkit calc -t cuckoo -m 1MiB -p 1%   # the same for a cuckoo filter`,
   options: CALC_OPTIONS,
   positionals: { min: 0, max: 0 },
   async run({ options, io }) {

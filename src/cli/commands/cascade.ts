@@ -2,10 +2,17 @@ import { FilterCascade } from '../../filters/cascade/filter.js';
 import type { CascadeHash } from '../../filters/cascade/hashing.js';
 import type { PackedKeys } from '../../filters/filter.js';
 import { keyEnd } from '../../filters/packed.js';
-import { CliError, type Command } from '../command.js';
+import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import { describeFilter, printFacts } from '../describe.js';
 import { writeBytes } from '../filter-file.js';
-import { flag, INPUT_OPTIONS, JSON_OPTION, stringOption } from '../options.js';
+import {
+  flag,
+  forceOption,
+  INPUT_OPTIONS,
+  jsonOption,
+  RECORD_BYTES_HELP,
+  stringOption,
+} from '../options.js';
 import { Interrupt, recordOptions, scanInputs } from '../scan.js';
 
 /** Keys copied into one growing buffer (no object per key), iterated as views. */
@@ -54,6 +61,25 @@ function parseSalt(text: string | undefined): Uint8Array | undefined {
   return Uint8Array.from(text.match(/../g)!, (h) => Number.parseInt(h, 16));
 }
 
+/** cascade's own options (before the input options), each declared once with its help line. */
+const CASCADE_OPTIONS: OptionSpec = {
+  include: {
+    type: 'string',
+    arg: 'FILE',
+    help: 'the keys that must answer true ("-" for standard input)',
+  },
+  exclude: { type: 'string', arg: 'FILE', help: 'the keys that must answer false' },
+  format: { type: 'string', arg: 'F', help: 'native (default) | mlbf (version 2)' },
+  hash: { type: 'string', arg: 'H', help: `${HASHES.join(' | ')} (default murmur3)` },
+  salt: {
+    type: 'string',
+    arg: 'HEX',
+    help: 'a salt for the sha256 hashes, in hex (at most 255 bytes)',
+  },
+  ...forceOption('OUT'),
+  ...jsonOption("print the cascade's facts as JSON"),
+};
+
 export const cascade: Command = {
   name: 'cascade',
   summary: 'build an exact filter cascade (Mozilla MLBF or native) from include and exclude lists',
@@ -61,34 +87,25 @@ export const cascade: Command = {
     'cascade build --include FILE --exclude FILE OUT [--format mlbf|native] [--hash H] [--salt HEX] [-0] [--json]',
   help: `Builds a filter cascade (CRLite's layout, as Firefox ships certificate revocations): a
 lookup of any record of the --include file answers true, of any record of the --exclude file
-false. Records are lines (or NUL-terminated with -0); a record's bytes are its key as they are.
+false; records and keys are read as said below.
 OUT is written atomically, as an MLBF file (Mozilla's format, read by rust-cascade and Python's
 filtercascade) or in bloomkit's native format (default), which "bloomkit info" and "check" read.
 
-      --include FILE    the keys that must answer true ("-" for standard input)
-      --exclude FILE    the keys that must answer false
-      --format F        native (default) | mlbf (version 2)
-      --hash H          ${HASHES.join(' | ')} (default murmur3)
-      --salt HEX        a salt for the sha256 hashes, in hex (at most 255 bytes)
-  -0, --null            records end with a NUL byte instead of a newline
-      --force           replace OUT if it exists
-      --json            print the cascade's facts as JSON
+${optionHelp(CASCADE_OPTIONS)}
+
+Records of the --include and --exclude files (gzip is detected):
+${optionHelp(INPUT_OPTIONS)}
+
+${RECORD_BYTES_HELP}
 
 Exit status: 0 when written, 2 on an error (a record in both files, a bad option).
 
 Examples:
-  bloomkit cascade build --include revoked.txt --exclude valid.txt.gz crlite.mlbf --format mlbf
-  bloomkit cascade build --include blocked.txt --exclude allowed.txt blocklist.bloom`,
-  options: {
-    include: { type: 'string' },
-    exclude: { type: 'string' },
-    format: { type: 'string' },
-    hash: { type: 'string' },
-    salt: { type: 'string' },
-    force: { type: 'boolean' },
-    ...INPUT_OPTIONS,
-    ...JSON_OPTION,
-  },
+  bloomkit cascade build --include revoked.txt --exclude valid.txt.gz \\
+    crlite.mlbf --format mlbf
+  bloomkit cascade build --include blocked.txt --exclude allowed.txt \\
+    blocklist.bloom`,
+  options: { ...CASCADE_OPTIONS, ...INPUT_OPTIONS },
   positionals: { min: 2, max: 2 },
   async run({ args, options, io }) {
     const [verb, out] = args as [string, string];

@@ -1,19 +1,44 @@
-import type { Command, OptionValues } from '../command.js';
+import { type Command, type OptionSpec, type OptionValues, optionHelp } from '../command.js';
 import { readQueryable } from '../filter-file.js';
 import {
+  FUNNEL_READ_OPTION,
   flag,
   INPUT_HELP,
   INPUT_OPTIONS,
-  JSON_OPTION,
+  jsonOption,
   parseFunnel,
   parseThreads,
   RECORD_BYTES_HELP,
   stringOption,
-  THREADS_OPTION,
+  threadsOption,
 } from '../options.js';
 import { Output } from '../output.js';
 import type { RecordBatch } from '../records.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
+
+/** check's options on what it prints, each declared once with its help line. */
+const CHECK_OUTPUT_OPTIONS: OptionSpec = {
+  invert: {
+    type: 'boolean',
+    short: 'v',
+    help: 'print the records that are certainly NOT in the filter',
+  },
+  count: { type: 'boolean', short: 'c', help: 'print only the number of records selected' },
+  quiet: {
+    type: 'boolean',
+    short: 'q',
+    help: 'print nothing; stop at the first record selected',
+  },
+  ...jsonOption('with -c: print {"records", "selected"}'),
+};
+
+/** check's options on how keys are read and tested (after the input options). */
+const CHECK_KEY_OPTIONS: OptionSpec = {
+  ...FUNNEL_READ_OPTION,
+  ...threadsOption(
+    'test the keys on N worker threads, each with its own copy of the filter; the output is the same, in the same order; pays for large inputs (each thread costs about 0.1 s to start and one copy of the filter)',
+  ),
+};
 
 export const check: Command = {
   name: 'check',
@@ -23,15 +48,9 @@ export const check: Command = {
 Bloom filter has false positives at its rate, never false negatives), in input order, as it was
 read (fields selected with -f are the key; the whole record is printed).
 
-  -v, --invert       print the records that are certainly NOT in the filter
-  -c, --count        print only the number of records selected
-  -q, --quiet        print nothing; stop at the first record selected
-      --json         with -c: print {"records", "selected"}
+${optionHelp(CHECK_OUTPUT_OPTIONS)}
 ${INPUT_HELP}
-      --funnel F     for a Guava or DCSO file only: string (default), utf16, int, long or bytes
-  -T, --threads N    test the keys on N worker threads, each with its own copy of the
-                     filter; the output is the same, in the same order; pays for large
-                     inputs (each thread costs about 0.1 s to start and one copy of the filter)
+${optionHelp(CHECK_KEY_OPTIONS)}
 
 ${RECORD_BYTES_HELP}
 
@@ -41,15 +60,7 @@ Examples:
   bloomkit check seen.bloom todo.txt > maybe-seen.txt
   bloomkit check -v seen.bloom todo.txt > new.txt
   bloomkit check -q blocklist.bloom <<< "$ip" && echo blocked`,
-  options: {
-    invert: { type: 'boolean', short: 'v' },
-    count: { type: 'boolean', short: 'c' },
-    quiet: { type: 'boolean', short: 'q' },
-    ...INPUT_OPTIONS,
-    funnel: { type: 'string' },
-    ...THREADS_OPTION,
-    ...JSON_OPTION,
-  },
+  options: { ...CHECK_OUTPUT_OPTIONS, ...INPUT_OPTIONS, ...CHECK_KEY_OPTIONS },
   positionals: { min: 1, max: Number.POSITIVE_INFINITY },
   async run({ args, options, io }) {
     const [file, ...inputs] = args as [string, ...string[]];

@@ -1,35 +1,49 @@
 import type { MembershipFilter } from '../../filters/filter.js';
 import { BloomFilter, CountingBloomFilter, SplitBlockBloomFilter } from '../../index.js';
-import { CliError, type Command } from '../command.js';
+import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import { typeName } from '../describe.js';
 import { readFilter, writeBytes, writeFilter } from '../filter-file.js';
-import { flag, parseFunnel, stringOption } from '../options.js';
+import { FUNNEL_READ_OPTION, flag, forceOption, parseFunnel, stringOption } from '../options.js';
 
 const TARGETS = ['native', 'guava', 'dcso', 'parquet-bitset'] as const;
+
+/** convert's options, each declared once with its help line. */
+const CONVERT_OPTIONS: OptionSpec = {
+  to: {
+    type: 'string',
+    arg: 'FORMAT',
+    help: 'the format of OUT: native, guava, dcso or parquet-bitset (below)',
+  },
+  ...FUNNEL_READ_OPTION,
+  ...forceOption('OUT'),
+};
 
 export const convert: Command = {
   name: 'convert',
   summary: 'rewrite a filter in another format: native, guava, dcso, parquet-bitset',
   usage: 'convert IN OUT --to native|guava|dcso|parquet-bitset [--funnel F]',
   help: `Reads the filter in IN (any format "info" reads as one filter: native, Guava or DCSO) and
-writes it to OUT, atomically, in the format --to names:
+writes it to OUT, atomically, in the format --to names.
 
+${optionHelp(CONVERT_OPTIONS)}
+
+Formats:
   native           bloomkit's native format (every type)
   guava            Guava's BloomFilter.writeTo bytes, read in Java by
-                   BloomFilter.readFrom(in, Funnels.stringFunnel(UTF_8)) (a classic filter; a
-                   counting filter is turned into the classic filter of the same keys)
-  dcso             the file format of DCSO's bloom tool (a filter made with --type dcso or
-                   read from a bloom file: its hashing is DCSO's own)
-  parquet-bitset   what a Parquet writer stores at a column chunk's bloom_filter_offset:
-                   the thrift header and the split-block bitset (a split-block filter)
-
-      --funnel F   for a Guava or DCSO input only: string (default), utf16, int, long or bytes
-      --force      replace OUT if it exists
+                   BloomFilter.readFrom(in, Funnels.stringFunnel(UTF_8))
+                   (a classic filter; a counting filter is turned into the
+                   classic filter of the same keys)
+  dcso             the file format of DCSO's bloom tool (a filter made with
+                   --type dcso or read from a bloom file: its hashing is
+                   DCSO's own)
+  parquet-bitset   what a Parquet writer stores at a column chunk's
+                   bloom_filter_offset: the thrift header and the
+                   split-block bitset (a split-block filter)
 
 Examples:
   bloomkit create ids.bloom -n 1e6 -p 0.01 && bloomkit add ids.bloom ids.txt
   bloomkit convert ids.bloom ids.guava --to guava`,
-  options: { to: { type: 'string' }, funnel: { type: 'string' }, force: { type: 'boolean' } },
+  options: CONVERT_OPTIONS,
   positionals: { min: 2, max: 2 },
   async run({ args, options }) {
     const [input, output] = args as [string, string];

@@ -24,7 +24,7 @@ const CREATE_OPTIONS: OptionSpec = {
     type: 'string',
     short: 't',
     arg: 'TYPE',
-    help: `${TYPE_NAMES.join(' | ')}\n(default classic: Guava's layout, readable by Java after\n"convert --to guava")`,
+    help: `${TYPE_NAMES.join(' | ')}\n(default classic: Guava's layout, readable by Java after "convert --to guava")`,
   },
   funnel: {
     type: 'string',

@@ -1,25 +1,61 @@
 import { stat } from 'node:fs/promises';
+import { typeNamed, typesWith } from '../../formats/registry.js';
 import { DEFAULT_DEDUPER_TYPE, Deduper, type DeduperType } from '../../node/deduper.js';
 import { describeState, stateMismatch } from '../../node/deduper-shape.js';
-import { CliError, type Command } from '../command.js';
+import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import { asCliError, lockWaitMs } from '../filter-file.js';
 import {
   flag,
   INPUT_HELP,
   INPUT_OPTIONS,
-  JSON_OPTION,
+  jsonOption,
   parseCount,
   parseProbability,
   parseThreads,
   RECORD_BYTES_HELP,
   stringOption,
-  THREADS_OPTION,
+  threadsOption,
 } from '../options.js';
 import { Output } from '../output.js';
 import { aboutCount, saturationJson, saturationWarning } from '../saturation.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
 
 const DEFAULT_FPP = 1e-6;
+
+/** dedup's own options (before the input options), each declared once with its help line. */
+const DEDUP_OPTIONS: OptionSpec = {
+  capacity: {
+    type: 'string',
+    short: 'n',
+    arg: 'N',
+    help: 'expected distinct keys: a fixed-size filter (fastest); without it the filter is scalable and grows as needed',
+  },
+  fpp: { type: 'string', short: 'p', arg: 'P', help: `false drop rate (default ${DEFAULT_FPP})` },
+  type: {
+    type: 'string',
+    arg: 'T',
+    help: `with -n: the filter, ${DEFAULT_DEDUPER_TYPE} (default: one cache line per key, the fastest), classic (Guava's layout, about 3/4 of the memory) or split-block (Parquet's); a --state file keeps the type it was made with`,
+  },
+  state: {
+    type: 'string',
+    arg: 'FILE',
+    help: 'remember the keys across runs in FILE: read at the start if it exists (then -n, -p and --type may be left out; given, they must match it), written at the end, atomically (also on Ctrl-C), and every --checkpoint-every records that were new',
+  },
+  'checkpoint-every': {
+    type: 'string',
+    arg: 'N',
+    help: 'write the state after every N new records (default: only at the end)',
+  },
+  quiet: {
+    type: 'boolean',
+    short: 'q',
+    help: 'no summary on stderr (warnings and errors are still printed)',
+  },
+  ...jsonOption('print the summary on stderr as JSON'),
+  ...threadsOption(
+    "only 1: each record's answer depends on every record before it, so one thread updates the filter in input order; what other threads could take over (hashing, about a tenth of the time) costs about as much to hand over as it saves",
+  ),
+};
 
 export const dedup: Command = {
   name: 'dedup',
@@ -34,23 +70,7 @@ more and more new ones: once its rate passes 10 times the rate it was sized for 
 dedup warns on stderr, and again at the end ("saturated": true in --json). Without -n the
 filter grows and never saturates.
 
-  -n, --capacity N    expected distinct keys: a fixed-size filter (fastest); without it the
-                      filter is scalable and grows as needed
-  -p, --fpp P         false drop rate (default ${DEFAULT_FPP})
-      --type T        with -n: the filter, ${DEFAULT_DEDUPER_TYPE} (default: one cache line per key,
-                      the fastest), classic (Guava's layout, about 3/4 of the memory) or
-                      split-block (Parquet's); a --state file keeps the type it was made with
-      --state FILE    remember the keys across runs in FILE: read at the start if it exists
-                      (then -n, -p and --type may be left out; given, they must match it),
-                      written at the end, atomically (also on Ctrl-C), and every
-                      --checkpoint-every records that were new
-      --checkpoint-every N   write the state after every N new records (default: only at the end)
-  -q, --quiet         no summary on stderr (warnings and errors are still printed)
-      --json          print the summary on stderr as JSON
-  -T, --threads N     only 1: each record's answer depends on every record before it, so
-                      one thread updates the filter in input order; what other threads
-                      could take over (hashing, about a tenth of the time) costs about as
-                      much to hand over as it saves
+${optionHelp(DEDUP_OPTIONS)}
 
 ${INPUT_HELP}
 
@@ -62,17 +82,7 @@ Examples:
   bloomkit dedup urls.txt > unique.txt
   bloomkit dedup --state frontier.bloom new-links-*.gz | fetch-pages
   bloomkit dedup -d , -f 2 events.csv`,
-  options: {
-    capacity: { type: 'string', short: 'n' },
-    fpp: { type: 'string', short: 'p' },
-    type: { type: 'string' },
-    state: { type: 'string' },
-    ...THREADS_OPTION,
-    'checkpoint-every': { type: 'string' },
-    quiet: { type: 'boolean', short: 'q' },
-    ...INPUT_OPTIONS,
-    ...JSON_OPTION,
-  },
+  options: { ...DEDUP_OPTIONS, ...INPUT_OPTIONS },
   positionals: { min: 0, max: Number.POSITIVE_INFINITY },
   async run({ args, options, io }) {
     const capacityText = stringOption(options, 'capacity');
@@ -205,13 +215,19 @@ Examples:
   },
 };
 
-const DEDUP_TYPES: readonly DeduperType[] = ['blocked', 'classic', 'split-block'];
+/** The types a Deduper keeps its keys in (the codec table's `deduper` rows), the default first. */
+const DEDUP_TYPES: readonly string[] = [
+  DEFAULT_DEDUPER_TYPE,
+  ...typesWith('deduper').filter((t) => t !== DEFAULT_DEDUPER_TYPE),
+];
 
-/** `--type`: one of the Deduper's types (`bloom` is another name for `classic`); needs `-n`. */
+/** `--type`: one of the Deduper's types (or an alias: `bloom` is `classic`); needs `-n`. */
 function parseDedupType(text: string | undefined, sized: boolean): DeduperType {
   if (text === undefined) return DEFAULT_DEDUPER_TYPE;
-  const name = text === 'bloom' ? 'classic' : text;
-  if (!DEDUP_TYPES.includes(name as DeduperType)) {
+  let name: string;
+  try {
+    name = typeNamed(text, 'deduper').name;
+  } catch {
     throw new CliError(
       `--type must be one of ${DEDUP_TYPES.join(', ')}, got ${JSON.stringify(text)}`,
     );
@@ -221,5 +237,5 @@ function parseDedupType(text: string | undefined, sized: boolean): DeduperType {
       '--type needs -n CAPACITY (without a capacity the state is a scalable filter that grows)',
     );
   }
-  return name as DeduperType;
+  return name;
 }

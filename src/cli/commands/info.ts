@@ -1,7 +1,13 @@
-import type { Command } from '../command.js';
+import { type Command, type OptionSpec, optionHelp } from '../command.js';
 import { describeFilter, type Facts, FORMAT_LABELS, printFacts } from '../describe.js';
 import { asCliError, readFilter, readQueryable, sniff, unknownFormat } from '../filter-file.js';
-import { flag, JSON_OPTION, parseFunnel, stringOption } from '../options.js';
+import { FUNNEL_READ_OPTION, flag, jsonOption, parseFunnel, stringOption } from '../options.js';
+
+/** info's options, each declared once with its help line. */
+const INFO_OPTIONS: OptionSpec = {
+  ...jsonOption('one JSON object per file (an array for several files or column chunks)'),
+  ...FUNNEL_READ_OPTION,
+};
 
 export const info: Command = {
   name: 'info',
@@ -14,13 +20,12 @@ now (from the bits set) and as designed where the file says, and its size. The f
 from the bytes: bloomkit native, a chunked filter file, a sidecar, Guava's writeTo bytes, a file
 of DCSO's bloom tool, or a Parquet file (one entry per column chunk that has a Bloom filter).
 
-      --json        one JSON object per file (an array for several files or column chunks)
-      --funnel F    for a Guava or DCSO file only (its bytes do not say): string (default), ...
+${optionHelp(INFO_OPTIONS)}
 
 Examples:
   bloomkit info urls.bloom
   bloomkit info --json part-0001.parquet`,
-  options: { ...JSON_OPTION, funnel: { type: 'string' } },
+  options: INFO_OPTIONS,
   positionals: { min: 1, max: Number.POSITIVE_INFINITY },
   async run({ args, options, io }) {
     const entries: Facts[] = [];

@@ -1,13 +1,20 @@
 import type { MembershipFilter } from '../../filters/filter.js';
-import { CliError, type Command } from '../command.js';
+import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import { typeName } from '../describe.js';
 import { readFilter, writeFilter } from '../filter-file.js';
-import { flag, parseFunnel, stringOption } from '../options.js';
+import { FUNNEL_READ_OPTION, flag, forceOption, parseFunnel, stringOption } from '../options.js';
 
 type Combinable = MembershipFilter & {
   clone(): Combinable;
   union?(other: unknown): unknown;
   intersect?(other: unknown): unknown;
+};
+
+/** merge's options, each declared once with its help line. */
+const MERGE_OPTIONS: OptionSpec = {
+  intersect: { type: 'boolean', help: 'intersection instead of union' },
+  ...FUNNEL_READ_OPTION,
+  ...forceOption('OUT'),
 };
 
 export const merge: Command = {
@@ -20,18 +27,12 @@ rate of the result is at most that of each). The filters must have the same type
 (bits, hashes, funnel): filters made by the same "create" command. OUT is written atomically,
 in the format of the first IN.
 
-      --intersect   intersection instead of union
-      --funnel F    for Guava or DCSO files only: string (default), utf16, int, long or bytes
-      --force       replace OUT if it exists
+${optionHelp(MERGE_OPTIONS)}
 
 Examples:
   bloomkit merge all.bloom day-*.bloom
   bloomkit merge --intersect both.bloom a.bloom b.bloom`,
-  options: {
-    intersect: { type: 'boolean' },
-    funnel: { type: 'string' },
-    force: { type: 'boolean' },
-  },
+  options: MERGE_OPTIONS,
   positionals: { min: 2, max: Number.POSITIVE_INFINITY },
   async run({ args, options }) {
     const [out, ...inputs] = args as [string, ...string[]];

@@ -1,10 +1,16 @@
 import type { RedisBloomFilter } from '../../redis/bloom.js';
-import { CliError, type Command, type OptionValues } from '../command.js';
+import {
+  CliError,
+  type Command,
+  type OptionSpec,
+  type OptionValues,
+  optionHelp,
+} from '../command.js';
 import {
   flag,
   INPUT_HELP,
   INPUT_OPTIONS,
-  JSON_OPTION,
+  jsonOption,
   parseCount,
   parseFunnel,
   parseProbability,
@@ -22,6 +28,51 @@ import { endCheck } from './check.js';
 
 const VERBS = ['create', 'add', 'check', 'info'] as const;
 
+/** redis's own options (before the input options), each declared once with its help line. */
+const REDIS_OPTIONS: OptionSpec = {
+  url: {
+    type: 'string',
+    arg: 'URL',
+    help: 'the server (default: the REDIS_URL environment variable)',
+  },
+  durability: {
+    type: 'string',
+    arg: 'strict|best-effort',
+    help: 'strict (default): refuse a server on which a crash can lose acknowledged adds (anything but appendonly yes with appendfsync always, or a server whose CONFIG cannot be read); best-effort: accept it',
+  },
+  timeout: {
+    type: 'string',
+    arg: 'S',
+    help: `give up after S seconds without an answer from the server, when connecting and at each step (default ${DEFAULT_REDIS_TIMEOUT_S}); exit status 2`,
+  },
+  capacity: {
+    type: 'string',
+    short: 'n',
+    arg: 'N',
+    help: 'create: expected number of distinct keys',
+  },
+  fpp: { type: 'string', short: 'p', arg: 'P', help: 'create: false positive rate at N keys' },
+  funnel: {
+    type: 'string',
+    arg: 'F',
+    help: 'create: how keys become bytes, string (UTF-8, default) | utf16 | int | long | bytes',
+  },
+  invert: {
+    type: 'boolean',
+    short: 'v',
+    help: 'check: print the records that are certainly NOT in it',
+  },
+  count: { type: 'boolean', short: 'c', help: 'check: print only the number of records selected' },
+  quiet: {
+    type: 'boolean',
+    short: 'q',
+    help: 'check: print nothing; stop at the first record selected',
+  },
+  ...jsonOption(
+    'print the result as JSON: create and info their facts, add {"records", "new"}, check with -c {"records", "selected"}',
+  ),
+};
+
 export const redis: Command = {
   name: 'redis',
   summary: 'create, add to, check and describe a Bloom filter kept in Redis',
@@ -29,18 +80,14 @@ export const redis: Command = {
   help: `The same verbs on a classic Bloom filter kept in Redis (RedisBloomFilter: sharded bit
 strings, plain Redis or Redis Cluster), shared by every process that opens NAME.
 
-  create NAME -n CAPACITY -p FPP [--funnel F]   create it (or open it if it exists alike)
-  add NAME [INPUT...]                           add each record
-  check NAME [INPUT...] [-v] [-c] [-q]          print the records that may be in it (as check)
-  info NAME [--json]                            its shape, estimated count and the server's persistence
+  create NAME -n CAPACITY -p FPP [--funnel F]
+                         create it (or open it if it exists alike)
+  add NAME [INPUT...]    add each record
+  check NAME [INPUT...] [-v] [-c] [-q]
+                         print the records that may be in it (as check)
+  info NAME [--json]     its shape, estimated count and the server's persistence
 
-      --url URL     the server (default: the REDIS_URL environment variable)
-      --durability strict|best-effort
-                    strict (default): refuse a server on which a crash can lose acknowledged
-                    adds (anything but appendonly yes with appendfsync always, or a server whose
-                    CONFIG cannot be read); best-effort: accept it
-      --timeout S   give up after S seconds without an answer from the server, when
-                    connecting and at each step (default ${DEFAULT_REDIS_TIMEOUT_S}); exit status 2
+${optionHelp(REDIS_OPTIONS)}
 ${INPUT_HELP}
 
 Records and keys: a record ends at a newline (or a NUL byte with -0); a carriage return just
@@ -53,19 +100,7 @@ Exit status: check as grep (0 selected, 1 none); 2 on an error.
 Example:
   bloomkit redis create seen -n 1e6 -p 0.001 --url redis://127.0.0.1:6379
   bloomkit redis add seen urls.txt --url redis://127.0.0.1:6379`,
-  options: {
-    url: { type: 'string' },
-    durability: { type: 'string' },
-    timeout: { type: 'string' },
-    capacity: { type: 'string', short: 'n' },
-    fpp: { type: 'string', short: 'p' },
-    funnel: { type: 'string' },
-    invert: { type: 'boolean', short: 'v' },
-    count: { type: 'boolean', short: 'c' },
-    quiet: { type: 'boolean', short: 'q' },
-    ...INPUT_OPTIONS,
-    ...JSON_OPTION,
-  },
+  options: { ...REDIS_OPTIONS, ...INPUT_OPTIONS },
   positionals: { min: 2, max: Number.POSITIVE_INFINITY },
   async run({ args, options, io }) {
     const [verb, name, ...inputs] = args as [string, string, ...string[]];

@@ -1,5 +1,15 @@
-import { CliError, type Command } from '../command.js';
+import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import { parseInteger, stringOption } from '../options.js';
+
+/** serve's options, each declared once with its help line. */
+const SERVE_OPTIONS: OptionSpec = {
+  port: { type: 'string', arg: 'N', help: 'TCP port (default: a free one)' },
+  host: {
+    type: 'string',
+    arg: 'H',
+    help: 'interface to bind (default 127.0.0.1: this machine only)',
+  },
+};
 
 export const serve: Command = {
   name: 'serve',
@@ -9,12 +19,11 @@ export const serve: Command = {
 Ctrl-C, on 127.0.0.1 unless --host says otherwise, and prints its address. Only files inside the
 folder are served; only GET and HEAD are answered.
 
-      --port N    TCP port (default: a free one)
-      --host H    interface to bind (default 127.0.0.1: this machine only)
+${optionHelp(SERVE_OPTIONS)}
 
 Example:
   bloomkit serve --port 8080`,
-  options: { port: { type: 'string' }, host: { type: 'string' } },
+  options: SERVE_OPTIONS,
   positionals: { min: 0, max: 1 },
   async run({ args, options, io }) {
     const { serveStatic, webPageDir } = await import('../../node/serve.js');

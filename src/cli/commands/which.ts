@@ -1,11 +1,16 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SidecarSet } from '../../node/sidecar.js';
-import { CliError, type Command } from '../command.js';
+import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import { asCliError } from '../filter-file.js';
-import { flag, JSON_OPTION } from '../options.js';
+import { flag, jsonOption } from '../options.js';
 
 const SUFFIX = '.bloom';
+
+/** which's options, each declared once with its help line. */
+const WHICH_OPTIONS: OptionSpec = {
+  ...jsonOption('{"keys": {"KEY": [files...]}, "unchecked": [{path, reason, detail}]}'),
+};
 
 export const which: Command = {
   name: 'which',
@@ -17,13 +22,14 @@ key and is skipped. A file whose sidecar is older than the file, or damaged, is 
 (and named on stderr), so no file that holds the key is ever left out.
 
 With one KEY, one file per line; with several, "KEY<tab>FILE" lines.
-      --json    {"keys": {"KEY": [files...]}, "unchecked": [{path, reason, detail}]}
+
+${optionHelp(WHICH_OPTIONS)}
 
 Exit status: 0 if any file was listed, 1 if none, 2 on an error.
 
 Example:
   bloomkit which logs/ user-4242`,
-  options: { ...JSON_OPTION },
+  options: WHICH_OPTIONS,
   positionals: { min: 2, max: Number.POSITIVE_INFINITY },
   async run({ args, options, io }) {
     const [dir, ...keys] = args as [string, ...string[]];

@@ -13,6 +13,7 @@ export const blockedCodec = nativeCodec(
   (f) => ({ bits: f.bitSize, blocks: f.blocks, hashes: f.hashes, ...bitFacts(f) }),
   {
     create: (s) => BlockedBloomFilter.create(s),
+    deduper: (s) => BlockedBloomFilter.create(s),
     model: blockedModel,
     openShared: (handle) => BlockedBloomFilter.fromShared(handle),
     view: (f) => ({

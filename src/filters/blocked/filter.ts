@@ -6,7 +6,6 @@
  *
  * Guarantee: `has(key)` is true for every key ever added (no false negatives). For a key never
  * added it is true with probability about
- *
  *   p(λ, k) = Σ_j Pois(j; λ) · (1 − (1 − 1/512)^(k·j))^k,     λ = n / z (keys per block)
  *
  * after n adds into z blocks with k probes: a block receives a Poisson number of keys, and inside
@@ -23,9 +22,8 @@
  * and bit b of the block is bit b & 31 of its 32-bit word b >>> 5. The key bytes are those of the
  * filter's funnel (hash/keys.ts), so a key is encoded exactly as for the classic filter.
  *
- * Limits: at most 2^27 blocks (2^36 bits, 8 GiB), 1 to 32 probes. Keys cannot be removed. The
- * rate rises past the sized capacity (watch `expectedFpp()`, which is exact for the bits set).
- * Not interchangeable with RocksDB's filter bytes: RocksDB hashes with XXH3, bloomkit with XXH64.
+ * Limits: at most 2^27 blocks (2^36 bits, 8 GiB), 1 to 32 probes; no removal; the rate rises
+ * past capacity (`saturation()`). Not RocksDB's bytes: RocksDB hashes with XXH3, this with XXH64.
  */
 
 import { BitArray, type BitStorage, popcount32 } from '../../bits/bit-array.js';

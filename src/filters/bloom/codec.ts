@@ -14,6 +14,7 @@ export const bloomCodec = nativeCodec(
   {
     aliases: ['bloom'],
     create: (s) => BloomFilter.create(s),
+    deduper: (s) => BloomFilter.create(s),
     model: classicModel,
     openShared: (handle) => BloomFilter.fromShared(handle),
     view: (f) => ({

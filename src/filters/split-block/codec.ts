@@ -1,6 +1,6 @@
 /** The Parquet split-block filter's native-format descriptor (type 6, xxh64SplitBlock). */
 
-import { mustBe } from '../../errors.js';
+import { mustBe, show } from '../../errors.js';
 import { bitFacts, nativeCodec, type Sizing } from '../../formats/codec.js';
 import { bitValues, formatInt, wordDensity } from '../../formats/view.js';
 import type { Funnel } from '../../hash/keys.js';
@@ -25,6 +25,20 @@ function create(s: Sizing): SplitBlockBloomFilter {
   return SplitBlockBloomFilter.create({ capacity: s.capacity, fpp: s.fpp, type, shared: s.shared });
 }
 
+/**
+ * A Deduper's split-block state: byte keys only (funnel 'string', a BYTE_ARRAY column, or
+ * 'bytes', FIXED_LEN_BYTE_ARRAY), so that a resumed state has the funnel it was made with.
+ */
+function deduperState(s: Sizing): SplitBlockBloomFilter {
+  if (s.funnel !== 'string' && s.funnel !== 'bytes') {
+    throw new RangeError(
+      `a split-block state takes byte keys (funnel 'string' or 'bytes'), got ${show(s.funnel)}`,
+    );
+  }
+  const type = s.funnel === 'string' ? 'BYTE_ARRAY' : 'FIXED_LEN_BYTE_ARRAY';
+  return SplitBlockBloomFilter.create({ capacity: s.capacity, fpp: s.fpp, type });
+}
+
 export const splitBlockCodec = nativeCodec(
   'split-block',
   SplitBlockBloomFilter,
@@ -38,6 +52,7 @@ export const splitBlockCodec = nativeCodec(
   }),
   {
     create,
+    deduper: deduperState,
     model: splitBlockModel,
     openShared: (handle) => SplitBlockBloomFilter.fromShared(handle),
     view: (f) => ({
