@@ -123,7 +123,7 @@ describe('two writers of one filter file', () => {
 
   it('two dedup --state processes at once: a third run finds every key of both seen', async () => {
     const state = path('two-state.bloom');
-    // Both start, and the first has read the state and printed, before either input ends:
+    // Both start, and one has read the state and printed, before either input ends:
     // without a lock both would hold the empty state and the last to write would win.
     const children = [a, b].map((keys) => {
       const child = bin.start(['dedup', '--state', state, '-n', '400000']);
@@ -131,7 +131,8 @@ describe('two writers of one filter file', () => {
       return child;
     });
     const runs = children.map((child) => finished(child));
-    await once(children[0]!.stdout!, 'data');
+    // Whichever took the lock first prints; the other waits for it (the order is the kernel's).
+    await Promise.race(children.map((child) => once(child.stdout!, 'data')));
     await new Promise((resolve) => setTimeout(resolve, 1000));
     for (const child of children) child.stdin!.end();
     for (const r of await Promise.all(runs)) ok(r);
