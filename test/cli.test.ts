@@ -267,6 +267,29 @@ describe('create, add, check', () => {
       '--type must be one of classic, counting, scalable, cuckoo, blocked, split-block, dcso, got',
     );
   });
+  it('create keeps the funnel it was given, and add then hashes the records with it', async () => {
+    for (const type of ['classic', 'blocked', 'split-block', 'counting']) {
+      const file = path(`f-${type}.bloom`);
+      ok(
+        await cli.run([
+          'create',
+          file,
+          '-n',
+          '5000',
+          '-p',
+          '0.01',
+          '-t',
+          type,
+          '--funnel',
+          'bytes',
+        ]),
+      );
+      expect(JSON.parse(await out(['info', '--json', file])).funnel, type).toBe('bytes');
+      ok(await cli.run(['add', file, path('words.txt')]));
+      const r = await cli.run(['check', '-c', file, path('words.txt')]);
+      expect(r.stdout.toString(), type).toBe(`${words.length}\n`);
+    }
+  });
 });
 
 describe('merge, convert, info, calc', () => {

@@ -8,10 +8,15 @@ import { SplitBlockBloomFilter } from './filter.js';
 import { splitBlockFormat } from './format.js';
 import { splitBlockModel } from './model.js';
 
-/** The Parquet physical type whose PLAIN encoding hashes the bytes a funnel hashes. */
-const PARQUET_TYPE: Partial<Record<Funnel, 'BYTE_ARRAY' | 'INT32' | 'INT64'>> = {
+/**
+ * The Parquet physical type whose PLAIN encoding hashes the bytes a funnel hashes, and whose
+ * funnel the filter then reports (BYTE_ARRAY: 'string', FIXED_LEN_BYTE_ARRAY: 'bytes').
+ */
+const PARQUET_TYPE: Partial<
+  Record<Funnel, 'BYTE_ARRAY' | 'FIXED_LEN_BYTE_ARRAY' | 'INT32' | 'INT64'>
+> = {
   string: 'BYTE_ARRAY',
-  bytes: 'BYTE_ARRAY',
+  bytes: 'FIXED_LEN_BYTE_ARRAY',
   int: 'INT32',
   long: 'INT64',
 };
@@ -35,8 +40,7 @@ function deduperState(s: Sizing): SplitBlockBloomFilter {
       `a split-block state takes byte keys (funnel 'string' or 'bytes'), got ${show(s.funnel)}`,
     );
   }
-  const type = s.funnel === 'string' ? 'BYTE_ARRAY' : 'FIXED_LEN_BYTE_ARRAY';
-  return SplitBlockBloomFilter.create({ capacity: s.capacity, fpp: s.fpp, type });
+  return create(s);
 }
 
 export const splitBlockCodec = nativeCodec(
