@@ -70,47 +70,45 @@ const blocked: BenchLibrary = {
   },
 };
 
-const blockedBatch: BenchLibrary = {
-  name: 'bloomkit BlockedBloomFilter, addMany/hasMany',
-  id: 'blocked-batch',
-  create(n, fpp) {
-    const f = BlockedBloomFilter.create({ capacity: n, fpp });
-    return {
-      bits: f.bitSize,
-      hashes: f.hashes,
-      addAll(keys, count) {
-        f.addMany(count === keys.length ? keys : keys.slice(0, count));
-      },
-      countHits(keys, count) {
-        const found = f.hasMany(count === keys.length ? keys : keys.slice(0, count));
-        let hits = 0;
-        for (let i = 0; i < count; i++) if (found[i]) hits++;
-        return hits;
-      },
-    };
-  },
-};
+/** A bloomkit filter through `addMany`/`hasMany` on the strings themselves (`hasMany`'s array counted). */
+function manyLibrary(
+  name: string,
+  id: string,
+  make: (n: number, fpp: number) => BloomFilter | BlockedBloomFilter,
+): BenchLibrary {
+  return {
+    name,
+    id,
+    create(n, fpp) {
+      const f = make(n, fpp);
+      const upTo = (keys: readonly string[], count: number) =>
+        count === keys.length ? keys : keys.slice(0, count);
+      return {
+        bits: f.bitSize,
+        hashes: f.hashes,
+        addAll(keys, count) {
+          f.addMany(upTo(keys, count));
+        },
+        countHits(keys, count) {
+          const found = f.hasMany(upTo(keys, count));
+          let hits = 0;
+          for (let i = 0; i < count; i++) if (found[i]) hits++;
+          return hits;
+        },
+      };
+    },
+  };
+}
 
-const classicMany: BenchLibrary = {
-  name: 'bloomkit BloomFilter, addMany/hasMany',
-  id: 'classic-many',
-  create(n, fpp) {
-    const f = BloomFilter.create({ capacity: n, fpp });
-    return {
-      bits: f.bitSize,
-      hashes: f.hashes,
-      addAll(keys, count) {
-        f.addMany(count === keys.length ? keys : keys.slice(0, count));
-      },
-      countHits(keys, count) {
-        const found = f.hasMany(count === keys.length ? keys : keys.slice(0, count));
-        let hits = 0;
-        for (let i = 0; i < count; i++) if (found[i]) hits++;
-        return hits;
-      },
-    };
-  },
-};
+const blockedBatch = manyLibrary(
+  'bloomkit BlockedBloomFilter, addMany/hasMany',
+  'blocked-batch',
+  (n, fpp) => BlockedBloomFilter.create({ capacity: n, fpp }),
+);
+
+const classicMany = manyLibrary('bloomkit BloomFilter, addMany/hasMany', 'classic-many', (n, fpp) =>
+  BloomFilter.create({ capacity: n, fpp }),
+);
 
 /** Keys packed once per key array (outside the timed loops), as keys read from a file are. */
 const packedCache = new WeakMap<readonly string[], { bytes: Uint8Array; offsets: Uint32Array }>();
@@ -133,12 +131,13 @@ interface BatchFilter {
   hasBatch(batch: { bytes: Uint8Array; offsets: Uint32Array }, out?: Uint8Array): Uint8Array;
 }
 
+/** Packing timed: into buffers reused from call to call (and round to round), as packKeys allows. */
+const into: { bytes?: Uint8Array; offsets?: Uint32Array } = {};
+
 /**
  * A filter's batch API on keys packed beforehand (`prepacked`: the bytes of a file of lines, split
  * with `splitRecords`, cost no encoding) or packed from the strings inside the timed loop.
  */
-/** Packing timed: into buffers reused from call to call (and round to round), as packKeys allows. */
-const into: { bytes?: Uint8Array; offsets?: Uint32Array } = {};
 
 function batchLibrary(
   name: string,
