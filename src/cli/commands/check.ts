@@ -17,7 +17,7 @@ import type { RecordBatch } from '../records.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
 
 /** check's options on what it prints, each declared once with its help line. */
-const CHECK_OUTPUT_OPTIONS: OptionSpec = {
+export const CHECK_OUTPUT_OPTIONS: OptionSpec = {
   invert: {
     type: 'boolean',
     short: 'v',

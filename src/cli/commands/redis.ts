@@ -24,7 +24,7 @@ import {
   redisTarget,
 } from '../redis-connect.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
-import { endCheck } from './check.js';
+import { CHECK_OUTPUT_OPTIONS, endCheck } from './check.js';
 
 const VERBS = ['create', 'add', 'check', 'info'] as const;
 
@@ -57,17 +57,13 @@ const REDIS_OPTIONS: OptionSpec = {
     arg: 'F',
     help: 'create: how keys become bytes, string (UTF-8, default) | utf16 | int | long | bytes',
   },
-  invert: {
-    type: 'boolean',
-    short: 'v',
-    help: 'check: print the records that are certainly NOT in it',
-  },
-  count: { type: 'boolean', short: 'c', help: 'check: print only the number of records selected' },
-  quiet: {
-    type: 'boolean',
-    short: 'q',
-    help: 'check: print nothing; stop at the first record selected',
-  },
+  // The check verb takes the check command's options; its help lines say which verb.
+  ...Object.fromEntries(
+    Object.entries(CHECK_OUTPUT_OPTIONS).map(([name, o]) => [
+      name,
+      { ...o, help: `check: ${o.help}` },
+    ]),
+  ),
   ...jsonOption(
     'print the result as JSON: create and info their facts, add {"records", "new"}, check with -c {"records", "selected"}',
   ),
