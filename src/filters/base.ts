@@ -138,6 +138,25 @@ export interface Saturation {
   readonly saturated: boolean;
 }
 
+/**
+ * The saturation figure of a filter designed for `design` (capacity and rate) whose rate is
+ * `currentFpp` now: the ratio of the two (math.ts `saturation`), saturated past
+ * `SATURATION_LIMIT`. {@link FilterBase.saturation} and the Deduper's figure both make it here.
+ */
+export function saturationAt(
+  design: { readonly capacity: number; readonly fpp: number },
+  currentFpp: number,
+): Saturation {
+  const ratio = saturationRatio(currentFpp, design.fpp);
+  return {
+    designCapacity: design.capacity,
+    designFpp: design.fpp,
+    currentFpp,
+    ratio,
+    saturated: ratio > SATURATION_LIMIT,
+  };
+}
+
 /** The write side of a growable filter, on top of {@link ReadonlyFilterBase}. */
 export abstract class FilterBase<K extends Key = Key> extends ReadonlyFilterBase<K> {
   abstract add(key: K): boolean;
@@ -158,16 +177,7 @@ export abstract class FilterBase<K extends Key = Key> extends ReadonlyFilterBase
    * costs (O(m/32) for the block filters).
    */
   saturation(): Saturation {
-    const { capacity, fpp } = this.designPoint();
-    const currentFpp = this.expectedFpp();
-    const ratio = saturationRatio(currentFpp, fpp);
-    return {
-      designCapacity: capacity,
-      designFpp: fpp,
-      currentFpp,
-      ratio,
-      saturated: ratio > SATURATION_LIMIT,
-    };
+    return saturationAt(this.designPoint(), this.expectedFpp());
   }
 
   /** `saturation().saturated`: the rate passed 10 times the design rate. */

@@ -33,7 +33,7 @@
  */
 
 import { checkPositiveInteger, checkProbability, show } from '../errors.js';
-import { checkOut, type FilterBase, type Saturation } from '../filters/base.js';
+import { checkOut, type FilterBase, type Saturation, saturationAt } from '../filters/base.js';
 import { BlockedBloomFilter } from '../filters/blocked/filter.js';
 import { blockedFalsePositiveRate } from '../filters/blocked/sizing.js';
 import type { MembershipFilter, PackedKeys } from '../filters/filter.js';
@@ -43,7 +43,6 @@ import { SplitBlockBloomFilter } from '../filters/split-block/filter.js';
 import { splitBlockFalsePositiveRate } from '../filters/split-block/sizing.js';
 import { typeNamed } from '../formats/registry.js';
 import type { Funnel, Key } from '../hash/keys.js';
-import { SATURATION_LIMIT, saturation } from '../math.js';
 import { removeStaleTemps } from './atomic-file.js';
 import { type FileLock, lockFile } from './file-lock.js';
 import { load, save } from './io.js';
@@ -267,15 +266,7 @@ export class Deduper<K extends Key = Key> {
    * without a capacity (scalable) grows and never saturates.
    */
   get saturation(): Saturation {
-    const currentFpp = this.rate();
-    const ratio = saturation(currentFpp, this.design.fpp);
-    return {
-      designCapacity: this.design.capacity,
-      designFpp: this.design.fpp,
-      currentFpp,
-      ratio,
-      saturated: ratio > SATURATION_LIMIT,
-    };
+    return saturationAt(this.design, this.rate());
   }
 
   /** True if `key` was (probably) seen before; marks it seen either way. */
