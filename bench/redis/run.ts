@@ -26,6 +26,9 @@
  *   filter's windows and depth): no hashing, no argument building, what the client library alone
  *   costs for them; and node-redis again with every argument copied into a new string before it
  *   is sent (as a filter's arguments are new), which costs it more than reused strings.
+ * - The other command shape (packed-lua.ts; bloom only): every recorded BITFIELD as one EVALSHA
+ *   whose offsets are one packed binary argument, sent prebuilt through each client and through
+ *   `redis-cli --pipe` (its server rate, also as a ratio to the BITFIELDs' pipe rate).
  * - The client's CPU per key (user + system of this process) beside each rate.
  * Correctness is checked before any timing (no false negatives, the false positive rate).
  * Rounds interleave all contestants; the best of the rounds (after a warm-up round) is reported.
@@ -42,7 +45,8 @@ import { createClient } from 'redis';
 import { RedisBloomFilter, RedisCountingBloomFilter } from '../../src/redis.js';
 import { DEPTH, WINDOW } from '../../src/sharded/ops.js';
 import { startRedis } from '../../test/support/redis-server.js';
-import { memoryOfAddMany, recording, replay } from './shared.js';
+import { PACKED, packedRecorder, packedReplyOk } from './packed-lua.js';
+import { memoryOfAddMany, pipe, recording, replay } from './shared.js';
 
 const LOCK = '/tmp/bloomkit-bench.lock';
 
@@ -138,27 +142,12 @@ export interface RedisBenchResult {
   /** The recorded commands, prebuilt, sent through each client library in the filter's windows. */
   prebuilt: { nodeRedis: Rates; ioredis: Rates; nodeRedisNewStrings: Rates };
   redisCliPipe: { add: number; has: number };
-}
-
-/** Sends the RESP file `file` with `redis-cli --pipe`; the whole process's wall time in ms. */
-function pipe(port: number, file: string, commands: number): number {
-  const fd = openSync(file, 'r');
-  try {
-    const t = performance.now();
-    const r = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), '--pipe'], {
-      stdio: [fd, 'pipe', 'pipe'],
-      encoding: 'utf8',
-      timeout: 300_000,
-    });
-    const ms = performance.now() - t;
-    const m = /errors: (\d+), replies: (\d+)/.exec(r.stdout);
-    if (r.status !== 0 || m === null || m[1] !== '0' || Number(m[2]) !== commands) {
-      throw new Error(`redis-cli --pipe failed (${r.status}): ${r.stdout} ${r.stderr}`);
-    }
-    return ms;
-  } finally {
-    closeSync(fd);
-  }
+  /**
+   * The same keys in the other command shape (packed-lua.ts: one EVALSHA with the offsets packed
+   * in one binary argument per recorded BITFIELD), all of a batch's commands sent prebuilt through
+   * each client and through redis-cli --pipe; bloom only.
+   */
+  packedLua?: { nodeRedis: Rates; ioredis: Rates; redisCliPipe: { add: number; has: number } };
 }
 
 export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
@@ -187,12 +176,19 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
 
     // Correctness first, recording the commands of one add and one has batch.
     const files = { add: join(dir, 'add.resp'), has: join(dir, 'has.resp') };
+    const packedFiles = { add: join(dir, 'add-lua.resp'), has: join(dir, 'has-lua.resp') };
     const commands = { add: 0, has: 0 };
     const kept: Record<'add' | 'has', string[][]> = { add: [], has: [] };
+    const packed: Record<'add' | 'has', (string | Buffer)[][]> = { add: [], has: [] };
+    const lua = o.filter === 'bloom';
+    const k = Math.round(-Math.log2(0.01)); // the filter's k at fpp 0.01 (checked below)
     for (const op of ['add', 'has'] as const) {
       const fd = openSync(files[op], 'w');
+      const luaFd = openSync(packedFiles[op], 'w');
       try {
-        const rec = recording(client, fd);
+        const pack = lua ? packedRecorder(luaFd, k) : undefined;
+        const rec = recording(client, fd, pack?.record);
+        packed[op] = pack?.kept ?? [];
         const f = await Type.create(rec, name, opts);
         rec.active = true;
         if (op === 'add') await f.addMany(keys);
@@ -202,11 +198,14 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
         kept[op] = rec.kept;
       } finally {
         closeSync(fd);
+        closeSync(luaFd);
       }
     }
     let filter = await Type.open(client, name);
     const fpr = (await filter.hasMany(absent)).filter(Boolean).length / absent.length;
     if (fpr > 0.015) throw new Error(`false positive rate ${fpr} is far above 0.01`);
+    if (lua && filter.shape.hashes !== k) throw new Error(`k is ${filter.shape.hashes}, not ${k}`);
+    for (const s of Object.values(PACKED)) await client.sendCommand(['SCRIPT', 'LOAD', s.source]);
     const memory = o.filter === 'bloom' ? await memoryOfAddMany(client, `${name}-mem`) : undefined;
 
     const timed = async (run: () => Promise<unknown>) => {
@@ -235,6 +234,9 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
       prebuiltIoredis: none(),
       prebuiltNewStrings: none(),
       pipe: { add: 0, has: 0 },
+      packedNodeRedis: none(),
+      packedIoredis: none(),
+      packedPipe: { add: 0, has: 0 },
     };
     const windows = Math.ceil(o.keys / WINDOW);
     const sends = {
@@ -270,6 +272,36 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
           if (counted) keep(best[label], op, r);
         }
       }
+      if (lua) {
+        // The packed shape: every command of the batch once, each reply checked.
+        const checked =
+          (send: (args: (string | Buffer)[]) => Promise<unknown>, write: boolean) =>
+          async (args: (string | Buffer)[]) => {
+            if (!packedReplyOk(await send(args), write)) throw new Error('packed: bad reply');
+          };
+        for (const [label, send] of [
+          ['packedNodeRedis', (args: (string | Buffer)[]) => client.sendCommand(args)],
+          [
+            'packedIoredis',
+            (args: (string | Buffer)[]) => io.call(args[0] as string, ...args.slice(1)),
+          ],
+        ] as const) {
+          await fresh(client);
+          for (const op of ['add', 'has'] as const) {
+            const perWindow = Math.max(1, Math.round(commands[op] / windows));
+            const go = checked(send, op === 'add');
+            const r = await timed(() => replay(go, packed[op], commands[op], perWindow, DEPTH));
+            if (counted) keep(best[label], op, r);
+          }
+          if (!(await filter.hasMany(keys)).every(Boolean))
+            throw new Error('packed: false negative');
+        }
+        await fresh(client);
+        const add = (o.keys / pipe(port, packedFiles.add, commands.add)) * 1000;
+        const has = (o.keys / pipe(port, packedFiles.has, commands.has)) * 1000;
+        const p = best.packedPipe;
+        if (counted) best.packedPipe = { add: Math.max(p.add, add), has: Math.max(p.has, has) };
+      }
       await fresh(client);
       const add = (o.keys / pipe(port, files.add, commands.add)) * 1000;
       const has = (o.keys / pipe(port, files.has, commands.has)) * 1000;
@@ -301,6 +333,13 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
         nodeRedisNewStrings: best.prebuiltNewStrings,
       },
       redisCliPipe: best.pipe,
+      packedLua: lua
+        ? {
+            nodeRedis: best.packedNodeRedis,
+            ioredis: best.packedIoredis,
+            redisCliPipe: best.packedPipe,
+          }
+        : undefined,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -316,8 +355,9 @@ function render(r: RedisBenchResult): string {
   const mb = (x: number) => `${(x / 2 ** 20).toFixed(1)} MiB`;
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
   const p = r.redisCliPipe;
-  const row = (label: string, x: Rates) =>
-    `| ${label} | ${k(x.add)} (${ratio(x.add, p.add)}) | ${k(x.has)} (${ratio(x.has, p.has)}) | ${us(x.addCpu)} / ${us(x.hasCpu)} |`;
+  // Each row's ratio is to the pipe of its own commands (the BITFIELDs, or the packed Lua).
+  const row = (label: string, x: Rates, to = p) =>
+    `| ${label} | ${k(x.add)} (${ratio(x.add, to.add)}) | ${k(x.has)} (${ratio(x.has, to.has)}) | ${us(x.addCpu)} / ${us(x.hasCpu)} |`;
   return [
     `Redis ${r.redisVersion}, ${r.cpus} CPUs (load ${r.load.toFixed(1)}), ${r.keys} keys, best of ${r.rounds}; ` +
       `filter capacity ${r.keys} fpp 0.01: ${r.shape.shards} shards of ${r.shape.shardBits} bits, k = ${r.shape.hashes}; ` +
@@ -331,6 +371,13 @@ function render(r: RedisBenchResult): string {
     row('ioredis, the same commands prebuilt', r.prebuilt.ioredis),
     row('node-redis, prebuilt, every argument a new string', r.prebuilt.nodeRedisNewStrings),
     `| redis-cli --pipe, the same commands | ${k(p.add)} | ${k(p.has)} | |`,
+    ...(r.packedLua === undefined
+      ? []
+      : [
+          row('node-redis, packed Lua, prebuilt', r.packedLua.nodeRedis, r.packedLua.redisCliPipe),
+          row('ioredis, packed Lua, prebuilt', r.packedLua.ioredis, r.packedLua.redisCliPipe),
+          `| redis-cli --pipe, packed Lua (× the BITFIELDs' pipe) | ${k(r.packedLua.redisCliPipe.add)} (${ratio(r.packedLua.redisCliPipe.add, p.add)}) | ${k(r.packedLua.redisCliPipe.has)} (${ratio(r.packedLua.redisCliPipe.has, p.has)}) | |`,
+        ]),
     '',
     r.memory === undefined
       ? ''

@@ -1,10 +1,11 @@
 /**
  * What the Redis benchmarks (bench/redis/run.ts, bench/redis/hot-path.ts) share: the commands a
  * filter sends for one key, prebuilt (the node-redis ceiling), and the memory of one `addMany` of
- * 1,000,000 keys from a generator (peaks of RSS and heap above the baseline), and the recording of
- * a batch's commands in RESP for `redis-cli --pipe`.
+ * 1,000,000 keys from a generator (peaks of RSS and heap above the baseline), the recording of
+ * a batch's commands in RESP for `redis-cli --pipe`, and the timed `redis-cli --pipe` itself.
  */
-import { writeSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { RedisBloomFilter, ShardedBloomFilter } from '../../src/redis.js';
 
 /**
@@ -81,11 +82,13 @@ const KEPT = 256;
  * A node-redis client that forwards every command to `client` and, while `active`, appends the
  * hot-path ones (`BITFIELD`, `BITFIELD_RO`) to the file `fd` in RESP: the exact bytes a filter's
  * batch sent, for `redis-cli --pipe` to send again. `commands()` says how many were written;
- * `kept` holds the arguments of the first {@link KEPT}.
+ * `kept` holds the arguments of the first {@link KEPT}; `also` sees every recorded command.
  */
 export function recording(
   client: { sendCommand(args: readonly (string | Buffer)[], options?: object): Promise<unknown> },
   fd: number,
+  /** Also called with each recorded command (packed-lua.ts records the packed form). */
+  also?: (args: readonly (string | Buffer)[]) => void,
 ): {
   sendCommand: typeof client.sendCommand;
   isReady: true;
@@ -102,6 +105,7 @@ export function recording(
       const hot = args[0] === 'BITFIELD' || args[0] === 'BITFIELD_RO';
       if (this.active && hot) {
         writeSync(fd, resp(args));
+        also?.(args);
         if (kept.length < KEPT) kept.push(args.slice() as string[]);
         count++;
       }
@@ -117,9 +121,9 @@ export function recording(
  * building) through `send`, `perWindow` in one turn and `depth` such turns in flight, as a
  * filter's batch sends its windows: what the client library itself costs for those commands.
  */
-export async function replay(
-  send: (args: string[]) => Promise<unknown>,
-  commands: readonly string[][],
+export async function replay<A extends readonly (string | Buffer)[]>(
+  send: (args: A) => Promise<unknown>,
+  commands: readonly A[],
   count: number,
   perWindow: number,
   depth: number,
@@ -157,4 +161,25 @@ export function answeredInProcess(
       return Promise.resolve(reply);
     },
   };
+}
+
+/** Sends the RESP file `file` with `redis-cli --pipe`; the whole process's wall time in ms. */
+export function pipe(port: number, file: string, commands: number): number {
+  const fd = openSync(file, 'r');
+  try {
+    const t = performance.now();
+    const r = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), '--pipe'], {
+      stdio: [fd, 'pipe', 'pipe'],
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    const ms = performance.now() - t;
+    const m = /errors: (\d+), replies: (\d+)/.exec(r.stdout);
+    if (r.status !== 0 || m === null || m[1] !== '0' || Number(m[2]) !== commands) {
+      throw new Error(`redis-cli --pipe failed (${r.status}): ${r.stdout} ${r.stderr}`);
+    }
+    return ms;
+  } finally {
+    closeSync(fd);
+  }
 }
