@@ -12,6 +12,8 @@
  *                                                             keys bk:*:{bench-*} and deletes them)
  *   npx tsx bench/redis/run.ts --json           one JSON line instead of the table
  *   npx tsx bench/redis/run.ts --filter counting   the counting filter instead
+ *   npx tsx bench/redis/run.ts --fsync everysec    the server's appendfsync (default always, as the
+ *     filters' default durability needs; everysec: durability 'best-effort', adds not disk-bound)
  *
  * What is compared, on one server and one machine:
  * - bloomkit add: `filter.addMany(keys)` into a filter sized for the keys at fpp 0.01 (k = 7;
@@ -35,7 +37,6 @@
  * The run holds /tmp/bloomkit-bench.lock (flock) so that benchmarks never overlap on a shared
  * machine.
  */
-import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,9 +47,7 @@ import { RedisBloomFilter, RedisCountingBloomFilter } from '../../src/redis.js';
 import { DEPTH, WINDOW } from '../../src/sharded/ops.js';
 import { startRedis } from '../../test/support/redis-server.js';
 import { PACKED, packedRecorder, packedReplyOk } from './packed-lua.js';
-import { memoryOfAddMany, pipe, recording, replay } from './shared.js';
-
-const LOCK = '/tmp/bloomkit-bench.lock';
+import { memoryOfAddMany, pipe, recording, replay, takeLock } from './shared.js';
 
 /**
  * The filter types the benchmark runs: those whose batches are plain BITFIELDs (bitfield.ts),
@@ -77,6 +76,7 @@ interface Options {
   rounds: number;
   url: string | undefined;
   json: boolean;
+  fsync: 'always' | 'everysec';
 }
 
 function parseArgs(argv: string[]): Options {
@@ -91,25 +91,9 @@ function parseArgs(argv: string[]): Options {
   const filter = value('--filter') ?? 'bloom';
   if (!(filter in FILTERS)) throw new RangeError(`bad --filter ${filter}`);
   const f = filter as keyof typeof FILTERS;
-  return { filter: f, keys, rounds, url: value('--url'), json: argv.includes('--json') };
-}
-
-/** Re-runs this script under `flock` unless it already holds the lock (as bench/run.ts does). */
-function takeLock(): void {
-  if (process.env.BLOOMKIT_BENCH_LOCKED === '1') return;
-  if (spawnSync('flock', ['--version']).status !== 0) return;
-  const run = spawnSync(
-    'flock',
-    [
-      LOCK,
-      process.execPath,
-      ...process.execArgv,
-      fileURLToPath(import.meta.url),
-      ...process.argv.slice(2),
-    ],
-    { stdio: 'inherit', env: { ...process.env, BLOOMKIT_BENCH_LOCKED: '1' } },
-  );
-  process.exit(run.status ?? 1);
+  const fsync = value('--fsync') ?? 'always';
+  if (fsync !== 'always' && fsync !== 'everysec') throw new RangeError(`bad --fsync ${fsync}`);
+  return { filter: f, keys, rounds, url: value('--url'), json: argv.includes('--json'), fsync };
 }
 
 /** Keys per second of add and has, and the client's CPU µs per key for each. */
@@ -124,6 +108,8 @@ export interface RedisBenchResult {
   filter: string;
   keys: number;
   rounds: number;
+  /** The fresh server's appendfsync (unknown with --url). */
+  fsync: string;
   redisVersion: string;
   cpus: number;
   load: number;
@@ -151,7 +137,7 @@ export interface RedisBenchResult {
 }
 
 export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
-  const server = o.url === undefined ? await startRedis() : undefined;
+  const server = o.url === undefined ? await startRedis({ appendfsync: o.fsync }) : undefined;
   const url = o.url ?? server!.url;
   const port = Number(new URL(url).port || 6379);
   const client = createClient({ url, disableOfflineQueue: true });
@@ -162,11 +148,12 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
   await io.connect();
   const dir = mkdtempSync(join(tmpdir(), 'bloomkit-redis-bench-'));
   const name = `bench-${process.pid}`;
-  const opts = { capacity: o.keys, fpp: 0.01 };
+  const durability = o.fsync === 'always' ? ('strict' as const) : ('best-effort' as const);
+  const opts = { capacity: o.keys, fpp: 0.01, durability };
   type Client = Parameters<typeof RedisBloomFilter.create>[0];
   const Type = FILTERS[o.filter] as unknown as {
     create(client: Client, name: string, options: typeof opts): Promise<Bench>;
-    open(client: Client, name: string): Promise<Bench>;
+    open(client: Client, name: string, options: { durability: typeof durability }): Promise<Bench>;
   };
   try {
     const info = String(await client.sendCommand(['INFO', 'server']));
@@ -201,12 +188,13 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
         closeSync(luaFd);
       }
     }
-    let filter = await Type.open(client, name);
+    let filter = await Type.open(client, name, { durability });
     const fpr = (await filter.hasMany(absent)).filter(Boolean).length / absent.length;
     if (fpr > 0.015) throw new Error(`false positive rate ${fpr} is far above 0.01`);
     if (lua && filter.shape.hashes !== k) throw new Error(`k is ${filter.shape.hashes}, not ${k}`);
     for (const s of Object.values(PACKED)) await client.sendCommand(['SCRIPT', 'LOAD', s.source]);
-    const memory = o.filter === 'bloom' ? await memoryOfAddMany(client, `${name}-mem`) : undefined;
+    const memory =
+      o.filter === 'bloom' ? await memoryOfAddMany(client, `${name}-mem`, durability) : undefined;
 
     const timed = async (run: () => Promise<unknown>) => {
       const cpu = process.cpuUsage();
@@ -314,6 +302,7 @@ export async function runRedisBench(o: Options): Promise<RedisBenchResult> {
       filter: o.filter,
       keys: o.keys,
       rounds: o.rounds,
+      fsync: o.url === undefined ? o.fsync : 'unknown',
       redisVersion,
       cpus: cpus().length,
       load: loadavg()[0]!,
@@ -359,7 +348,7 @@ function render(r: RedisBenchResult): string {
   const row = (label: string, x: Rates, to = p) =>
     `| ${label} | ${k(x.add)} (${ratio(x.add, to.add)}) | ${k(x.has)} (${ratio(x.has, to.has)}) | ${us(x.addCpu)} / ${us(x.hasCpu)} |`;
   return [
-    `Redis ${r.redisVersion}, ${r.cpus} CPUs (load ${r.load.toFixed(1)}), ${r.keys} keys, best of ${r.rounds}; ` +
+    `Redis ${r.redisVersion} (appendfsync ${r.fsync}), ${r.cpus} CPUs (load ${r.load.toFixed(1)}), ${r.keys} keys, best of ${r.rounds}; ` +
       `filter capacity ${r.keys} fpp 0.01: ${r.shape.shards} shards of ${r.shape.shardBits} bits, k = ${r.shape.hashes}; ` +
       `measured fpr ${(r.fpr * 100).toFixed(3)}%; ${r.commands.add} add and ${r.commands.has} has commands per batch`,
     '',
@@ -386,7 +375,7 @@ function render(r: RedisBenchResult): string {
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  takeLock();
+  takeLock(fileURLToPath(import.meta.url));
   const o = parseArgs(process.argv.slice(2));
   const result = await runRedisBench(o);
   console.log(o.json ? JSON.stringify(result) : render(result));

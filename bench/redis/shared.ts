@@ -37,9 +37,11 @@ export async function memoryOfAddMany(
   // compare two instantiations of the client class: seconds of type checking).
   client: Parameters<typeof RedisBloomFilter.create>[0],
   name: string,
+  durability: 'strict' | 'best-effort' = 'strict',
 ): Promise<{ keys: number; peakRss: number; peakHeap: number; ms: number }> {
   const count = 1_000_000;
-  const filter = await RedisBloomFilter.create(client, name, { capacity: count, fpp: 0.01 });
+  const opts = { capacity: count, fpp: 0.01, durability };
+  const filter = await RedisBloomFilter.create(client, name, opts);
   globalThis.gc?.();
   const base = process.memoryUsage();
   let peakRss = 0;
@@ -182,4 +184,22 @@ export function pipe(port: number, file: string, commands: number): number {
   } finally {
     closeSync(fd);
   }
+}
+
+/** The lock every benchmark run holds, so that benchmarks never overlap on a shared machine. */
+const LOCK = '/tmp/bloomkit-bench.lock';
+
+/**
+ * Re-runs the script `file` under `flock` unless it already holds the lock (as bench/run.ts
+ * does); returns only in the run that holds it.
+ */
+export function takeLock(file: string): void {
+  if (process.env.BLOOMKIT_BENCH_LOCKED === '1') return;
+  if (spawnSync('flock', ['--version']).status !== 0) return;
+  const run = spawnSync(
+    'flock',
+    [LOCK, process.execPath, ...process.execArgv, file, ...process.argv.slice(2)],
+    { stdio: 'inherit', env: { ...process.env, BLOOMKIT_BENCH_LOCKED: '1' } },
+  );
+  process.exit(run.status ?? 1);
 }
