@@ -136,7 +136,15 @@ export interface LoadedFilter {
  * message that says what the file is and which command reads it.
  */
 export async function readFilter(path: string, funnel?: Funnel): Promise<LoadedFilter> {
-  const sniffed = await sniff(path);
+  return readSniffed(path, await sniff(path), funnel);
+}
+
+/** {@link readFilter} of a file already sniffed (each file is opened and sniffed once). */
+async function readSniffed(
+  path: string,
+  sniffed: Sniffed,
+  funnel: Funnel | undefined,
+): Promise<LoadedFilter> {
   try {
     switch (sniffed.kind) {
       case 'native': {
@@ -206,7 +214,7 @@ export async function readQueryable(
   funnel?: Funnel,
 ): Promise<ReadonlyMembershipFilter> {
   const sniffed = await sniff(path);
-  if (sniffed.kind !== 'mlbf') return (await readFilter(path, funnel)).filter;
+  if (sniffed.kind !== 'mlbf') return (await readSniffed(path, sniffed, funnel)).filter;
   // Loaded here only: the commands that never meet a cascade do not load its code.
   const { FilterCascade } = await import('../filters/cascade/filter.js');
   let cascade: ReadonlyMembershipFilter | null;
