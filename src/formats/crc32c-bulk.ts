@@ -6,7 +6,7 @@
  *
  * Why a second loop: the JavaScript loop runs interpreted until V8 optimises it, so the first
  * checksum of a process is slow; the command checks a filter file once per run, and a 2.4 MB file
- * cost about 12 ms of JavaScript there against about 4 ms here (the WebAssembly loop runs compiled
+ * cost about 12 ms of JavaScript there against about 5 ms here (the WebAssembly loop runs compiled
  * from its first byte). Inputs are copied into the module's memory 64 KiB at a time. The browser
  * core keeps the JavaScript loop alone (this module is not in its bundles). Inputs shorter than
  * {@link BULK_FROM} bytes, and hosts without WebAssembly, get the JavaScript loop.
