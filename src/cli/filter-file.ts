@@ -16,12 +16,14 @@
  *
  * Guava's and DCSO's bytes do not say how keys were encoded; `--funnel` says it (default
  * `string`: a line's bytes as they are, which is what DCSO's `bloom` hashes).
+ *
+ * What only some files need is imported when one is met: zlib for gzip files, the classic filter's
+ * class for Guava's bytes, DCSO's filter for its files; a native file loads its own type's codec
+ * only (bloomkit/node's `load`, over the lazy table of types), so `add` and `check` of a native
+ * file load no other type and no zlib.
  */
 
-import { gunzipSync, gzipSync, constants as zlib } from 'node:zlib';
 import { FormatError } from '../errors.js';
-import { BloomFilter } from '../filters/bloom/filter.js';
-import { DcsoBloomFilter } from '../filters/dcso/filter.js';
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
 import { compressionAdvice, dcsoHeaderBits } from '../formats/detect.js';
 import type { Funnel } from '../hash/keys.js';
@@ -92,6 +94,7 @@ export async function sniff(path: string): Promise<Sniffed> {
       const start = new Uint8Array(Math.min(size, 1 << 16));
       await handle.read(start, 0, start.length, 0);
       let inner: Uint8Array = new Uint8Array(0);
+      const { gunzipSync, constants: zlib } = await import('node:zlib');
       try {
         inner = gunzipSync(start, { finishFlush: zlib.Z_SYNC_FLUSH });
       } catch {
@@ -133,7 +136,15 @@ export interface LoadedFilter {
  * message that says what the file is and which command reads it.
  */
 export async function readFilter(path: string, funnel?: Funnel): Promise<LoadedFilter> {
-  const sniffed = await sniff(path);
+  return readSniffed(path, await sniff(path), funnel);
+}
+
+/** {@link readFilter} of a file already sniffed (each file is opened and sniffed once). */
+async function readSniffed(
+  path: string,
+  sniffed: Sniffed,
+  funnel: Funnel | undefined,
+): Promise<LoadedFilter> {
   try {
     switch (sniffed.kind) {
       case 'native': {
@@ -145,27 +156,33 @@ export async function readFilter(path: string, funnel?: Funnel): Promise<LoadedF
         }
         return { filter, format: 'native' };
       }
-      case 'guava':
+      case 'guava': {
+        const { BloomFilter } = await import('../filters/bloom/filter.js');
         return {
           filter: BloomFilter.fromGuava(await readRegular(path), {
             funnel: funnel ?? 'string',
           }) as MembershipFilter,
           format: 'guava',
         };
-      case 'dcso':
+      }
+      case 'dcso': {
+        const { DcsoBloomFilter } = await import('../filters/dcso/filter.js');
         return {
           filter: DcsoBloomFilter.fromDcso(await readRegular(path), {
             funnel: funnel ?? 'string',
           }) as MembershipFilter,
           format: 'dcso',
         };
-      case 'dcso-gzip':
+      }
+      case 'dcso-gzip': {
+        const { DcsoBloomFilter } = await import('../filters/dcso/filter.js');
         return {
           filter: DcsoBloomFilter.fromDcso(await gunzipFile(path), {
             funnel: funnel ?? 'string',
           }) as MembershipFilter,
           format: 'dcso-gzip',
         };
+      }
       case 'chunked':
         throw new CliError(
           `${path}: a chunked filter file (read in place, not loaded whole); "bloomkit info" describes it`,
@@ -197,7 +214,7 @@ export async function readQueryable(
   funnel?: Funnel,
 ): Promise<ReadonlyMembershipFilter> {
   const sniffed = await sniff(path);
-  if (sniffed.kind !== 'mlbf') return (await readFilter(path, funnel)).filter;
+  if (sniffed.kind !== 'mlbf') return (await readSniffed(path, sniffed, funnel)).filter;
   // Loaded here only: the commands that never meet a cascade do not load its code.
   const { FilterCascade } = await import('../filters/cascade/filter.js');
   let cascade: ReadonlyMembershipFilter | null;
@@ -215,6 +232,7 @@ export async function readQueryable(
 /** The inflated bytes of the gzip file at `path`; a `CliError` for damaged or cut gzip data. */
 async function gunzipFile(path: string): Promise<Uint8Array> {
   const raw = await readRegular(path);
+  const { gunzipSync } = await import('node:zlib');
   try {
     return new Uint8Array(gunzipSync(raw));
   } catch (error) {
@@ -259,6 +277,7 @@ export async function writeFilter(
       return;
     }
     if (format === 'dcso' || format === 'dcso-gzip') {
+      const { DcsoBloomFilter } = await import('../filters/dcso/filter.js');
       if (!(filter instanceof DcsoBloomFilter)) {
         const { typeName } = await import('./describe.js');
         throw new CliError(
@@ -266,9 +285,11 @@ export async function writeFilter(
         );
       }
       const bytes = filter.toDcso();
-      await writeBytes(path, format === 'dcso' ? bytes : gzipSync(bytes), overwrite);
+      const gzipped = format === 'dcso' ? bytes : (await import('node:zlib')).gzipSync(bytes);
+      await writeBytes(path, gzipped, overwrite);
       return;
     }
+    const { BloomFilter } = await import('../filters/bloom/filter.js');
     if (!(filter instanceof BloomFilter)) {
       const { typeName } = await import('./describe.js');
       throw new CliError(

@@ -5,15 +5,16 @@
  * command's own, 2 for an error, 130 after Ctrl-C.
  */
 
-import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { FormatError, IncompatibleFiltersError } from '../errors.js';
 import { CliError, type CliIo, type OptionValues } from './command.js';
 import { allCommands, loadCommand } from './commands/lazy.js';
 import { commandHelp, overview } from './help-text.js';
 
-function version(): string {
+/** The package's version (node:module is loaded for `--version` only, not by every run). */
+async function version(): Promise<string> {
   try {
+    const { createRequire } = await import('node:module');
     const require = createRequire(import.meta.url);
     return (require('../package.json') as { version: string }).version;
   } catch {
@@ -33,7 +34,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 0;
   }
   if (name === '--version' || name === '-V') {
-    io.stdout.write(`bloomkit ${version()}\n`);
+    io.stdout.write(`bloomkit ${await version()}\n`);
     return 0;
   }
   // Only the command asked for is loaded (see commands/lazy.ts).

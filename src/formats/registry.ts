@@ -6,9 +6,19 @@
  * pool (`openShared`), the web page (calculator, plots, live filter, inspector), the golden-file
  * tests and the conformance suite (which check that every row has a fixture and a target).
  *
+ * This is the synchronous table: it imports every type's codec (the filter class, its kernels and
+ * wasm) with itself, which is what the library's synchronous calls need. Its twin `type-table.ts`
+ * holds each row's light facts (name, aliases, type id, capabilities) and loads a codec only when
+ * it is used: the command, bloomkit/node's `load`/`save` and worker threads read that one, so a
+ * run that touches one type loads one type. test/type-table.test.ts checks that both list the same
+ * types in the same order with the same facts, and that each row's loader gives this table's codec.
+ * (This module does not import type-table.ts: the dynamic imports there would make a bundler wrap
+ * every module of an application's bundle in lazy initialisers.)
+ *
  * Adding a type: write src/filters/<type>/{filter,format,codec}.ts, give it an id in
- * `FILTER_TYPES` (native.ts), add its codec below, a line in test/conformance/table.ts, and run
- * `npx tsx scripts/make-golden.ts` for its golden fixture (docs/ARCHITECTURE.md has the steps).
+ * `FILTER_TYPES` (native.ts), add its codec below and its row in type-table.ts, a line in
+ * test/conformance/table.ts, and run `npx tsx scripts/make-golden.ts` for its golden fixture
+ * (docs/ARCHITECTURE.md has the steps).
  */
 
 import { checkBytes, FormatError, mustBe } from '../errors.js';

@@ -14,7 +14,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { FormatError, show } from '../errors.js';
 import type { ProgressOptions, ReadonlyMembershipFilter } from '../filters/filter.js';
-import { crc32c } from '../formats/crc32c.js';
+import { crc32cBulk } from '../formats/crc32c-bulk.js';
 import {
   containerSize,
   decodeHeader,
@@ -22,7 +22,7 @@ import {
   HEADER_BYTES,
   TRAILER_BYTES,
 } from '../formats/native.js';
-import { codecForType, fromBytes } from '../formats/registry.js';
+import { loadCodec } from '../formats/type-table.js';
 import { checkAborted } from './progress.js';
 
 /** The largest slice handed to one write or read call (fs calls are limited to 2 GiB). */
@@ -165,18 +165,22 @@ export async function readContainer(
     );
   }
   source = watchedSource(input, size, options);
-  const codec = codecForType(header.type);
+  // Only this type's codec is loaded (the command and workers do not load every type).
+  const codec = await loadCodec(header.type);
   if (codec === undefined || codec.sink === null) {
     // Fallback for types without a sink: one buffer, decoded in place.
     const all = new Uint8Array(size);
     all.set(head, 0);
     await source.readInto(all.subarray(HEADER_BYTES), 'container');
     await source.expectEnd(size);
+    if (codec !== undefined) return codec.decode(all, { copy: false }) as ReadonlyMembershipFilter;
+    // No row has this type id: fromBytes says so as it does for bytes in memory.
+    const { fromBytes } = await import('../formats/registry.js');
     return fromBytes(all, { copy: false });
   }
   const paramBytes = new Uint8Array(header.paramsLength);
   await source.readInto(paramBytes, 'parameters');
-  let crc = crc32c(paramBytes, crc32c(head));
+  let crc = crc32cBulk(paramBytes, crc32cBulk(head));
   const sink = codec.sink(header, new DataView(paramBytes.buffer));
   // The sink's targets may be lazy (see PayloadSink): the next slice is asked for only once every
   // earlier one is filled. From a file, slice i + 1 is read while the CRC of slice i is computed.
@@ -191,7 +195,7 @@ export async function readContainer(
     const next = slices.next();
     pending = null;
     if (!next.done && source.concurrent) pending = source.readInto(next.value, 'payload');
-    crc = crc32c(slice, crc);
+    crc = crc32cBulk(slice, crc);
     if (!next.done && !source.concurrent) pending = source.readInto(next.value, 'payload');
     current = next;
   }

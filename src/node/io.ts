@@ -33,7 +33,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { FormatError, show } from '../errors.js';
 import type { ProgressOptions, ReadonlyMembershipFilter } from '../filters/filter.js';
-import { crc32c } from '../formats/crc32c.js';
+import { crc32cBulk } from '../formats/crc32c-bulk.js';
 import {
   type ContainerParts,
   checkAnnouncedSize,
@@ -42,7 +42,7 @@ import {
   HEADER_BYTES,
   TRAILER_BYTES,
 } from '../formats/native.js';
-import { codecOf } from '../formats/registry.js';
+import { codecOfFilter } from '../formats/type-table.js';
 import { writeAtomically } from './atomic-file.js';
 import { fileSource, readContainer, SLICE, streamSource } from './io-read.js';
 import { checkAborted } from './progress.js';
@@ -79,8 +79,9 @@ export interface LoadOptions extends ProgressOptions {
 
 const DEFAULT_STREAM_MAX = 2 ** 30;
 
-function partsOf(filter: Serializable): ContainerParts {
-  const codec = codecOf(filter);
+/** The parts to write of `filter` (its type's codec is loaded now if it was not: type-table.ts). */
+async function partsOf(filter: Serializable): Promise<ContainerParts> {
+  const codec = await codecOfFilter(filter);
   if (codec !== undefined) return codec.parts(filter);
   if (filter === null || typeof filter !== 'object' || typeof filter.toBytes !== 'function') {
     throw new TypeError(`filter must have a toBytes() method, got ${show(filter)}`);
@@ -118,13 +119,13 @@ async function writeParts(parts: ContainerParts, sink: Sink): Promise<number> {
     }
     return parts.size;
   }
-  let crc = crc32c(parts.head);
+  let crc = crc32cBulk(parts.head);
   // One write in flight: the CRC of slice i + 1 is computed while slice i is being written.
   let pending = sink.write(parts.head);
   for (const part of parts.payload) {
     for (let p = 0; p < part.length; p += SLICE) {
       const slice = part.subarray(p, Math.min(part.length, p + SLICE));
-      crc = crc32c(slice, crc);
+      crc = crc32cBulk(slice, crc);
       await pending;
       pending = sink.write(slice);
     }
@@ -164,8 +165,8 @@ function streamSink(stream: Writable): Sink {
  * Writes `filter`'s container at the current position of an open file (the sidecar writer puts
  * it after its own header, inside one atomic write); resolves to the number of bytes written.
  */
-export function saveToHandle(filter: Serializable, fh: FileHandle): Promise<number> {
-  return writeParts(partsOf(filter), fileSink(fh));
+export async function saveToHandle(filter: Serializable, fh: FileHandle): Promise<number> {
+  return writeParts(await partsOf(filter), fileSink(fh));
 }
 
 /**
@@ -183,7 +184,7 @@ export async function save(
   target: SaveTarget,
   options?: SaveOptions,
 ): Promise<number> {
-  const parts = partsOf(filter);
+  const parts = await partsOf(filter);
   checkAborted(options);
   if (typeof target === 'string') {
     const write = async (fh: FileHandle) => {

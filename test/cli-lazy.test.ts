@@ -1,0 +1,93 @@
+/**
+ * What a plain `add` or `check` of a native filter file loads, seen from the built command run
+ * as a process: only its own filter type's code (no other row of the table of types), and none of
+ * Node's zlib, worker_threads, crypto, http or child_process. Each run is watched by a module
+ * loaded with `--import`: the module URLs come from a loader hook, Node's own modules from
+ * `process.moduleLoadList` at exit (in a second run without the hook, whose worker thread would
+ * count). Which classes a loaded file defines is read from its text (the build keeps names).
+ */
+
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CODECS } from '../src/index.js';
+import { type BuiltCli, buildCli } from './support/cli.js';
+
+let cli: BuiltCli;
+let dir: string;
+
+/** Node's modules a plain add or check must not load. */
+const NOT_LOADED = ['zlib', 'worker_threads', 'crypto', 'http', 'child_process'];
+
+beforeAll(async () => {
+  cli = await buildCli();
+  dir = cli.tempDir();
+  writeFileSync(
+    join(dir, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  if (url.startsWith('file:')) appendFileSync(process.env.PROBE_OUT, url + '\\n');
+  return next(url, context);
+}
+`,
+  );
+  writeFileSync(
+    join(dir, 'urls.mjs'),
+    `import { register } from 'node:module';
+register(${JSON.stringify(`file://${join(dir, 'hooks.mjs')}`)});
+`,
+  );
+  writeFileSync(
+    join(dir, 'natives.mjs'),
+    `import { appendFileSync } from 'node:fs';
+process.on('exit', () => {
+  const natives = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
+  appendFileSync(process.env.PROBE_OUT, natives.map((m) => m.slice(13)).join('\\n') + '\\n');
+});
+`,
+  );
+  const made = cli.run(['create', join(dir, 'f.bloom'), '-n', '1000', '-p', '0.01']);
+  expect(made.code, made.stderr).toBe(0);
+});
+afterAll(() => cli?.dispose());
+
+/** The lines the probe `probe` wrote during `bloomkit ...args` (standard input empty). */
+function probed(probe: 'urls' | 'natives', args: string[]): string[] {
+  const out = join(dir, `${probe}-${args[0]}.txt`);
+  writeFileSync(out, '');
+  const r = spawnSync(process.execPath, ['--import', join(dir, `${probe}.mjs`), cli.bin, ...args], {
+    env: { ...process.env, PROBE_OUT: out, BLOOMKIT_DEBUG: '' },
+    input: '',
+    encoding: 'utf8',
+  });
+  expect(r.stderr).toBe('');
+  expect([0, 1]).toContain(r.status);
+  return readFileSync(out, 'utf8').split('\n').filter(Boolean);
+}
+
+/** The filter classes of the table defined in the files a run loaded. */
+function classesIn(urls: readonly string[]): string[] {
+  const code = urls
+    .filter((u) => u.endsWith('.js'))
+    .map((u) => readFileSync(fileURLToPath(u), 'utf8'))
+    .join('\n');
+  return CODECS.map((c) => c.filterClass.name).filter((name) =>
+    new RegExp(`\\b(class _?${name}\\b|${name} = class\\b)`).test(code),
+  );
+}
+
+describe.each(['check', 'add'])('a plain %s of a native classic filter file', (command) => {
+  it('loads the classic filter and no other type', () => {
+    const urls = probed('urls', [command, join(dir, 'f.bloom')]);
+    expect(urls.some((u) => u.endsWith('/cli.js'))).toBe(true);
+    expect(classesIn(urls)).toEqual(['BloomFilter']);
+  });
+
+  it(`loads none of Node's ${NOT_LOADED.join(', ')}`, () => {
+    const natives = probed('natives', [command, join(dir, 'f.bloom')]);
+    expect(natives).toContain('fs'); // the probe sees Node's modules
+    expect(natives.filter((m) => NOT_LOADED.includes(m))).toEqual([]);
+  });
+});
