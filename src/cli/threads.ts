@@ -177,7 +177,8 @@ export async function addOnThreads(
     await Promise.all(inFlight);
     if (failure !== null) throw (failure as { error: unknown }).error;
     await starting;
-    await (pool as FilterWorkerPool | null)?.mergeInto(twin.share());
+    // Nothing else writes the twin now: the copies are OR-ed in with plain stores.
+    await (pool as FilterWorkerPool | null)?.mergeAlone(twin.share());
     (filter as unknown as { union(o: unknown): unknown }).union(twin);
     return { records, fresh };
   } finally {

@@ -125,6 +125,15 @@ export class FilterWorkerPool {
   }
 
   /**
+   * {@link mergeInto} one worker after another, each with plain stores instead of `Atomics.or`
+   * (about 10x faster per copy): only while no other thread writes the filter behind `handle`.
+   */
+  async mergeAlone(handle: SharedFilterHandle): Promise<void> {
+    const t = this.threads;
+    for (const slot of t.slots) await t.post(slot, { op: 'merge', handle, alone: true });
+  }
+
+  /**
    * Adds the records of `chunk` (whole records in a shared buffer: node/parallel-text.ts) on
    * the next free worker, which splits them itself. Resolves once a worker took the chunk (so a
    * caller feeding chunks in a loop never has more than two per worker in flight), to `done`, a

@@ -52,6 +52,33 @@ export function privateCopy(from: SharedFilterHandle | SharedFilter): SharedFilt
 }
 
 /**
+ * ORs the bits of `copy` (a private copy of the bit filter behind `handle`: {@link privateCopy})
+ * into that shared filter with plain loads and stores: about 10x faster than the `Atomics.or`
+ * per word of `union` (4.8 MB: a few ms instead of about 40 ms), and exact only while no other
+ * thread writes the shared filter (a plain OR racing another thread's write can lose its bit):
+ * the caller merges its copies one at a time, into a filter that nothing else adds to then.
+ */
+export function orIntoAlone(handle: SharedFilterHandle, copy: SharedFilter): void {
+  const target = fromSharedHandle(handle) as unknown as BitFilter;
+  const source = copy as unknown as BitFilter;
+  if (!(target instanceof BitFilter) || !(source instanceof BitFilter)) {
+    throw new TypeError('only the classic, blocked and split-block filters merge by OR');
+  }
+  if (
+    !target.isCompatible(source as never) ||
+    target.bits.data.length !== source.bits.data.length
+  ) {
+    throw new TypeError("the copy is not of the shared filter's type and shape");
+  }
+  const to = target.bits.data;
+  const from = source.bits.data;
+  for (let i = 0; i < from.length; i++) {
+    const w = from[i]!;
+    if (w !== 0) to[i] = to[i]! | w;
+  }
+}
+
+/**
  * A copy of `filter` (a classic, blocked or split-block filter) on shared memory, to `share()`
  * with worker threads that make private copies of it and merge theirs back.
  */
