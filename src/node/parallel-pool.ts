@@ -167,15 +167,27 @@ export class FilterWorkerPool {
    * promise of the keys that were new to its filter.
    */
   async addPacked(batch: PackedKeys): Promise<{ done: Promise<number> }> {
-    const slot = await this.threads.freeSlot();
+    return { done: this.postPacked(await this.threads.freeSlot(), batch) };
+  }
+
+  /**
+   * {@link addPacked} on a worker with room now, or null (nothing sent) when every worker has
+   * two chunks in flight: for a caller that adds such a chunk itself rather than wait.
+   */
+  tryAddPacked(batch: PackedKeys): { done: Promise<number> } | null {
+    const slot = this.threads.trySlot();
+    return slot === null ? null : { done: this.postPacked(slot, batch) };
+  }
+
+  /** Sends `batch` to `slot` (reserved): see {@link addPacked}. */
+  private postPacked(slot: ThreadSlot, batch: PackedKeys): Promise<number> {
     const buffers = [batch.bytes.buffer, batch.offsets.buffer, batch.ends?.buffer];
     const transfer = [
       ...new Set(buffers.filter((b): b is ArrayBuffer => b instanceof ArrayBuffer)),
     ];
-    const done = this.threads
+    return this.threads
       .post(slot, { op: 'packed', batch }, { reserved: true, transfer })
       .then((reply) => reply.count!);
-    return { done };
   }
 
   /**
