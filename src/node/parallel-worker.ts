@@ -23,6 +23,7 @@ import type { MembershipFilter, PackedKeys } from '../filters/filter.js';
 import { type LaneBuffers, type LaneChunk, openChunk } from './parallel-lanes.js';
 import { type TextChunk, TextSplitter } from './parallel-text.js';
 import {
+  copyBits,
   fromSharedHandle,
   orIntoAlone,
   privateCopy,
@@ -58,8 +59,7 @@ async function openSource(source: WorkerFilterSource): Promise<MembershipFilter>
   let copy: MembershipFilter;
   if (reuse === null) copy = privateCopy(source.handle);
   else {
-    reuse.clear();
-    (reuse as unknown as { union(o: unknown): void }).union(fromSharedHandle(source.handle));
+    copyBits(reuse as never, fromSharedHandle(source.handle));
     copy = reuse;
   }
   spare = { key, filter: copy };
