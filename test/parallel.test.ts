@@ -10,8 +10,9 @@
  * - A shared counting filter with adds and removes mixed from 4 workers ends with exactly the
  *   counters of one thread doing the same operations.
  * - `buildParallel` (from an array and an async iterable of three pool chunks of keys, so that
- *   several workers write at once: 4 workers for the classic filter, 2 for the blocked,
- *   split-block and counting filters; 2 from a file of more lines than one pool chunk holds)
+ *   several threads write at once: 4 threads, the calling one and 3 workers, for the classic
+ *   filter, 2 for the blocked, split-block and counting filters; 2 from a file of more lines than
+ *   one pool chunk holds)
  *   equals the filter one thread builds from the same keys, bit for bit (Guava bytes for the
  *   classic filter); the pool's `hasBatch` over several chunks equals the filter's own, in order.
  *   Each worker start costs ~0.14 s of CPU: 2 workers prove concurrent writes as well as 4.
