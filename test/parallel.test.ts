@@ -19,6 +19,10 @@
  * - Every type from every kind of source (a file over several 1 MiB text chunks with CRLF and empty
  *   lines, an array, a Set, an async iterable), on the calling thread (`workers: 1`), 2 workers
  *   and 'auto', equals one thread's build; `type: 'classic'` and its alias 'bloom' are taken.
+ * - With `workers: 2` the calling thread adds while its worker starts, and the worker then takes
+ *   chunks (seen from their progress arriving later), with the bits of one thread's build.
+ * - Copies OR-ed into a shared filter with plain stores (`orIntoAlone`) give one thread's bits,
+ *   and a copy of another shape is refused before any write.
  *
  * The workers run JavaScript bundled once for this file (test/support/worker-bundle.ts): the race
  * workers from test/support/worker-race.ts, and bloomkit/node itself from src/node.ts, whose pool
@@ -354,5 +358,44 @@ describe('merging private copies into a shared filter without atomics', () => {
     other.addMany(['x']);
     expect(() => orIntoAlone(shared.share(), other as never)).toThrow(TypeError);
     expectBytes(shared.toBytes(), before);
+  });
+});
+
+describe('buildParallel: the calling thread adds too, and its worker takes chunks', () => {
+  it('a worker takes chunks once started (its progress comes later), the bits equal one thread', async () => {
+    // A chunk this thread adds is counted before the source is asked for the next one; a chunk a
+    // worker takes is counted when its answer arrives, later. The source pauses 50 ms between
+    // chunks (the worker starts meanwhile) and stops once a worker took one, or after 40.
+    let counted = 0;
+    let pulledKeys = 0;
+    let takenByWorker = 0;
+    const yielded: string[] = [];
+    async function* source() {
+      for (let chunk = 0; chunk < 40 && takenByWorker === 0; chunk++) {
+        if (chunk > 0) {
+          if (counted < pulledKeys) takenByWorker++;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        for (let i = 0; i < POOL_CHUNK_KEYS; i++) {
+          const key = `pause:${chunk}:${i}`;
+          yielded.push(key);
+          yield key;
+        }
+        pulledKeys += POOL_CHUNK_KEYS;
+      }
+    }
+    const built = await buildParallel(source(), {
+      type: 'blocked',
+      capacity: 40 * POOL_CHUNK_KEYS,
+      fpp: 0.01,
+      workers: 2,
+      onProgress: (n: number) => {
+        counted = n;
+      },
+    });
+    expect(takenByWorker).toBe(1);
+    const single = BlockedBloomFilter.create({ capacity: 40 * POOL_CHUNK_KEYS, fpp: 0.01 });
+    single.addBatch(packKeys('string', yielded));
+    expectBytes(built.toBytes(), single.toBytes());
   });
 });
