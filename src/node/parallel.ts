@@ -63,7 +63,10 @@ import { checkWorkers, idleThreads, warmThreads } from './worker-threads.js';
  * bloomkit; its private copy's memory is touched for the first time), as much as one thread
  * spends building the 4M keys, so cold threads are taken only above 8M keys (256 MiB of lines);
  * warm threads (idle ones left by an earlier call) add 10-20% of CPU to the build, and are
- * taken from 500,000 keys (16 MiB).
+ * taken from 500,000 keys (16 MiB). These were measured when n threads meant n workers beside
+ * an idle calling thread; now that the calling thread adds too, 'auto' on 2 cores starts one
+ * worker, not two, and a cold start costs CPU but no waiting: the cold thresholds may come down
+ * once measured on a quiet machine (kept as they are: never slower than one thread).
  */
 export const AUTO_MIN = {
   keys: 8_000_000,
