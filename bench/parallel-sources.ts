@@ -1,7 +1,8 @@
 /**
  * The worker-thread scaling curve end to end (alone: `node --import tsx bench/parallel-sources.ts
  * [--keys N] [--rounds R]`): `buildParallel` from a file of lines and from an array of strings,
- * on the calling thread (`workers: 1`), 2 and 4 workers and `'auto'`, everything the call does
+ * on 1 thread (`workers: 1`, the calling thread), 2 and 4 threads (the calling one and 1 or 3
+ * workers) and `'auto'`, everything the call does
  * timed (reading or packing, splitting, adding, merging); beside it, bench/parallel.ts times
  * pre-packed keys only. Then `'auto'` against one thread at 10,000, 100,000 and N keys.
  *
@@ -77,7 +78,7 @@ function table(name: string, c: Curve): string[] {
   const lines = [
     `**${name}**`,
     '',
-    '| workers | first call | later calls (best) | later calls (range) | × 1 thread |',
+    '| workers (threads in all) | first call | later calls (best) | later calls (range) | × 1 thread |',
     '|---|---:|---:|---:|---:|',
   ];
   for (const w of CONFIGS) {
@@ -121,10 +122,11 @@ async function main(): Promise<void> {
   }
   const loadAfter = loadavg()[0]!;
   const two = (c: Curve) => Math.min(...c.warm.get(1)!) / Math.min(...c.warm.get(2)!);
+  const c1 = (c: Curve) => c.cold.get(1)! / c.cold.get(2)!;
   const lines = [
     '## Worker threads end to end: buildParallel from a file and from an array',
     '',
-    `Command: \`node --import tsx bench/parallel-sources.ts --keys ${N} --rounds ${ROUNDS}\`. ${N.toLocaleString('en-US')} synthetic keys (URLs of about 32 bytes), classic filter, fpp ${FPP}: \`buildParallel(source, { workers })\` timed whole (reading or packing, splitting, adding, merging the copies into the shared filter), from a file of lines (${((N * 33) / 2 ** 20).toFixed(0)} MiB) and from an array of strings. "1" builds on the calling thread; w workers read or pack on the main thread and split and add on the workers, each into a private copy OR-ed into the shared filter at the end. Every build's bytes equal a one-thread build's. The first call starts the threads cold; later calls reuse the warm threads (${ROUNDS - 1} later rounds, configurations in turn each round).`,
+    `Command: \`node --import tsx bench/parallel-sources.ts --keys ${N} --rounds ${ROUNDS}\`. ${N.toLocaleString('en-US')} synthetic keys (URLs of about 32 bytes), classic filter, fpp ${FPP}: \`buildParallel(source, { workers })\` timed whole (reading or packing, splitting, adding, merging the copies into the shared filter), from a file of lines (${((N * 33) / 2 ** 20).toFixed(0)} MiB) and from an array of strings. "workers: w" is w threads in all: the calling thread reads or packs the chunks, hands each to one of w − 1 workers with room and adds the others itself (before the workers have started too); each thread splits and adds its chunks into a private copy, OR-ed into the shared filter at the end. Every build's bytes equal a one-thread build's. The first call starts the workers cold; later calls reuse the warm threads (${ROUNDS - 1} later rounds, configurations in turn each round).`,
     '',
     `Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores; Node ${process.version}; 1-minute load average ${loadBefore.toFixed(2)} before the run, ${loadAfter.toFixed(2)} after.`,
     '',
@@ -132,7 +134,7 @@ async function main(): Promise<void> {
     ...table('From an array of strings', fromArray),
     `'auto' at small sizes: ${small.join('; ')}.`,
     '',
-    `Scaling (later calls, best of each): 2 workers build at ${x(two(fromFile))} one thread from a file and ${x(two(fromArray))} from an array.`,
+    `Scaling (later calls, best of each): 2 threads build at ${x(two(fromFile))} one thread from a file and ${x(two(fromArray))} from an array; first calls (cold worker start) at ${x(c1(fromFile))} and ${x(c1(fromArray))}.`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

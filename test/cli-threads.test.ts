@@ -4,7 +4,9 @@
  * over inputs of three read batches, the first two each cut into two worker chunks (the layout is
  * checked below), with repeats and CRLF lines; `add` whose workers split the records themselves
  * (inputs over several 1 MiB text chunks, CRLF, `-0`, gzip, an unterminated last record) writes
- * the file one thread writes and counts the same records; `dedup` and types whose copies cannot
+ * the file one thread writes and counts the same records, and added again on top of a filter
+ * holding them counts none new (the workers' copies start from the file's bits); `dedup` and
+ * types whose copies cannot
  * be merged refuse it, saying why.
  *
  * Everything runs main() in this process (its workers load the command's built files, as the
@@ -141,6 +143,23 @@ describe('--threads', () => {
       expect(json[1], args.join(' ')).toBe(json[0]);
       expect(json[0]).toBe(args[0] === '-0' ? 2000 : 150_000 + 1 + 9001);
     }
+    // Again on top of what the file holds (one thread's adds of chunks.txt): the workers' copies
+    // start from the file's bits (blank copies would count its keys as new), and the file stays
+    // the one-thread file.
+    for (const file of [path('one-chunks.bloom'), path('two-chunks.bloom')]) {
+      ok(await cli.run(['add', file, path('chunks.txt')]));
+    }
+    const again = await cli.run([
+      'add',
+      path('two-chunks.bloom'),
+      path('chunks.txt'),
+      '--json',
+      '-T',
+      '2',
+    ]);
+    ok(again);
+    expect(JSON.parse(again.stdout.toString())).toMatchObject({ records: 150_001, new: 0 });
+    expectBytes(readFileSync(path('two-chunks.bloom')), readFileSync(path('one-chunks.bloom')));
   });
 
   it('is refused where it cannot give the same answers, saying why', async () => {

@@ -10,14 +10,19 @@
  * - A shared counting filter with adds and removes mixed from 4 workers ends with exactly the
  *   counters of one thread doing the same operations.
  * - `buildParallel` (from an array and an async iterable of three pool chunks of keys, so that
- *   several workers write at once: 4 workers for the classic filter, 2 for the blocked,
- *   split-block and counting filters; 2 from a file of more lines than one pool chunk holds)
+ *   several threads write at once: 4 threads, the calling one and 3 workers, for the classic
+ *   filter, 2 for the blocked, split-block and counting filters; 2 from a file of more lines than
+ *   one pool chunk holds)
  *   equals the filter one thread builds from the same keys, bit for bit (Guava bytes for the
  *   classic filter); the pool's `hasBatch` over several chunks equals the filter's own, in order.
  *   Each worker start costs ~0.14 s of CPU: 2 workers prove concurrent writes as well as 4.
  * - Every type from every kind of source (a file over several 1 MiB text chunks with CRLF and empty
  *   lines, an array, a Set, an async iterable), on the calling thread (`workers: 1`), 2 workers
  *   and 'auto', equals one thread's build; `type: 'classic'` and its alias 'bloom' are taken.
+ * - With `workers: 2` the calling thread adds while its worker starts, and the worker then takes
+ *   chunks (seen from their progress arriving later), with the bits of one thread's build.
+ * - Copies OR-ed into a shared filter with plain stores (`orIntoAlone`) give one thread's bits,
+ *   and a copy of another shape is refused before any write.
  *
  * The workers run JavaScript bundled once for this file (test/support/worker-bundle.ts): the race
  * workers from test/support/worker-race.ts, and bloomkit/node itself from src/node.ts, whose pool
@@ -332,5 +337,65 @@ describe('buildParallel equals the filter one thread builds', () => {
     expect(() => Bloom.create({ capacity: 1000, fpp: 0.01 }).share()).toThrow(
       /create it with \{ shared: true \}/,
     );
+  });
+});
+
+describe('merging private copies into a shared filter without atomics', () => {
+  it('orIntoAlone ORs a copy in exactly, and refuses a copy of another shape before any write', async () => {
+    const { BloomFilter: SrcBloom } = await import('../src/index.js');
+    const { orIntoAlone, privateCopy } = await import('../src/node/shared-handle.js');
+    const keys = Array.from({ length: 4000 }, (_, i) => `k${i}`);
+    const shared = SrcBloom.create({ capacity: 4000, fpp: 0.01, shared: true });
+    shared.addMany(keys.slice(0, 2000));
+    const copy = privateCopy(shared.share());
+    copy.addMany(keys.slice(2000));
+    orIntoAlone(shared.share(), copy);
+    const single = SrcBloom.create({ capacity: 4000, fpp: 0.01 });
+    single.addMany(keys);
+    expectBytes(shared.toBytes(), single.toBytes());
+    const before = shared.toBytes();
+    const other = SrcBloom.create({ capacity: 8000, fpp: 0.01 });
+    other.addMany(['x']);
+    expect(() => orIntoAlone(shared.share(), other as never)).toThrow(TypeError);
+    expectBytes(shared.toBytes(), before);
+  });
+});
+
+describe('buildParallel: the calling thread adds too, and its worker takes chunks', () => {
+  it('a worker takes chunks once started (its progress comes later), the bits equal one thread', async () => {
+    // A chunk this thread adds is counted before the source is asked for the next one; a chunk a
+    // worker takes is counted when its answer arrives, later. The source pauses 50 ms between
+    // chunks (the worker starts meanwhile) and stops once a worker took one, or after 40.
+    let counted = 0;
+    let pulledKeys = 0;
+    let takenByWorker = 0;
+    const yielded: string[] = [];
+    async function* source() {
+      for (let chunk = 0; chunk < 40 && takenByWorker === 0; chunk++) {
+        if (chunk > 0) {
+          if (counted < pulledKeys) takenByWorker++;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        for (let i = 0; i < POOL_CHUNK_KEYS; i++) {
+          const key = `pause:${chunk}:${i}`;
+          yielded.push(key);
+          yield key;
+        }
+        pulledKeys += POOL_CHUNK_KEYS;
+      }
+    }
+    const built = await buildParallel(source(), {
+      type: 'blocked',
+      capacity: 40 * POOL_CHUNK_KEYS,
+      fpp: 0.01,
+      workers: 2,
+      onProgress: (n: number) => {
+        counted = n;
+      },
+    });
+    expect(takenByWorker).toBe(1);
+    const single = BlockedBloomFilter.create({ capacity: 40 * POOL_CHUNK_KEYS, fpp: 0.01 });
+    single.addBatch(packKeys('string', yielded));
+    expectBytes(built.toBytes(), single.toBytes());
   });
 });

@@ -22,10 +22,11 @@
  *   held (a repeat or a collision).
  *
  * Memory: a copy of the filter per worker (with {@link addOnThreads}, one more on shared memory
- * that the workers copy from and OR back into). Start-up: each worker loads bloomkit (about
- * 0.1 s of CPU) and touches its copy's memory for the first time, so threads pay for large
- * inputs only, with idle cores (measured in BENCHMARKS.md: on 2 cores shared with other work,
- * `add --threads 2` of 4M lines took 1.09× the time of one thread).
+ * that the workers copy from, one `memcpy`, and OR back into, one after another with plain
+ * stores). Start-up: each worker loads bloomkit (about 0.1 s of CPU) and touches its copy's
+ * memory for the first time, so threads pay for large inputs only, with idle cores (measured in
+ * BENCHMARKS.md: on 2 cores that other work kept at a load of 2 to 3, `add --threads 2` of 4M
+ * lines took 0.99× the wall time of one thread, 1.42× its CPU time).
  */
 
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
@@ -177,7 +178,8 @@ export async function addOnThreads(
     await Promise.all(inFlight);
     if (failure !== null) throw (failure as { error: unknown }).error;
     await starting;
-    await (pool as FilterWorkerPool | null)?.mergeInto(twin.share());
+    // Nothing else writes the twin now: the copies are OR-ed in with plain stores.
+    await (pool as FilterWorkerPool | null)?.mergeAlone(twin.share());
     (filter as unknown as { union(o: unknown): unknown }).union(twin);
     return { records, fresh };
   } finally {

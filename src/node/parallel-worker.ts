@@ -11,8 +11,9 @@
  *   'text'    { text }: whole records in a shared buffer, split here (node/parallel-text.ts) and
  *             added; answers the records' count too;
  *   'packed'  { batch }: packed keys moved here (transferred, not copied) and added;
- *   'merge'   { handle }: ORs this thread's private copy into the shared filter behind handle
- *             (the bits of every copy OR-ed together: one thread's build, bit for bit);
+ *   'merge'   { handle, alone? }: ORs this thread's private copy into the shared filter behind
+ *             handle (the bits of every copy OR-ed together: one thread's build, bit for bit);
+ *             `alone`: with plain stores, while no other thread writes that filter (orIntoAlone);
  *   'bytes':  the filter's native bytes (transferred), for merging on the caller's side;
  *   'drop':   forget the filter (the thread goes back idle).
  * Answers: { id, count?, records?, bytes? }, or { id, error } with the error's name and message.
@@ -21,7 +22,13 @@ import { parentPort } from 'node:worker_threads';
 import type { MembershipFilter, PackedKeys } from '../filters/filter.js';
 import { type LaneBuffers, type LaneChunk, openChunk } from './parallel-lanes.js';
 import { type TextChunk, TextSplitter } from './parallel-text.js';
-import { fromSharedHandle, privateCopy, type SharedFilterHandle } from './shared-handle.js';
+import {
+  copyBits,
+  fromSharedHandle,
+  orIntoAlone,
+  privateCopy,
+  type SharedFilterHandle,
+} from './shared-handle.js';
 
 /**
  * A thread's filter: the pool's shared filter (`{ handle }`), a private copy of it (`{ handle,
@@ -52,8 +59,7 @@ async function openSource(source: WorkerFilterSource): Promise<MembershipFilter>
   let copy: MembershipFilter;
   if (reuse === null) copy = privateCopy(source.handle);
   else {
-    reuse.clear();
-    (reuse as unknown as { union(o: unknown): void }).union(fromSharedHandle(source.handle));
+    copyBits(reuse as never, fromSharedHandle(source.handle));
     copy = reuse;
   }
   spare = { key, filter: copy };
@@ -69,6 +75,8 @@ export interface BatchMessage {
   text?: TextChunk;
   batch?: PackedKeys;
   handle?: SharedFilterHandle;
+  /** 'merge': no other thread writes the shared filter meanwhile (plain stores, no atomics). */
+  alone?: boolean;
 }
 
 /** What a worker answers. */
@@ -123,9 +131,15 @@ export function runParallelWorker(): void {
           port.postMessage({ id: m.id, bytes } satisfies BatchReply, [bytes.buffer as ArrayBuffer]);
           return;
         }
-        case 'merge':
-          (fromSharedHandle(m.handle!) as unknown as { union(o: unknown): unknown }).union(held());
+        case 'merge': {
+          if (m.alone === true) {
+            orIntoAlone(m.handle!, held() as never);
+            break;
+          }
+          const shared = fromSharedHandle(m.handle!) as unknown as { union(o: unknown): unknown };
+          shared.union(held());
           break;
+        }
         case 'text': {
           const batch = splitter.split(m.text!);
           reply.count = held().addBatch(batch);

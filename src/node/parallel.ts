@@ -3,20 +3,27 @@
  *
  * `buildParallel(source, { type, capacity, fpp, workers })` makes a filter on shared memory
  * (`shared: true`) from every key of `source` (a file of lines, an array, or any iterable or
- * async iterable) and resolves to it. The main thread does as little as it can:
+ * async iterable) and resolves to it, on `workers` threads in all: the calling thread and
+ * `workers - 1` worker threads. The calling thread cuts the source into chunks:
  * - a file is read in 1 MiB chunks into reused shared buffers, cut after a chunk's last line
- *   (the line that straddles the cut moves to the next chunk), and each worker splits its own
- *   chunks into lines (node/parallel-text.ts): the main thread never looks at a line;
+ *   (the line that straddles the cut moves to the next chunk); whoever adds a chunk splits it
+ *   into lines (node/parallel-text.ts);
  * - keys in memory are packed in chunks of 65,536 keys into reused shared buffers
  *   (node/parallel-keys.ts), which the workers read where they lie.
- * At most two chunks are in flight per worker, so memory stays bounded for any input.
+ * Each chunk goes to a worker with room (at most two chunks in flight per worker, so memory
+ * stays bounded for any input); when none has room, or before the workers have started, the
+ * calling thread adds the chunk itself ({@link buildTogether}). So it never waits for a worker,
+ * and a slow (cold) worker start never makes the build slower than one thread (measured on 2
+ * cores, 4M lines from a file: a first call of 2 threads, one worker start, took 0.94x the time
+ * of one thread; BENCHMARKS.md).
  *
- * Where the workers add: the classic, blocked and split-block filters into a private copy on
- * each worker, through the type's WebAssembly kernel (shared memory cannot hold a kernel, and the
- * shared path's `Atomics.or` per probe measured about 2x slower per key); at the end the workers
- * OR their copies into the shared filter. A Bloom filter's bits are an OR over its keys, so the
+ * Where the threads add: the classic, blocked and split-block filters into a private copy on
+ * each thread, through the type's WebAssembly kernel (shared memory cannot hold a kernel, and the
+ * shared path's `Atomics.or` per probe measured about 2x slower per key); at the end the copies
+ * are OR-ed into the shared filter one after another, with plain stores (nothing else writes it
+ * then: `orIntoAlone`). A Bloom filter's bits are an OR over its keys, so the
  * result equals, bit for bit, the filter one thread builds from the same keys (for the classic
- * filter, the same Guava bytes). The counting filter's workers add to the shared counters (a
+ * filter, the same Guava bytes). The counting filter's threads add to the shared counters (a
  * compare-and-swap per counter, saturating at 15): the counters are a saturating sum, whatever
  * the order, so it too equals one thread's build.
  *
@@ -26,10 +33,11 @@
  * merged copies nor atomics on single words can give. Build those on one thread (their
  * `addBatch` hashes a whole chunk per WebAssembly call).
  *
- * `workers`: `1` builds on the calling thread (no worker starts); `n` starts n worker threads,
- * borrowed from a warm set that outlives the call (node/worker-threads.ts: the next call starts
- * none); `'auto'` (the default) takes one worker per core for inputs large enough that threads
- * pay, and the calling thread for small ones ({@link autoWorkers}).
+ * `workers` counts the threads that add, the calling one included: `1` builds on the calling
+ * thread (no worker starts); `n` starts n - 1 worker threads as the call begins, borrowed from a
+ * warm set that outlives the call (node/worker-threads.ts: the next call starts none); `'auto'`
+ * (the default) takes one thread per core for inputs large enough that threads pay, and the
+ * calling thread alone for small ones ({@link autoWorkers}).
  */
 import { open, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -40,8 +48,13 @@ import type { Funnel, Key } from '../hash/keys.js';
 import { KEY_CHUNK, KeyChunks } from './parallel-keys.js';
 import { FilterWorkerPool } from './parallel-pool.js';
 import { type TextChunk, TextChunks, TextSplitter } from './parallel-text.js';
-import { mergesByOr, type SharedFilter, type SharedFilterType } from './shared-handle.js';
-import { checkWorkers, idleThreads } from './worker-threads.js';
+import {
+  mergesByOr,
+  orIntoAlone,
+  type SharedFilter,
+  type SharedFilterType,
+} from './shared-handle.js';
+import { checkWorkers, idleThreads, warmThreads } from './worker-threads.js';
 
 /**
  * `'auto'` builds on the calling thread below these sizes (keys of an array, bytes of a file),
@@ -50,7 +63,10 @@ import { checkWorkers, idleThreads } from './worker-threads.js';
  * bloomkit; its private copy's memory is touched for the first time), as much as one thread
  * spends building the 4M keys, so cold threads are taken only above 8M keys (256 MiB of lines);
  * warm threads (idle ones left by an earlier call) add 10-20% of CPU to the build, and are
- * taken from 500,000 keys (16 MiB).
+ * taken from 500,000 keys (16 MiB). These were measured when n threads meant n workers beside
+ * an idle calling thread; now that the calling thread adds too, 'auto' on 2 cores starts one
+ * worker, not two, and a cold start costs CPU but no waiting: the cold thresholds may come down
+ * once measured on a quiet machine (kept as they are: never slower than one thread).
  */
 export const AUTO_MIN = {
   keys: 8_000_000,
@@ -75,7 +91,10 @@ export interface BuildParallelOptions extends ProgressOptions {
   fpp: number;
   /** Key encoding (default 'string'); a file's lines are keys of the 'string' or 'bytes' funnel. */
   funnel?: Funnel;
-  /** Threads: 1 (this one), 2 to 256 workers, or 'auto' (default: see the module comment). */
+  /**
+   * Threads that add, this one included: 1 (this one alone), 2 to 256 (this one and n - 1
+   * workers), or 'auto' (default: see the module comment).
+   */
   workers?: number | 'auto';
 }
 
@@ -116,7 +135,7 @@ export function createShared(
  * What a build reads: text chunks of a file (with `release`: the buffer may be reused), or
  * packed chunks of keys.
  */
-type Chunk = { text: TextChunk; release(): void } | { packed: PackedKeys; release(): void };
+export type Chunk = { text: TextChunk; release(): void } | { packed: PackedKeys; release(): void };
 
 /** Chunks of whole lines of a file (shared buffers, see node/parallel-text.ts). */
 async function* fileChunks(path: string | URL, signal?: AbortSignalLike): AsyncGenerator<Chunk> {
@@ -167,7 +186,7 @@ async function* keyChunks(
 }
 
 /** The chunks of `source` (see {@link ParallelSource}), checked. */
-function sourceChunks(
+export function sourceChunks(
   source: ParallelSource,
   funnel: Funnel,
   signal?: AbortSignalLike,
@@ -202,7 +221,8 @@ function sourceChunks(
 export async function autoWorkers(source: ParallelSource, wanted: number): Promise<number> {
   const cores = availableParallelism();
   if (cores < 2) return 1;
-  const warm = idleThreads() >= Math.min(wanted, cores);
+  // Warm: the workers it would start (one per core beside this thread) are idle already.
+  const warm = idleThreads() >= Math.min(wanted, cores) - 1;
   if (Array.isArray(source)) {
     return source.length < (warm ? AUTO_MIN.warmKeys : AUTO_MIN.keys) ? 1 : cores;
   }
@@ -245,47 +265,56 @@ async function peek(
   };
 }
 
-/** Adds every chunk on this thread, into `into` (a plain-memory filter with its kernel). */
-async function buildHere(
+/** What {@link buildTogether} hands chunks to: a pool's `tryAdd*` (null: no worker has room). */
+export type ChunkTaker = Pick<FilterWorkerPool, 'tryAddText' | 'tryAddPacked'>;
+
+/**
+ * Adds every chunk: on a worker of `pool()` when one has room (the pool once it has started, or
+ * null before and without one), else on this thread into `here`. So this thread adds from the
+ * first chunk on while the workers start, keeps every worker fed (two chunks in flight each),
+ * and never waits for one: a slow worker start never makes the build slower than this thread
+ * alone would be. `helped`: workers may come, so this thread yields to the event loop after
+ * each chunk it adds (their answers are events).
+ */
+export async function buildTogether(
   chunks: AsyncGenerator<Chunk>,
-  into: SharedFilter,
+  here: SharedFilter,
+  pool: () => ChunkTaker | null,
   progress: (n: number) => void,
+  helped = true,
 ): Promise<void> {
   const splitter = new TextSplitter();
-  for await (const chunk of chunks) {
-    const batch = 'text' in chunk ? splitter.split(chunk.text) : chunk.packed;
-    into.addBatch(batch);
-    chunk.release();
-    progress(batch.offsets.length - 1);
-  }
-}
-
-/** Hands every chunk to `pool` (two in flight per worker at most) and waits for all. */
-async function buildOnWorkers(
-  chunks: AsyncGenerator<Chunk>,
-  pool: FilterWorkerPool,
-  progress: (n: number) => void,
-): Promise<void> {
   const inFlight = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
   try {
     for await (const chunk of chunks) {
-      let done: Promise<void>;
-      if ('text' in chunk) {
-        done = (await pool.addText(chunk.text)).done.then((r) => {
-          chunk.release();
-          progress(r.records);
-        });
-      } else {
-        const keys = chunk.packed.offsets.length - 1;
-        done = (await pool.addPacked(chunk.packed)).done.then(() => {
-          chunk.release();
-          progress(keys);
-        });
+      const workers = pool();
+      const sent =
+        workers === null
+          ? null
+          : 'text' in chunk
+            ? (workers.tryAddText(chunk.text)?.done.then((r) => r.records) ?? null)
+            : (workers.tryAddPacked(chunk.packed)?.done ?? null);
+      if (sent === null) {
+        const batch = 'text' in chunk ? splitter.split(chunk.text) : chunk.packed;
+        here.addBatch(batch);
+        chunk.release();
+        progress(batch.offsets.length - 1);
+        // The workers' answers (and a pool that has started) are events: keys in memory come
+        // without any, so this thread lets them in between its chunks.
+        if (helped) await new Promise((resolve) => setImmediate(resolve));
+        continue;
       }
-      const p = done.catch((error: unknown) => {
-        failure ??= { error };
-      });
+      const keys = 'text' in chunk ? 0 : chunk.packed.offsets.length - 1;
+      const p = sent.then(
+        (records) => {
+          chunk.release();
+          progress('text' in chunk ? records : keys);
+        },
+        (error: unknown) => {
+          failure ??= { error };
+        },
+      );
       inFlight.add(p);
       void p.then(() => inFlight.delete(p));
       if (failure !== null) break;
@@ -317,6 +346,8 @@ export async function buildParallel(
   const { signal, onProgress } = options;
   let chunks = sourceChunks(source, funnel, signal);
   if (signal?.aborted) throw signal.reason;
+  // The workers start loading bloomkit now, while this thread goes on.
+  if (!auto) warmThreads(wanted - 1);
   let workers = auto ? await autoWorkers(source, wanted) : wanted;
   if (auto && workers > 1 && typeof source !== 'string' && !(source instanceof URL)) {
     // An iterable's length is not known ahead: its first keys are read first, and a source that
@@ -325,28 +356,39 @@ export async function buildParallel(
     if (head.ended) workers = 1;
     chunks = head.chunks;
   }
+  if (auto) warmThreads(workers - 1);
   let done = 0;
   const progress = (n: number): void => {
     done += n;
     onProgress?.(done);
   };
-  // Counters stay shared (no merge for copies); bit filters add into plain kernel memory.
+  // Counters stay shared (no merge for copies); bit filters add into plain kernel memory: this
+  // thread into its own copy, each worker into one of its own.
   const copies = mergesByOr(filter);
-  if (workers === 1) {
-    const here = copies ? createShared(type, options.capacity, options.fpp, funnel, false) : filter;
-    await buildHere(chunks, here, progress);
-    if (here !== filter) (filter as unknown as { union(o: unknown): void }).union(here);
-    return filter;
-  }
-  const pool = copies
-    ? await FilterWorkerPool.withCopiesOf(filter.share(), workers)
-    : await FilterWorkerPool.start(filter.share(), workers);
+  const here = copies ? createShared(type, options.capacity, options.fpp, funnel, false) : filter;
+  let pool: FilterWorkerPool | null = null;
+  const starting =
+    workers === 1
+      ? Promise.resolve()
+      : (copies
+          ? FilterWorkerPool.withCopiesOf(filter.share(), workers - 1)
+          : FilterWorkerPool.start(filter.share(), workers - 1)
+        ).then((p) => {
+          pool = p;
+        });
+  starting.catch(() => {}); // awaited below
   try {
-    await buildOnWorkers(chunks, pool, progress);
+    await buildTogether(chunks, here, () => pool, progress, workers > 1);
     if (signal?.aborted) throw signal.reason;
-    if (copies) await pool.mergeInto(filter.share());
+    await starting;
+    // Nothing else writes the shared filter now: the copies are OR-ed in with plain stores.
+    if (copies) {
+      await (pool as FilterWorkerPool | null)?.mergeAlone(filter.share());
+      orIntoAlone(filter.share(), here);
+    }
   } finally {
-    await pool.close();
+    await starting.catch(() => {});
+    await (pool as FilterWorkerPool | null)?.close();
   }
   return filter;
 }
