@@ -24,6 +24,7 @@
  */
 
 import { encodeKeyInto, type Funnel, type Key } from './keys.js';
+import { hasStage, packRun, useStage } from './utf16-stage.js';
 
 const encoder: {
   encodeInto(s: string, out: Uint8Array): { read: number; written: number };
@@ -50,11 +51,14 @@ let utf8Write = nodeUtf8Write;
 const wellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
 
 /**
- * Test hook: encode strings with Node's `Buffer` where present (`'buffer'`, the default) or as a
- * browser does (`'text-encoder'`). Returns whether `Buffer` is present.
+ * Test hook: encode strings with Node's `Buffer` where present (`'buffer'`, the default: runs of
+ * keys through hash/utf16-stage.ts, single keys with `Buffer#utf8Write`), with `Buffer#utf8Write`
+ * key by key only (`'utf8-write'`), or as a browser does (`'text-encoder'`). Returns whether
+ * `Buffer` is present.
  */
-export function useStringEncoder(mode: 'buffer' | 'text-encoder'): boolean {
-  utf8Write = mode === 'buffer' ? nodeUtf8Write : null;
+export function useStringEncoder(mode: 'buffer' | 'utf8-write' | 'text-encoder'): boolean {
+  utf8Write = mode === 'text-encoder' ? null : nodeUtf8Write;
+  useStage(mode === 'buffer');
   return nodeUtf8Write !== null;
 }
 
@@ -117,11 +121,13 @@ export function encodeLongString(s: string, view: Uint8Array): number {
 /**
  * Packs strings `keys[start, end)` ('string' funnel bytes, see {@link writeString}) back to back
  * into `out` from byte `at`: key `start + j` is `out[offsets[j], offsets[j + 1])`. Stops before
- * the first key that is not a string, whose worst case (3 bytes per UTF-16 unit, plus 16 spare
- * bytes) no longer fits `out`, or that `offsets` has no room for (it holds `count + 1` entries).
- * Returns `count`, the keys packed (0 when key `start` is not a string or alone does not fit:
- * the caller then takes its per-key path, which encodes a huge key or throws the key's
- * `TypeError`). Nothing is allocated.
+ * the first key that is not a string, that no longer fits `out` with 16 spare bytes after it,
+ * or that `offsets` has no room for (it holds `count + 1` entries). Where Node's `Buffer` is,
+ * runs of keys go through hash/utf16-stage.ts (joined, copied as UTF-16, transcoded by
+ * WebAssembly: two calls a run) and a key fits when its bytes do; key by key, a key fits when its
+ * worst case does (3 bytes per UTF-16 unit). Returns `count`, the keys packed (0 when key
+ * `start` is not a string or alone does not fit: the caller then takes its per-key path, which
+ * encodes a huge key or throws the key's `TypeError`). Allocates only the joined strings.
  */
 export function packStringsInto(
   keys: ArrayLike<unknown>,
@@ -135,7 +141,17 @@ export function packStringsInto(
   let p = at;
   let i = start;
   const limit = out.length - 16;
+  const runs = utf8Write !== null && Array.isArray(keys);
   for (; i < stop; i++) {
+    if (runs) {
+      // Many keys with two calls (hash/utf16-stage.ts), else key i alone below.
+      const count = packRun(keys, i, stop, out, offsets, i - start, p, limit);
+      if (count > 0) {
+        i += count - 1;
+        p = offsets[i + 1 - start]!;
+        continue;
+      }
+    }
     const key = keys[i];
     if (typeof key !== 'string' || p + 3 * key.length > limit) {
       offsets[i - start] = p;
@@ -269,8 +285,10 @@ export function packAll(
   let p = 0;
   while (i < n) {
     if (funnel === 'string') {
-      const stop = Math.min(n, i + RUN);
-      const joined = skipJoins === 0 ? joinRun(keys, i, stop, bytes, p, offsets) : -2;
+      // With a stage (Node), packStringsInto runs many keys per call itself.
+      const staged = utf8Write !== null && hasStage();
+      const stop = staged ? n : Math.min(n, i + RUN);
+      const joined = skipJoins === 0 && !staged ? joinRun(keys, i, stop, bytes, p, offsets) : -2;
       if (joined < 0) {
         if (joined === -1) skipJoins = BACKOFF;
         else if (skipJoins > 0) skipJoins--;
