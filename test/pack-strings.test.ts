@@ -178,6 +178,23 @@ describe('packKeys into', () => {
     );
   });
 
+  it('takes a big buffer from the first keys, and grows it when later keys need more', () => {
+    // The first 4,096 keys say about 41 kB for all: the given 60 kB are taken, then outgrown
+    // (the last 400 keys need 33 kB more).
+    const keys = [
+      ...Array.from({ length: 4096 }, (_, i) => `k-${String(i).padStart(7, '0')}`),
+      ...Array.from({ length: 400 }, (_, i) => `${'é'.repeat(40)}${i % 10}`),
+    ];
+    const bytes = new Uint8Array(60_000);
+    const packed = packKeys('string', keys, { bytes });
+    expect(packed.bytes.buffer === bytes.buffer).toBe(false);
+    expect(packed.offsets[keys.length]).toBe(4096 * 9 + 400 * 81);
+    expectPacked(keys, packed.bytes, packed.offsets);
+    const fits = packKeys('string', keys.slice(0, 4100), { bytes });
+    expect(fits.bytes.buffer === bytes.buffer).toBe(true);
+    expectPacked(keys.slice(0, 4100), fits.bytes, fits.offsets);
+  });
+
   it('packs any iterable as the array (a Set)', () => {
     const keys = runsWithOdd(LONE);
     const packed = packKeys('string', new Set(keys));

@@ -231,14 +231,19 @@ export interface PackTarget {
   offsets?: Uint32Array;
 }
 
-/** A guess of the bytes `keys` pack to: characters times the UTF-8 ratio of the first keys. */
-function guessBytes(funnel: Funnel, keys: ArrayLike<Key>): number {
+/**
+ * A guess of the bytes `keys` pack to: characters times the UTF-8 ratio of the first keys. The
+ * characters are counted over the first `scan` keys and scaled to all of them (every key's
+ * length is a memory access per key, which a big reused buffer need not pay for).
+ */
+function guessBytes(funnel: Funnel, keys: ArrayLike<Key>, scan = keys.length): number {
   const n = keys.length;
   let chars = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < scan; i++) {
     const key = keys[i];
     chars += typeof key === 'string' ? key.length : key instanceof Uint8Array ? key.length : 8;
   }
+  if (scan < n) chars = Math.ceil((chars * n) / scan);
   if (funnel === 'utf16') return 2 * chars + 64;
   if (funnel !== 'string' || n === 0) return chars + 64;
   // UTF-8 bytes per character of a sample of up to 1,024 keys, encoded into a reused buffer.
@@ -256,6 +261,8 @@ function guessBytes(funnel: Funnel, keys: ArrayLike<Key>): number {
   return Math.ceil(chars * Math.max(1, ratio) * 1.02) + 64;
 }
 
+/** Keys {@link packAll} counts the characters of before taking a big given buffer. */
+const SCAN = 4096;
 let sampleStage = new Uint8Array(1 << 16);
 const sampleOffsets = new Uint32Array(1025);
 
@@ -263,7 +270,9 @@ const sampleOffsets = new Uint32Array(1025);
  * Packs `keys` with `funnel`: `{ bytes, offsets }` with `offsets.length === keys.length + 1`,
  * the same bytes as encoding each key with its funnel (hash/keys.ts). `into.bytes` and
  * `into.offsets` are written (and viewed by the result) when they are big enough (`into.bytes`:
- * at least the guess below, so that it is not grown step by step from a small size); otherwise a
+ * at least the guess below, so that it is not grown step by step from a small size, or a quarter
+ * more than that of the first 4,096 keys scaled to all; should the keys after them need more, the
+ * bytes are grown by half as for any buffer, keeping what was packed); otherwise a
  * buffer is allocated, sized from the keys (no doubling for ASCII keys; for other text, from the
  * UTF-8 size of the first 1,024). Throws the per-key `TypeError` / `RangeError` for a bad key.
  */
@@ -277,10 +286,13 @@ export function packAll(
     into.offsets !== undefined && into.offsets.length >= n + 1
       ? into.offsets.subarray(0, n + 1)
       : new Uint32Array(n + 1);
-  // A given buffer smaller than the guess would grow step by step from its size: not taken.
-  const guess = guessBytes(funnel, keys);
-  let bytes =
-    into.bytes !== undefined && into.bytes.length >= guess ? into.bytes : new Uint8Array(guess);
+  // A given buffer smaller than the guess would grow step by step from its size: not taken. One
+  // with room for a quarter more than the first keys say is taken without counting every key.
+  let bytes = into.bytes;
+  if (bytes === undefined || n <= SCAN || bytes.length < 1.25 * guessBytes(funnel, keys, SCAN)) {
+    const guess = guessBytes(funnel, keys);
+    if (bytes === undefined || bytes.length < guess) bytes = new Uint8Array(guess);
+  }
   let i = 0;
   let p = 0;
   while (i < n) {
