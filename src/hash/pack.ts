@@ -288,11 +288,22 @@ export function packAll(
       : new Uint32Array(n + 1);
   // A given buffer smaller than the guess would grow step by step from its size: not taken. One
   // with room for a quarter more than the first keys say is taken without counting every key.
-  let bytes = into.bytes;
+  let bytes: Uint8Array | undefined = into.bytes;
   if (bytes === undefined || n <= SCAN || bytes.length < 1.25 * guessBytes(funnel, keys, SCAN)) {
     const guess = guessBytes(funnel, keys);
     if (bytes === undefined || bytes.length < guess) bytes = new Uint8Array(guess);
   }
+  return packFrom(funnel, keys, bytes, offsets);
+}
+
+/** {@link packAll}'s loop: packs `keys` into `bytes` (grown when short), `offsets` written. */
+function packFrom(
+  funnel: Funnel,
+  keys: ArrayLike<Key>,
+  bytes: Uint8Array,
+  offsets: Uint32Array,
+): { bytes: Uint8Array; offsets: Uint32Array } {
+  const n = keys.length;
   let i = 0;
   let p = 0;
   while (i < n) {
