@@ -6,8 +6,8 @@
 ;; is two lone surrogates, as it is key by key.
 ;;
 ;; 16 units per step with WebAssembly SIMD: the units are narrowed to 16 bytes and stored; the
-;; step keeps the bytes before the first unit >= 0x80, which is then encoded alone (2, 3 or 4
-;; bytes, or `?`).
+;; step keeps the bytes before the first unit >= 0x80, from which units are encoded one by one
+;; (2, 3 or 4 bytes, or `?`) up to the next ASCII unit, where 16-unit steps resume.
 ;;
 ;; The memory is imported: the caller's (a filter kernel's, hash/pack.ts lays the chunk out).
 ;; Build: npm run build:wasm (compiles this file with wabt into utf16-wasm.ts).
@@ -56,58 +56,62 @@
                 (local.set $o (i32.add (local.get $o) (local.get $n)))
                 (local.set $i (i32.add (local.get $i) (local.get $n)))
                 (br $step)))
-            ;; Keep the ASCII bytes before the first unit >= 0x80, then encode that unit.
+            ;; Keep the ASCII bytes before the first unit >= 0x80, then encode units one by one
+            ;; while they are not ASCII (text in other scripts comes in words).
             (local.set $n (i32.ctz (local.get $mask)))
             (local.set $o (i32.add (local.get $o) (local.get $n)))
             (local.set $i (i32.add (local.get $i) (local.get $n)))
-            (local.set $c
-              (i32.load16_u (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 1)))))
-            (local.set $i (i32.add (local.get $i) (i32.const 1)))
-            (if (i32.lt_u (local.get $c) (i32.const 0x800))
-              (then
-                (i32.store8 (local.get $o) (i32.or (i32.const 0xc0) (i32.shr_u (local.get $c) (i32.const 6))))
-                (i32.store8 offset=1 (local.get $o)
-                  (i32.or (i32.const 0x80) (i32.and (local.get $c) (i32.const 0x3f))))
-                (local.set $o (i32.add (local.get $o) (i32.const 2)))
-                (br $step)))
-            (if (i32.ne (i32.and (local.get $c) (i32.const 0xf800)) (i32.const 0xd800))
-              (then
-                (i32.store8 (local.get $o) (i32.or (i32.const 0xe0) (i32.shr_u (local.get $c) (i32.const 12))))
-                (i32.store8 offset=1 (local.get $o)
-                  (i32.or (i32.const 0x80) (i32.and (i32.shr_u (local.get $c) (i32.const 6)) (i32.const 0x3f))))
-                (i32.store8 offset=2 (local.get $o)
-                  (i32.or (i32.const 0x80) (i32.and (local.get $c) (i32.const 0x3f))))
-                (local.set $o (i32.add (local.get $o) (i32.const 3)))
-                (br $step)))
-            ;; A surrogate: a pair (high, then low, both in this key) is one code point of 4
-            ;; bytes; anything else is lone and becomes '?'.
-            (if (i32.and
-                  (i32.lt_u (local.get $c) (i32.const 0xdc00))
-                  (i32.lt_u (local.get $i) (local.get $e)))
-              (then
-                (local.set $d
-                  (i32.load16_u (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 1)))))
-                (if (i32.eq (i32.and (local.get $d) (i32.const 0xfc00)) (i32.const 0xdc00))
-                  (then
-                    (local.set $c
-                      (i32.add (i32.const 0x10000)
-                        (i32.or
-                          (i32.shl (i32.and (local.get $c) (i32.const 0x3ff)) (i32.const 10))
-                          (i32.and (local.get $d) (i32.const 0x3ff)))))
-                    (local.set $i (i32.add (local.get $i) (i32.const 1)))
-                    (i32.store8 (local.get $o)
-                      (i32.or (i32.const 0xf0) (i32.shr_u (local.get $c) (i32.const 18))))
-                    (i32.store8 offset=1 (local.get $o)
-                      (i32.or (i32.const 0x80) (i32.and (i32.shr_u (local.get $c) (i32.const 12)) (i32.const 0x3f))))
-                    (i32.store8 offset=2 (local.get $o)
-                      (i32.or (i32.const 0x80) (i32.and (i32.shr_u (local.get $c) (i32.const 6)) (i32.const 0x3f))))
-                    (i32.store8 offset=3 (local.get $o)
-                      (i32.or (i32.const 0x80) (i32.and (local.get $c) (i32.const 0x3f))))
-                    (local.set $o (i32.add (local.get $o) (i32.const 4)))
-                    (br $step)))))
-            (i32.store8 (local.get $o) (i32.const 0x3f))
-            (local.set $o (i32.add (local.get $o) (i32.const 1)))
-            (br $step)))
+            (loop $scalar
+              (br_if $key_done (i32.ge_u (local.get $i) (local.get $e)))
+              (local.set $c
+                (i32.load16_u (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 1)))))
+              (br_if $step (i32.lt_u (local.get $c) (i32.const 0x80)))
+              (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (if (i32.lt_u (local.get $c) (i32.const 0x800))
+                (then
+                  (i32.store8 (local.get $o) (i32.or (i32.const 0xc0) (i32.shr_u (local.get $c) (i32.const 6))))
+                  (i32.store8 offset=1 (local.get $o)
+                    (i32.or (i32.const 0x80) (i32.and (local.get $c) (i32.const 0x3f))))
+                  (local.set $o (i32.add (local.get $o) (i32.const 2)))
+                  (br $scalar)))
+              (if (i32.ne (i32.and (local.get $c) (i32.const 0xf800)) (i32.const 0xd800))
+                (then
+                  (i32.store8 (local.get $o) (i32.or (i32.const 0xe0) (i32.shr_u (local.get $c) (i32.const 12))))
+                  (i32.store8 offset=1 (local.get $o)
+                    (i32.or (i32.const 0x80) (i32.and (i32.shr_u (local.get $c) (i32.const 6)) (i32.const 0x3f))))
+                  (i32.store8 offset=2 (local.get $o)
+                    (i32.or (i32.const 0x80) (i32.and (local.get $c) (i32.const 0x3f))))
+                  (local.set $o (i32.add (local.get $o) (i32.const 3)))
+                  (br $scalar)))
+              ;; A surrogate: a pair (high, then low, both in this key) is one code point of 4
+              ;; bytes; anything else is lone and becomes '?'.
+              (if (i32.and
+                    (i32.lt_u (local.get $c) (i32.const 0xdc00))
+                    (i32.lt_u (local.get $i) (local.get $e)))
+                (then
+                  (local.set $d
+                    (i32.load16_u (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 1)))))
+                  (if (i32.eq (i32.and (local.get $d) (i32.const 0xfc00)) (i32.const 0xdc00))
+                    (then
+                      (local.set $c
+                        (i32.add (i32.const 0x10000)
+                          (i32.or
+                            (i32.shl (i32.and (local.get $c) (i32.const 0x3ff)) (i32.const 10))
+                            (i32.and (local.get $d) (i32.const 0x3ff)))))
+                      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                      (i32.store8 (local.get $o)
+                        (i32.or (i32.const 0xf0) (i32.shr_u (local.get $c) (i32.const 18))))
+                      (i32.store8 offset=1 (local.get $o)
+                        (i32.or (i32.const 0x80) (i32.and (i32.shr_u (local.get $c) (i32.const 12)) (i32.const 0x3f))))
+                      (i32.store8 offset=2 (local.get $o)
+                        (i32.or (i32.const 0x80) (i32.and (i32.shr_u (local.get $c) (i32.const 6)) (i32.const 0x3f))))
+                      (i32.store8 offset=3 (local.get $o)
+                        (i32.or (i32.const 0x80) (i32.and (local.get $c) (i32.const 0x3f))))
+                      (local.set $o (i32.add (local.get $o) (i32.const 4)))
+                      (br $scalar)))))
+              (i32.store8 (local.get $o) (i32.const 0x3f))
+              (local.set $o (i32.add (local.get $o) (i32.const 1)))
+              (br $scalar))))
         (i32.store (i32.add (local.get $offs) (i32.shl (local.get $j) (i32.const 2))) (local.get $o))
         (br $keys)))
     (local.get $o)))
