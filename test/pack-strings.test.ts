@@ -83,6 +83,9 @@ for (const mode of ['buffer', 'utf8-write', 'text-encoder'] as const) {
         ...runsWithOdd(TEXT),
         ...mixedStrings(3000, 11, 300),
         ...Array.from({ length: 500 }, (_, i) => `k${i}`),
+        // Longer than a run holds (40,000 units): packed alone, between runs.
+        `${'x'.repeat(45_000)}é\ud800`,
+        ...Array.from({ length: 50 }, (_, i) => `tail-${i}-€`),
       ];
       const out = new Uint8Array(3 * keys.reduce((a, k) => a + k.length, 0) + 64);
       const offsets = new Uint32Array(keys.length + 1);
