@@ -3,7 +3,9 @@
  * `bytes[offsets[i], offsets[i + 1])`, its funnel's bytes (hash/keys.ts).
  *
  * Strings ('string' funnel: UTF-8, Java's `?` for a lone surrogate) take the fastest exact
- * encoder the host has ({@link writeString}):
+ * encoder the host has. Where Node's `Buffer` is, {@link packStringsInto} packs runs of keys with
+ * two calls (hash/utf16-stage.ts: joined, copied as UTF-16, transcoded by WebAssembly; 86 against
+ * 130 ns a URL key by key). Single keys ({@link writeString}):
  * - Node (and hosts with Node's `Buffer`): `Buffer#utf8Write` straight into the target memory,
  *   with no view made per key. When it wrote one byte per character the string was ASCII (so it
  *   held no surrogate); otherwise `isWellFormed()` says whether its bytes are exact, and a string
@@ -13,10 +15,10 @@
  *
  * Measured on 110-character URLs (30% non-ASCII), CPU time, Node 20: `TextEncoder.encodeInto`
  * into a fixed view 86 ns, `Buffer#utf8Write` at a moving offset 100 to 103 ns, the packer 126 ns
- * (with the lone-surrogate check). The earlier packer's joined runs (many strings encoded in one
- * call, kept when every one was ASCII) are gone: on 110-character ASCII URLs string by string
- * measured faster (90 against 140 ns, wall time, busy machine), one non-ASCII string spoils a run,
- * and they cost 0.5 kB of every filter's bundle; short ASCII keys lose (43 against about 60 ns per
+ * (with the lone-surrogate check). Joined runs encoded to UTF-8 in one call (kept when every
+ * string was ASCII) remain only in {@link packAll} where there is no stage (browsers): one
+ * non-ASCII string spoils a run, and on 110-character ASCII URLs string by string measured faster
+ * (90 against 140 ns, wall time, busy machine); short ASCII keys gain (43 against about 60 ns per
  * 30-character key when joined).
  *
  * {@link packStringsInto} is the chunked string packer every batch path over JavaScript strings
