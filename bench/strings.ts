@@ -2,7 +2,8 @@
  * The string paths side by side in one process, timed in CPU time (user + system of this
  * process, `process.cpuUsage`), which a busy shared machine disturbs less than wall time:
  * `addMany` / `hasMany` of the blocked and classic filters, the classic filter key by key, and
- * `packKeys` (fresh buffers) + `addBatch` / `hasBatch`, against bloomfilter@1.1 key by key. Rounds
+ * `packKeys` (fresh buffers, and buffers reused from round to round) + `addBatch` / `hasBatch`,
+ * against bloomfilter@1.1 key by key. Rounds
  * interleave the rows (the order rotates); each row's ratio to the peer is taken round by round
  * and the median printed, with the best CPU ns per key. Every row must find all present keys.
  *
@@ -56,6 +57,22 @@ const packed = (lib: Lib): [Timed, Timed] => [
   (f: current.BlockedBloomFilter, k) => f.addBatch(lib.packKeys('string', k)),
   (f: current.BlockedBloomFilter, k) => count(f.hasBatch(lib.packKeys('string', k))),
 ];
+/** Buffers `packKeys` reuses from round to round (written once before timing: no page faults). */
+const reused = (lib: Lib) => {
+  const into = lib.packKeys('string', present);
+  const bytes = new Uint8Array(Math.ceil(into.bytes.length * 1.2) + 4096);
+  const target = { bytes, offsets: new Uint32Array(n + 1) };
+  lib.packKeys('string', present, target);
+  lib.packKeys('string', absent, target);
+  return target;
+};
+const packedReused = (lib: Lib): [Timed, Timed] => {
+  const into = reused(lib);
+  return [
+    (f: current.BlockedBloomFilter, k) => f.addBatch(lib.packKeys('string', k, into)),
+    (f: current.BlockedBloomFilter, k) => count(f.hasBatch(lib.packKeys('string', k, into))),
+  ];
+};
 const rowsOf = (lib: Lib, tag: string): [string, () => unknown, [Timed, Timed]][] => [
   [
     `${tag} blocked addMany/hasMany`,
@@ -76,6 +93,11 @@ const rowsOf = (lib: Lib, tag: string): [string, () => unknown, [Timed, Timed]][
     `${tag} blocked packKeys+batch`,
     () => lib.BlockedBloomFilter.create({ capacity: n, fpp: 0.01 }),
     packed(lib),
+  ],
+  [
+    `${tag} blocked packKeys reused+batch`,
+    () => lib.BlockedBloomFilter.create({ capacity: n, fpp: 0.01 }),
+    packedReused(lib),
   ],
 ];
 const peerHas: Timed = (f: { test(k: string): boolean }, k) => {

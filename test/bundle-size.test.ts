@@ -55,15 +55,19 @@ const BUDGET = 30_000;
  * Each bound was then raised by the string batch paths (about 1.4 kB in each type that has a
  * kernel: `addMany` / `hasMany` pack strings straight into the kernel's memory, with Node's
  * `Buffer` where there is one; BloomFilter 36.9 kB, BlockedBloomFilter 33.1 kB, split-block
- * 37.5 kB, counting 43.8 kB, scalable 44.9 kB when raised).
+ * 37.5 kB, counting 43.8 kB, scalable 44.9 kB when raised), and again by the string runs
+ * (hash/utf16-stage.ts and its UTF-16 to UTF-8 transcoder, 0.8 kB of base64: about 1.7 kB in each
+ * type with a kernel; they run only where Node's `Buffer` is, and pack strings 1.5x faster:
+ * BloomFilter 39.6 kB, BlockedBloomFilter 35.9 kB, split-block 40.1 kB, counting 46.5 kB,
+ * scalable 47.4 kB when raised).
  */
 const OVER_BUDGET: Readonly<Record<string, number>> = {
-  // The string batch paths, then the saturation figure (FilterBase.saturation, the design point).
-  BloomFilter: 38_800,
-  BlockedBloomFilter: 35_000,
-  SplitBlockBloomFilter: 39_400,
-  CountingBloomFilter: 45_900,
-  ScalableBloomFilter: 47_000,
+  // The string batch paths, the saturation figure (FilterBase.saturation), then the string runs.
+  BloomFilter: 40_800,
+  BlockedBloomFilter: 37_000,
+  SplitBlockBloomFilter: 41_300,
+  CountingBloomFilter: 47_900,
+  ScalableBloomFilter: 48_800,
 };
 /** How far README.md's figures may drift from what is measured before the test asks for an update. */
 const MARGIN = 0.05;

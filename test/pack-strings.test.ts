@@ -74,7 +74,7 @@ function runsWithOdd(odd: readonly string[]): string[] {
   return keys;
 }
 
-for (const mode of ['buffer', 'text-encoder'] as const) {
+for (const mode of ['buffer', 'utf8-write', 'text-encoder'] as const) {
   describe(`packStringsInto (${mode})`, () => {
     it('writes Java UTF-8 for ASCII runs, lone surrogates, CJK, emoji and Latin-1', () => {
       useStringEncoder(mode);
@@ -83,11 +83,36 @@ for (const mode of ['buffer', 'text-encoder'] as const) {
         ...runsWithOdd(TEXT),
         ...mixedStrings(3000, 11, 300),
         ...Array.from({ length: 500 }, (_, i) => `k${i}`),
+        // Longer than a run holds (40,000 units): packed alone, between runs.
+        `${'x'.repeat(45_000)}é\ud800`,
+        ...Array.from({ length: 50 }, (_, i) => `tail-${i}-€`),
       ];
       const out = new Uint8Array(3 * keys.reduce((a, k) => a + k.length, 0) + 64);
       const offsets = new Uint32Array(keys.length + 1);
       expect(packStringsInto(keys, 0, keys.length, out, offsets)).toBe(keys.length);
       expectPacked(keys, out, offsets);
+    });
+
+    it('splits no surrogate pair between keys, and finds non-ASCII at every position', () => {
+      useStringEncoder(mode);
+      // A pair cut in two by a key boundary is two lone surrogates: '?' '?'.
+      const keys = ['x\ud83d', '\ude00y', '\ud83d', '\ude00', 'ok', '😀', '\ud83d\ude00\ud83d'];
+      // Keys of 1 to 40 units with one non-ASCII character (2, 3 or 4 bytes, or a lone
+      // surrogate) at each position: the transcoder's 16-unit steps, their tails and overlaps.
+      const odd = ['é', '東', '😀', '\udc00', '\ud800'];
+      for (let n = 1; n <= 40; n++) {
+        for (let at = 0; at < n; at++) {
+          const c = odd[(n + at) % odd.length]!;
+          keys.push('a'.repeat(at) + c + 'b'.repeat(n - at - 1));
+        }
+      }
+      const out = new Uint8Array(3 * keys.reduce((a, k) => a + k.length, 0) + 64);
+      const offsets = new Uint32Array(keys.length + 1);
+      expect(packStringsInto(keys, 0, keys.length, out, offsets)).toBe(keys.length);
+      expectPacked(keys, out, offsets);
+      expect(Array.from(out.subarray(offsets[0]!, offsets[4]!))).toEqual([
+        0x78, 0x3f, 0x3f, 0x79, 0x3f, 0x3f,
+      ]);
     });
 
     it('writes a lone surrogate as ? alone (writeString)', () => {
@@ -102,7 +127,8 @@ for (const mode of ['buffer', 'text-encoder'] as const) {
 }
 
 describe('packStringsInto stops', () => {
-  it('at the offsets room, the byte room and a key that is not a string', () => {
+  it('at the offsets room, the byte room and a key that is not a string (key by key)', () => {
+    useStringEncoder('utf8-write');
     const keys = Array.from({ length: 100 }, (_, i) => `key-${i}`);
     const out = new Uint8Array(4096);
     const offsets = new Uint32Array(11);
@@ -119,6 +145,22 @@ describe('packStringsInto stops', () => {
     expect(packStringsInto(mixed, 0, 4, out, o)).toBe(2);
     expect(o[2]).toBe(2);
     expect(packStringsInto(mixed, 2, 4, out, o)).toBe(0);
+  });
+
+  it('in runs, where the bytes no longer fit (not the worst case)', () => {
+    const keys = Array.from({ length: 100 }, (_, i) => `key-${i % 10}`);
+    // 40 bytes before the 16 spare ones: 8 keys of 5 ASCII bytes (their worst case: 2 keys).
+    const small = new Uint8Array(56);
+    const o = new Uint32Array(101);
+    const count = packStringsInto(keys, 0, 100, small, o);
+    expect(count).toBe(useStringEncoder('buffer') ? 8 : 2);
+    expectPacked(keys.slice(0, count), small, o);
+    // 3 bytes a key where 'é' is: the keys that end by the limit are kept.
+    const text = Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? 'ééééé' : 'abcde'));
+    const out = new Uint8Array(16 + 16 + 40);
+    expect(packStringsInto(text, 0, 100, out, o, 16)).toBe(5);
+    expect(o[5]).toBe(16 + 40);
+    expectPacked(text.slice(0, 5), out, o);
   });
 });
 
@@ -137,6 +179,23 @@ describe('packKeys into', () => {
     expect(() => packKeys('string', keys, { bytes: [] as unknown as Uint8Array })).toThrow(
       /into.bytes must be a Uint8Array/,
     );
+  });
+
+  it('takes a big buffer from the first keys, and grows it when later keys need more', () => {
+    // The first 4,096 keys say about 41 kB for all: the given 60 kB are taken, then outgrown
+    // (the last 400 keys need 33 kB more).
+    const keys = [
+      ...Array.from({ length: 4096 }, (_, i) => `k-${String(i).padStart(7, '0')}`),
+      ...Array.from({ length: 400 }, (_, i) => `${'é'.repeat(40)}${i % 10}`),
+    ];
+    const bytes = new Uint8Array(60_000);
+    const packed = packKeys('string', keys, { bytes });
+    expect(packed.bytes.buffer === bytes.buffer).toBe(false);
+    expect(packed.offsets[keys.length]).toBe(4096 * 9 + 400 * 81);
+    expectPacked(keys, packed.bytes, packed.offsets);
+    const fits = packKeys('string', keys.slice(0, 4100), { bytes });
+    expect(fits.bytes.buffer === bytes.buffer).toBe(true);
+    expectPacked(keys.slice(0, 4100), fits.bytes, fits.offsets);
   });
 
   it('packs any iterable as the array (a Set)', () => {

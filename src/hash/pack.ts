@@ -3,7 +3,9 @@
  * `bytes[offsets[i], offsets[i + 1])`, its funnel's bytes (hash/keys.ts).
  *
  * Strings ('string' funnel: UTF-8, Java's `?` for a lone surrogate) take the fastest exact
- * encoder the host has ({@link writeString}):
+ * encoder the host has. Where Node's `Buffer` is, {@link packStringsInto} packs runs of keys with
+ * two calls (hash/utf16-stage.ts: joined, copied as UTF-16, transcoded by WebAssembly; 86 against
+ * 130 ns a URL key by key). Single keys ({@link writeString}):
  * - Node (and hosts with Node's `Buffer`): `Buffer#utf8Write` straight into the target memory,
  *   with no view made per key. When it wrote one byte per character the string was ASCII (so it
  *   held no surrogate); otherwise `isWellFormed()` says whether its bytes are exact, and a string
@@ -13,10 +15,10 @@
  *
  * Measured on 110-character URLs (30% non-ASCII), CPU time, Node 20: `TextEncoder.encodeInto`
  * into a fixed view 86 ns, `Buffer#utf8Write` at a moving offset 100 to 103 ns, the packer 126 ns
- * (with the lone-surrogate check). The earlier packer's joined runs (many strings encoded in one
- * call, kept when every one was ASCII) are gone: on 110-character ASCII URLs string by string
- * measured faster (90 against 140 ns, wall time, busy machine), one non-ASCII string spoils a run,
- * and they cost 0.5 kB of every filter's bundle; short ASCII keys lose (43 against about 60 ns per
+ * (with the lone-surrogate check). Joined runs encoded to UTF-8 in one call (kept when every
+ * string was ASCII) remain only in {@link packAll} where there is no stage (browsers): one
+ * non-ASCII string spoils a run, and on 110-character ASCII URLs string by string measured faster
+ * (90 against 140 ns, wall time, busy machine); short ASCII keys gain (43 against about 60 ns per
  * 30-character key when joined).
  *
  * {@link packStringsInto} is the chunked string packer every batch path over JavaScript strings
@@ -24,6 +26,7 @@
  */
 
 import { encodeKeyInto, type Funnel, type Key } from './keys.js';
+import { hasStage, packRun, useStage } from './utf16-stage.js';
 
 const encoder: {
   encodeInto(s: string, out: Uint8Array): { read: number; written: number };
@@ -50,11 +53,14 @@ let utf8Write = nodeUtf8Write;
 const wellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
 
 /**
- * Test hook: encode strings with Node's `Buffer` where present (`'buffer'`, the default) or as a
- * browser does (`'text-encoder'`). Returns whether `Buffer` is present.
+ * Test hook: encode strings with Node's `Buffer` where present (`'buffer'`, the default: runs of
+ * keys through hash/utf16-stage.ts, single keys with `Buffer#utf8Write`), with `Buffer#utf8Write`
+ * key by key only (`'utf8-write'`), or as a browser does (`'text-encoder'`). Returns whether
+ * `Buffer` is present.
  */
-export function useStringEncoder(mode: 'buffer' | 'text-encoder'): boolean {
-  utf8Write = mode === 'buffer' ? nodeUtf8Write : null;
+export function useStringEncoder(mode: 'buffer' | 'utf8-write' | 'text-encoder'): boolean {
+  utf8Write = mode === 'text-encoder' ? null : nodeUtf8Write;
+  useStage(mode === 'buffer');
   return nodeUtf8Write !== null;
 }
 
@@ -117,11 +123,13 @@ export function encodeLongString(s: string, view: Uint8Array): number {
 /**
  * Packs strings `keys[start, end)` ('string' funnel bytes, see {@link writeString}) back to back
  * into `out` from byte `at`: key `start + j` is `out[offsets[j], offsets[j + 1])`. Stops before
- * the first key that is not a string, whose worst case (3 bytes per UTF-16 unit, plus 16 spare
- * bytes) no longer fits `out`, or that `offsets` has no room for (it holds `count + 1` entries).
- * Returns `count`, the keys packed (0 when key `start` is not a string or alone does not fit:
- * the caller then takes its per-key path, which encodes a huge key or throws the key's
- * `TypeError`). Nothing is allocated.
+ * the first key that is not a string, that no longer fits `out` with 16 spare bytes after it,
+ * or that `offsets` has no room for (it holds `count + 1` entries). Where Node's `Buffer` is,
+ * runs of keys go through hash/utf16-stage.ts (joined, copied as UTF-16, transcoded by
+ * WebAssembly: two calls a run) and a key fits when its bytes do; key by key, a key fits when its
+ * worst case does (3 bytes per UTF-16 unit). Returns `count`, the keys packed (0 when key
+ * `start` is not a string or alone does not fit: the caller then takes its per-key path, which
+ * encodes a huge key or throws the key's `TypeError`). Allocates only the joined strings.
  */
 export function packStringsInto(
   keys: ArrayLike<unknown>,
@@ -135,7 +143,17 @@ export function packStringsInto(
   let p = at;
   let i = start;
   const limit = out.length - 16;
+  const runs = utf8Write !== null && Array.isArray(keys);
   for (; i < stop; i++) {
+    if (runs) {
+      // Many keys with two calls (hash/utf16-stage.ts), else key i alone below.
+      const count = packRun(keys, i, stop, out, offsets, i - start, p, limit);
+      if (count > 0) {
+        i += count - 1;
+        p = offsets[i + 1 - start]!;
+        continue;
+      }
+    }
     const key = keys[i];
     if (typeof key !== 'string' || p + 3 * key.length > limit) {
       offsets[i - start] = p;
@@ -215,14 +233,19 @@ export interface PackTarget {
   offsets?: Uint32Array;
 }
 
-/** A guess of the bytes `keys` pack to: characters times the UTF-8 ratio of the first keys. */
-function guessBytes(funnel: Funnel, keys: ArrayLike<Key>): number {
+/**
+ * A guess of the bytes `keys` pack to: characters times the UTF-8 ratio of the first keys. The
+ * characters are counted over the first `scan` keys and scaled to all of them (every key's
+ * length is a memory access per key, which a big reused buffer need not pay for).
+ */
+function guessBytes(funnel: Funnel, keys: ArrayLike<Key>, scan = keys.length): number {
   const n = keys.length;
   let chars = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < scan; i++) {
     const key = keys[i];
     chars += typeof key === 'string' ? key.length : key instanceof Uint8Array ? key.length : 8;
   }
+  if (scan < n) chars = Math.ceil((chars * n) / scan);
   if (funnel === 'utf16') return 2 * chars + 64;
   if (funnel !== 'string' || n === 0) return chars + 64;
   // UTF-8 bytes per character of a sample of up to 1,024 keys, encoded into a reused buffer.
@@ -240,6 +263,8 @@ function guessBytes(funnel: Funnel, keys: ArrayLike<Key>): number {
   return Math.ceil(chars * Math.max(1, ratio) * 1.02) + 64;
 }
 
+/** Keys {@link packAll} counts the characters of before taking a big given buffer. */
+const SCAN = 4096;
 let sampleStage = new Uint8Array(1 << 16);
 const sampleOffsets = new Uint32Array(1025);
 
@@ -247,7 +272,9 @@ const sampleOffsets = new Uint32Array(1025);
  * Packs `keys` with `funnel`: `{ bytes, offsets }` with `offsets.length === keys.length + 1`,
  * the same bytes as encoding each key with its funnel (hash/keys.ts). `into.bytes` and
  * `into.offsets` are written (and viewed by the result) when they are big enough (`into.bytes`:
- * at least the guess below, so that it is not grown step by step from a small size); otherwise a
+ * at least the guess below, so that it is not grown step by step from a small size, or a quarter
+ * more than that of the first 4,096 keys scaled to all; should the keys after them need more, the
+ * bytes are grown by half as for any buffer, keeping what was packed); otherwise a
  * buffer is allocated, sized from the keys (no doubling for ASCII keys; for other text, from the
  * UTF-8 size of the first 1,024). Throws the per-key `TypeError` / `RangeError` for a bad key.
  */
@@ -261,16 +288,32 @@ export function packAll(
     into.offsets !== undefined && into.offsets.length >= n + 1
       ? into.offsets.subarray(0, n + 1)
       : new Uint32Array(n + 1);
-  // A given buffer smaller than the guess would grow step by step from its size: not taken.
-  const guess = guessBytes(funnel, keys);
-  let bytes =
-    into.bytes !== undefined && into.bytes.length >= guess ? into.bytes : new Uint8Array(guess);
+  // A given buffer smaller than the guess would grow step by step from its size: not taken. One
+  // with room for a quarter more than the first keys say is taken without counting every key.
+  let bytes: Uint8Array | undefined = into.bytes;
+  if (bytes === undefined || n <= SCAN || bytes.length < 1.25 * guessBytes(funnel, keys, SCAN)) {
+    const guess = guessBytes(funnel, keys);
+    if (bytes === undefined || bytes.length < guess) bytes = new Uint8Array(guess);
+  }
+  return packFrom(funnel, keys, bytes, offsets);
+}
+
+/** {@link packAll}'s loop: packs `keys` into `bytes` (grown when short), `offsets` written. */
+function packFrom(
+  funnel: Funnel,
+  keys: ArrayLike<Key>,
+  bytes: Uint8Array,
+  offsets: Uint32Array,
+): { bytes: Uint8Array; offsets: Uint32Array } {
+  const n = keys.length;
   let i = 0;
   let p = 0;
   while (i < n) {
     if (funnel === 'string') {
-      const stop = Math.min(n, i + RUN);
-      const joined = skipJoins === 0 ? joinRun(keys, i, stop, bytes, p, offsets) : -2;
+      // With a stage (Node), packStringsInto runs many keys per call itself.
+      const staged = utf8Write !== null && hasStage();
+      const stop = staged ? n : Math.min(n, i + RUN);
+      const joined = skipJoins === 0 && !staged ? joinRun(keys, i, stop, bytes, p, offsets) : -2;
       if (joined < 0) {
         if (joined === -1) skipJoins = BACKOFF;
         else if (skipJoins > 0) skipJoins--;
