@@ -10,13 +10,13 @@
  * wasm) with itself, which is what the library's synchronous calls need. Its twin `type-table.ts`
  * holds each row's light facts (name, aliases, type id, capabilities) and loads a codec only when
  * it is used: the command, bloomkit/node's `load`/`save` and worker threads read that one, so a
- * run that touches one type loads one type. test/type-table.test.ts checks that both list the same
- * types in the same order with the same facts, and that each row's loader gives this table's codec.
+ * run that touches one type loads one type. The twin's rows (type-rows.ts) are generated from this
+ * table by scripts/make-type-table.ts; test/type-table.test.ts fails while they are stale.
  * (This module does not import type-table.ts: the dynamic imports there would make a bundler wrap
  * every module of an application's bundle in lazy initialisers.)
  *
  * Adding a type: write src/filters/<type>/{filter,format,codec}.ts, give it an id in
- * `FILTER_TYPES` (native.ts), add its codec below and its row in type-table.ts, a line in
+ * `FILTER_TYPES` (native.ts), add its codec below, run `npx tsx scripts/make-type-table.ts`, a line in
  * test/conformance/table.ts, and run `npx tsx scripts/make-golden.ts` for its golden fixture
  * (docs/ARCHITECTURE.md has the steps).
  */

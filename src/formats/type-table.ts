@@ -18,117 +18,18 @@
  *
  * A loaded codec is the same object as `registry.ts`'s row of that type (one module instance).
  *
- * Adding a type: its row below (name, aliases, type id, capabilities, and `load` importing its
- * codec.ts) and its codec in registry.ts's `CODECS`; test/type-table.test.ts fails until both
- * agree (docs/ARCHITECTURE.md has the other steps).
+ * The rows (type-rows.ts) are not written by hand: scripts/make-type-table.ts generates them from
+ * the codec table (registry.ts's `CODECS`, where a type is declared), and test/type-table.test.ts
+ * fails while they are stale. Adding a type: its codec in `CODECS`, then run the script
+ * (docs/ARCHITECTURE.md has the other steps).
  */
 
 import { mustBe } from '../errors.js';
-import type { FilterCodec, TypeCapabilities } from './codec.js';
-import { FILTER_TYPES } from './native.js';
+import type { FilterCodec } from './codec.js';
+import { CAPABILITIES, type Capability, type TypeRow } from './type-row.js';
+import { TYPE_ROWS } from './type-rows.js';
 
-/** The optional capabilities a row can have (each an optional field of its codec). */
-export type Capability = Exclude<keyof TypeCapabilities, 'aliases'>;
-
-/** Every capability, in the order rows list them. */
-export const CAPABILITIES: readonly Capability[] = [
-  'create',
-  'deduper',
-  'model',
-  'openShared',
-  'display',
-  'view',
-];
-
-/** One type's light facts, and how to load its codec. */
-export interface TypeRow {
-  /** Its one name (the codec's `name`). */
-  readonly name: string;
-  /** Other names accepted for it (the codec's `aliases`); never listed. */
-  readonly aliases: readonly string[];
-  /** Its native type id (the codec's `typeId`). */
-  readonly typeId: number;
-  /** The capabilities its codec has (the optional fields it sets). */
-  readonly capabilities: readonly Capability[];
-  /** Imports its codec module (called once; see {@link loadCodec}). */
-  readonly load: () => Promise<FilterCodec<object>>;
-}
-
-const widen = <F extends object>(c: FilterCodec<F>) => c as unknown as FilterCodec<object>;
-
-/** Every native filter type, in type-id order. */
-export const TYPE_ROWS: readonly TypeRow[] = [
-  {
-    name: 'classic',
-    aliases: ['bloom'],
-    typeId: FILTER_TYPES.bloom,
-    capabilities: ['create', 'deduper', 'model', 'openShared', 'display', 'view'],
-    load: async () => widen((await import('../filters/bloom/codec.js')).bloomCodec),
-  },
-  {
-    name: 'counting',
-    aliases: [],
-    typeId: FILTER_TYPES.counting,
-    capabilities: ['create', 'model', 'openShared', 'display', 'view'],
-    load: async () => widen((await import('../filters/counting/codec.js')).countingCodec),
-  },
-  {
-    name: 'scalable',
-    aliases: [],
-    typeId: FILTER_TYPES.scalable,
-    capabilities: ['create', 'view'],
-    load: async () => widen((await import('../filters/scalable/codec.js')).scalableCodec),
-  },
-  {
-    name: 'cuckoo',
-    aliases: [],
-    typeId: FILTER_TYPES.cuckoo,
-    capabilities: ['create', 'model', 'display', 'view'],
-    load: async () => widen((await import('../filters/cuckoo/codec.js')).cuckooCodec),
-  },
-  {
-    name: 'blocked',
-    aliases: [],
-    typeId: FILTER_TYPES.blocked,
-    capabilities: ['create', 'deduper', 'model', 'openShared', 'display', 'view'],
-    load: async () => widen((await import('../filters/blocked/codec.js')).blockedCodec),
-  },
-  {
-    name: 'split-block',
-    aliases: [],
-    typeId: FILTER_TYPES.splitBlock,
-    capabilities: ['create', 'deduper', 'model', 'openShared', 'display', 'view'],
-    load: async () => widen((await import('../filters/split-block/codec.js')).splitBlockCodec),
-  },
-  {
-    name: 'sharded',
-    aliases: [],
-    typeId: FILTER_TYPES.shardedBloom,
-    capabilities: ['view'],
-    load: async () => widen((await import('../sharded/codec.js')).shardedBloomCodec),
-  },
-  {
-    name: 'cascade',
-    aliases: [],
-    typeId: FILTER_TYPES.cascade,
-    capabilities: ['view'],
-    load: async () => widen((await import('../filters/cascade/codec.js')).cascadeCodec),
-  },
-  {
-    name: 'binary-fuse',
-    aliases: [],
-    typeId: FILTER_TYPES.binaryFuse,
-    capabilities: ['model', 'display', 'view'],
-    load: async () => widen((await import('../filters/binary-fuse/codec.js')).binaryFuseCodec),
-  },
-  {
-    name: 'dcso',
-    aliases: [],
-    typeId: FILTER_TYPES.dcso,
-    capabilities: ['create', 'view'],
-    load: async () => widen((await import('../filters/dcso/codec.js')).dcsoCodec),
-  },
-];
+export { CAPABILITIES, type Capability, TYPE_ROWS, type TypeRow };
 
 const ROW_BY_TYPE = new Map(TYPE_ROWS.map((r) => [r.typeId, r]));
 const ROW_BY_NAME = new Map(
