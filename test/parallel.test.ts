@@ -343,10 +343,14 @@ describe('buildParallel equals the filter one thread builds', () => {
 describe('merging private copies into a shared filter without atomics', () => {
   it('orIntoAlone ORs a copy in exactly, and refuses a copy of another shape before any write', async () => {
     const { BloomFilter: SrcBloom } = await import('../src/index.js');
-    const { orIntoAlone, privateCopy } = await import('../src/node/shared-handle.js');
+    const { loadSharedType, orIntoAlone, privateCopy } = await import(
+      '../src/node/shared-handle.js'
+    );
     const keys = Array.from({ length: 4000 }, (_, i) => `k${i}`);
     const shared = SrcBloom.create({ capacity: 4000, fpp: 0.01, shared: true });
     shared.addMany(keys.slice(0, 2000));
+    // A worker thread loads the handle's type first (one type's module, not every type's).
+    await loadSharedType(shared.share());
     const copy = privateCopy(shared.share());
     copy.addMany(keys.slice(2000));
     orIntoAlone(shared.share(), copy);

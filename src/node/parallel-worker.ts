@@ -25,6 +25,7 @@ import { type TextChunk, TextSplitter } from './parallel-text.js';
 import {
   copyBits,
   fromSharedHandle,
+  loadSharedType,
   orIntoAlone,
   privateCopy,
   type SharedFilterHandle,
@@ -52,6 +53,7 @@ async function openSource(source: WorkerFilterSource): Promise<MembershipFilter>
     const { fromBytes } = await import('../formats/registry.js');
     return fromBytes(source.copy) as MembershipFilter;
   }
+  await loadSharedType(source.handle);
   if (source.private !== true) return fromSharedHandle(source.handle);
   const key = `${source.handle.type} ${JSON.stringify(source.handle.shape)}`;
   const reuse = spare?.key === key ? spare.filter : null;

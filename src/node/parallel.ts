@@ -50,7 +50,7 @@ import { FilterWorkerPool } from './parallel-pool.js';
 import { type TextChunk, TextChunks, TextSplitter } from './parallel-text.js';
 import {
   mergesByOr,
-  orIntoAlone,
+  orIntoFilterAlone,
   type SharedFilter,
   type SharedFilterType,
 } from './shared-handle.js';
@@ -384,7 +384,7 @@ export async function buildParallel(
     // Nothing else writes the shared filter now: the copies are OR-ed in with plain stores.
     if (copies) {
       await (pool as FilterWorkerPool | null)?.mergeAlone(filter.share());
-      orIntoAlone(filter.share(), here);
+      orIntoFilterAlone(filter, here);
     }
   } finally {
     await starting.catch(() => {});

@@ -8,23 +8,42 @@ import type { SharedFilterHandle, SharedFilterType } from '../bits/shared-handle
 import { BitFilter } from '../filters/bit-filter.js';
 import type { MembershipFilter } from '../filters/filter.js';
 import type { SharedFilter } from '../formats/codec.js';
-import { typeNamed } from '../formats/registry.js';
+import { loadCodec, loadedCodec, type TypeRow, typeRowNamed } from '../formats/type-table.js';
 
 export type { SharedFilter, SharedFilterHandle, SharedFilterType };
 
 /** A filter whose copies merge by OR (the bit filters): what a private copy needs. */
 type BitFilterLike = SharedFilter & { shape(): object; union(other: unknown): unknown };
 
-/** The filter behind `handle`, on the same shared memory. */
-export function fromSharedHandle(handle: SharedFilterHandle): SharedFilter {
+/** The row of the type `handle` names, if it can open shared memory; else a `TypeError`. */
+function rowOf(handle: SharedFilterHandle): TypeRow {
   const type = handle?.type;
-  let open: (handle: SharedFilterHandle) => SharedFilter;
   try {
-    open = typeNamed(type, 'openShared').openShared;
+    return typeRowNamed(type, 'openShared');
   } catch {
     throw new TypeError(`handle must be what share() returns, got type ${String(type)}`);
   }
-  return open(handle);
+}
+
+/**
+ * Loads the codec of the type `handle` names (a worker thread loads that type's module alone, not
+ * every type's: formats/type-table.ts); {@link fromSharedHandle} needs it loaded.
+ */
+export async function loadSharedType(handle: SharedFilterHandle): Promise<void> {
+  await loadCodec(rowOf(handle));
+}
+
+/**
+ * The filter behind `handle`, on the same shared memory. Its type's codec must be loaded
+ * ({@link loadSharedType}).
+ */
+export function fromSharedHandle(handle: SharedFilterHandle): SharedFilter {
+  const row = rowOf(handle);
+  const codec = loadedCodec(row.typeId);
+  if (codec?.openShared === undefined) {
+    throw new Error(`the ${row.name} filter's module is not loaded: await loadSharedType() first`);
+  }
+  return codec.openShared(handle);
 }
 
 /** Whether copies of `filter` built apart merge by OR into it (a filter over one bit array). */
@@ -74,7 +93,12 @@ export function copyBits(to: SharedFilter, from: SharedFilter): void {
  * the caller merges its copies one at a time, into a filter that nothing else adds to then.
  */
 export function orIntoAlone(handle: SharedFilterHandle, copy: SharedFilter): void {
-  const target = fromSharedHandle(handle) as unknown as BitFilter;
+  orIntoFilterAlone(fromSharedHandle(handle), copy);
+}
+
+/** {@link orIntoAlone} into the shared filter itself (the thread that holds it). */
+export function orIntoFilterAlone(shared: SharedFilter, copy: SharedFilter): void {
+  const target = shared as unknown as BitFilter;
   const source = copy as unknown as BitFilter;
   if (!(target instanceof BitFilter) || !(source instanceof BitFilter)) {
     throw new TypeError('only the classic, blocked and split-block filters merge by OR');
