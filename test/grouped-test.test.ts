@@ -4,7 +4,7 @@
  * per-key walk that stops at the first clear bit) and as Guava's bits say. The bits are drawn
  * so that about half of the absent keys find all their bits set: then a probe tested wrongly,
  * skipped or taken from another key of the group changes many answers (a filter with a few
- * thousand keys in 4.8 MB answers "absent" at its first probe and would hide such a fault).
+ * thousand keys in 8.8 MB answers "absent" at its first probe and would hide such a fault).
  */
 import { describe, expect, it } from 'vitest';
 import { GROUPED_TEST_BYTES } from '../src/hash/hasher.js';
@@ -39,7 +39,7 @@ describe('hasBatch on a classic filter over GROUPED_TEST_BYTES', () => {
     [199, 8],
   ] as const) {
     it(`k = ${k}: the same answers as has key by key, about half of them 1`, () => {
-      const filter = BloomFilter.fromGuava(guavaBytes(k, 600_000, ors, k));
+      const filter = BloomFilter.fromGuava(guavaBytes(k, 1_100_000, ors, k));
       expect(filter.bitSize / 8).toBeGreaterThan(GROUPED_TEST_BYTES);
       const keys = mixedStrings(6000, 11, 300);
       const found = filter.hasBatch(packKeys('string', keys));
