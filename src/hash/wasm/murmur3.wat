@@ -269,9 +269,9 @@
   ;; branch-free: the words are in cache by then). On a 14 MB filter with k = 20 mode 2 took 2.4x
   ;; less time than walking and setting key by key. Mode 1 walks key by key and stops at the first
   ;; clear bit (absent keys usually need one or two probes): the faster test while most probes
-  ;; hit the caches; mode 3 is faster once they do not (URL keys, k = 7, CPU time per test: 1.6x
-  ;; less for present keys and 1.02 to 1.1x less for absent ones on a 12 MB array, more on 7.2 MB
-  ;; and less; hash/hasher.ts GROUPED_TEST_BYTES chooses).
+  ;; hit the caches; mode 3 is faster once they do not (URL keys, k = 7, CPU time per test: 1.0
+  ;; to 1.6x less for present keys and 1.0 to 1.1x less for absent ones on a 12 MB array, more on
+  ;; 7.2 MB and less; hash/hasher.ts GROUPED_TEST_BYTES chooses).
   (func (export "walk_batch") (param $hashes i32) (param $count i32) (param $k i32) (param $mf f64)
     (param $p63f f64) (param $inv f64) (param $base i32) (param $mode i32) (param $out i32) (result i32)
     (local $i i32) (local $r i32) (local $sum i32)
