@@ -229,7 +229,7 @@ export function usingWasm(): boolean {
  * is faster while most probes hit the caches. Measured on URL keys, k = 7, CPU time, the grouped
  * test against the walk, five runs: 1.0 to 1.6x faster for present keys (the walk took 97 to
  * 148 ns per key from run to run, the grouped test 86 to 102) and 1.0 to 1.1x for absent ones on
- * a 12 MB array; 0.89x and 0.74x on a 7.2 MB one, 0.85x and 0.92x on 3.6 MB, 0.89x and 0.92x on
+ * a 12 MB array; 0.89x and 0.74x on a 7.2 MB one, 0.85x and 1.02x on 3.6 MB, 0.89x and 0.93x on
  * 1.2 MB. Where between 7.2 and 12 MB the two cross depends on the machine's caches.
  */
 export const GROUPED_TEST_BYTES = 8 << 20;
