@@ -21,10 +21,10 @@
 import { readFileSync } from 'node:fs';
 import { compileWat } from '../scripts/build-wasm.js';
 import { KERNEL_BASE, KERNEL_KEY_ROOM } from '../src/hash/kernel-memory.js';
-import { newMemory, type WasmMemory } from '../src/hash/wasm-loader.js';
 import { packAll } from '../src/hash/pack.js';
 import { HASHES_AT, KEY_AT, OFFSETS_AT, RESULTS_AT } from '../src/hash/scratch.js';
 import { Modulus } from '../src/hash/strategies.js';
+import { newMemory, type WasmMemory } from '../src/hash/wasm-loader.js';
 import { BlockedBloomFilter, BloomFilter } from '../src/index.js';
 import { type CorpusName, corpusKeys } from './corpus.js';
 
