@@ -107,6 +107,13 @@ const CASES: [string, Funnel[], (funnel: Funnel) => AnyFilter][] = [
     (funnel) => BloomFilter.create({ capacity: 6000, fpp: 0.01, funnel, shared: true }),
   ],
   [
+    // Over GROUPED_TEST_BYTES (test/grouped-test.test.ts): hasBatch loads a group's probe words
+    // before it tests any.
+    'BloomFilter (9.6 MB: grouped batch tests)',
+    ['string', 'long'],
+    (funnel) => BloomFilter.create({ capacity: 8_000_000, fpp: 0.01, funnel }),
+  ],
+  [
     'BloomFilter (small: general path)',
     ['string'],
     (funnel) => BloomFilter.create({ capacity: 2500, fpp: 0.01, funnel }),

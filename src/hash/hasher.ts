@@ -63,7 +63,10 @@ export interface MurmurExports {
     mode: number,
     base: number,
   ): number;
-  /** {@link probe}'s walks over `count` hashes at `hashes` (mode 0: probes to `out`). */
+  /**
+   * {@link probe}'s walks over `count` hashes at `hashes` (mode 0: probes to `out`); mode 3 tests
+   * as mode 1 does, a group of keys' probe words loaded before any is tested.
+   */
   walk_batch(
     hashes: number,
     count: number,
@@ -220,6 +223,18 @@ export function usingWasm(): boolean {
 }
 
 /**
+ * Bit arrays larger than this (bytes) are tested in batches by groups of keys, every probed word
+ * loaded before any is tested (wasm/murmur3.wat, `walk_batch` mode 3), so that the cache misses
+ * of a group overlap; smaller ones walk key by key and stop at the first clear bit (mode 1), which
+ * is faster while most probes hit the caches. Measured on URL keys, k = 7, CPU time, the grouped
+ * test against the walk, five runs: 1.0 to 1.6x faster for present keys (the walk took 97 to
+ * 148 ns per key from run to run, the grouped test 86 to 102) and 1.0 to 1.1x for absent ones on
+ * a 12 MB array; 0.89x and 0.74x on a 7.2 MB one, 0.85x and 1.02x on 3.6 MB, 0.89x and 0.93x on
+ * 1.2 MB. Where between 7.2 and 12 MB the two cross depends on the machine's caches.
+ */
+export const GROUPED_TEST_BYTES = 8 << 20;
+
+/**
  * A classic filter's bits living inside a wasm instance of their own, so that `has` and `add`
  * (hash, probe walk and bit tests) run in one call with no per-probe JavaScript. The instance's
  * memory (hash/kernel-memory.ts, which also bounds how many kernels live at once) is sized once and
@@ -228,6 +243,8 @@ export function usingWasm(): boolean {
 export class BloomKernel {
   /** The filter's 64-bit words as little-endian u32 pairs, inside the kernel's memory. */
   declare readonly data: Uint32Array;
+  /** `walk_batch`'s test mode for this array's size (see {@link GROUPED_TEST_BYTES}). */
+  declare private readonly testMode: number;
   declare private readonly ex: MurmurExports;
   declare private readonly keyArea: Uint8Array;
   declare private readonly keyView: Uint8Array;
@@ -244,6 +261,7 @@ export class BloomKernel {
     this.hashArea = new Int32Array(buffer, HASHES_AT, 4 * CHUNK_KEYS);
     this.offsets = new Uint32Array(buffer, OFFSETS_AT, CHUNK_KEYS + 1);
     this.data = new Uint32Array(buffer, KERNEL_BASE, bitSize / 32);
+    this.testMode = bitSize / 8 > GROUPED_TEST_BYTES ? 3 : 1;
   }
 
   /**
@@ -339,7 +357,7 @@ export class BloomKernel {
       mod.p63,
       mod.inv,
       KERNEL_BASE,
-      add ? 2 : 1,
+      add ? 2 : this.testMode,
       RESULTS_AT,
     );
     out.set(this.keyArea.subarray(RESULTS_AT, RESULTS_AT + count), outAt);

@@ -39,7 +39,8 @@ import { xxh64Core } from './xxhash64-core.js';
 
 /** The XXH64 module's exports (see wasm/xxh64.wat). */
 export interface Xxh64Exports {
-  xxh64(p: number, len: number, seedLo: number, seedHi: number): void;
+  /** XXH64 (seed 0) of the `len` bytes at `p`, into [0, 8). */
+  xxh64(p: number, len: number): void;
   xxh64_batch(keys: number, offsets: number, ends: number, count: number, out: number): void;
 }
 
@@ -139,7 +140,7 @@ function encodeAt(sc: Scratch, funnel: Funnel, key: Key, at: number): number {
 
 /** Hashes the `len` bytes at `p` in the memory (seed 0) into `xxViews.hash`. */
 function hashAt(sc: Scratch, p: number, len: number): void {
-  if (xxh !== null) xxh.xxh64(p, len, 0, 0);
+  if (xxh !== null) xxh.xxh64(p, len);
   else xxh64Core(sc.bytes, p, len, 0, 0, xxViews.hash);
 }
 

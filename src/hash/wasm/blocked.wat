@@ -19,6 +19,8 @@
   ;; flight at once; pass 2 probes, mostly in cache. Mode 1 tests: key i's byte at `out` + i is 1
   ;; if all its bits are set, and the result is how many were. Mode 2 sets, in key order: the byte
   ;; is 1 if the key set a bit (was new), and the result is the number of bits it set in all.
+  ;; Touching instead the block of the key 8, 16 or 32 places ahead inside pass 2 (fewer misses in
+  ;; flight) measured 1.5 to 1.7x slower at 10M URL keys and no faster at 1M.
   (func (export "batch") (param $h i32) (param $count i32) (param $base i32)
     (param $blocks i32) (param $k i32) (param $mode i32) (param $out i32) (result i32)
     (local $j i32) (local $p i32) (local $b i32) (local $x i32) (local $i i32) (local $w i32)

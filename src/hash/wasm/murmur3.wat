@@ -11,13 +11,13 @@
 ;;   [64, 1088)       probe mode 0: the 32-bit word index of each of the k probes (k <= 255)
 ;;   [1088, 2112)     probe mode 0: the bit mask of each probe
 ;;   [4096, 8196)     a batch chunk's key offsets (u32, at most 1024 keys + 1), written by JS
-;;   [8448, 9472)     walk_batch modes 1 and 2: one result byte per key of the chunk
+;;   [8448, 9472)     walk_batch modes 1 to 3: one result byte per key of the chunk
 ;;   [9728, 13828)    a chunk's key ends, when they are not the next key's offset (u32)
 ;;   [14336, 30720)   a chunk's hashes: 16 bytes per key (MurmurHash3) or 8 (XXH64)
 ;;   [32768, ...)     key bytes written by JavaScript: one key, or a chunk of packed keys; the
 ;;                    caller keeps 16 spare bytes after the last key because MurmurHash3 reads its
 ;;                    tail with whole 8-byte loads and masks
-;;   [$base, ...)     probe / walk_batch modes 1 and 2: a classic filter's bit array (32-bit LE
+;;   [$base, ...)     probe / walk_batch modes 1 to 3: a classic filter's bit array (32-bit LE
 ;;                    words), in a per-filter instance whose memory holds nothing else there
 ;; Batch keys: key i of a chunk is the bytes [$keys + off[i], $keys + end[i]), off[] and end[] being
 ;; the u32s at $offs and $ends ($ends = $offs + 4 when each key ends where the next begins);
@@ -258,28 +258,38 @@
     (call $walk (i32.const 0) (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv)
       (local.get $mode) (local.get $base) (i32.const 64) (i32.const 1024)))
   ;; The MITZ_64 walks of `count` hashes (16 bytes each, at `hashes`). Mode 0: key i's k word
-  ;; indexes go to `out` + 8ki and its k masks to `out` + 8ki + 4k. Modes 1 and 2: tests or sets
-  ;; them in the bit array at `base`; key i's answer (1/0, or the bits it set) is the byte at
-  ;; `out` + i. Returns the keys found (mode 1) or the bits set (mode 2).
-  ;; Mode 2 goes 16 keys at a time: their probes are walked into [32768, ...) (the chunk's keys
-  ;; are hashed by then), every probed word is loaded once (independent loads: the cache misses of
-  ;; 16 keys in flight at once), then the bits are set key by key, in order, so a key repeated in
-  ;; the chunk sees the bits its first copy set. On a 14 MB filter with k = 20 that took 2.4x less
-  ;; time than walking and setting key by key; tests keep the walk that stops at the first clear
-  ;; bit (absent keys usually need one or two probes).
+  ;; indexes go to `out` + 8ki and its k masks to `out` + 8ki + 4k. Modes 1 and 3: test them in the
+  ;; bit array at `base`, mode 2 sets them; key i's answer (1/0, or the bits it set) is the byte at
+  ;; `out` + i. Returns the keys found (modes 1, 3) or the bits set (mode 2).
+  ;; Modes 2 and 3 go a group of keys at a time (16 for mode 2; 64 for mode 3, fewer when k > 192,
+  ;; so that a group's lists fit [32768, 131072)): their probes are walked into [32768, ...) (the
+  ;; chunk's keys are hashed by then), every probed word is loaded once (independent loads: the
+  ;; cache misses of the group in flight at once), then the bits are set (mode 2, key by key, in
+  ;; order, so a key repeated in the chunk sees the bits its first copy set) or tested (mode 3,
+  ;; branch-free: the words are in cache by then). On a 14 MB filter with k = 20 mode 2 took 2.4x
+  ;; less time than walking and setting key by key. Mode 1 walks key by key and stops at the first
+  ;; clear bit (absent keys usually need one or two probes): the faster test while most probes
+  ;; hit the caches; mode 3 is faster once they do not (URL keys, k = 7, CPU time per test: 1.0
+  ;; to 1.6x less for present keys and 1.0 to 1.1x less for absent ones on a 12 MB array, more on
+  ;; 7.2 MB and less; hash/hasher.ts GROUPED_TEST_BYTES chooses).
   (func (export "walk_batch") (param $hashes i32) (param $count i32) (param $k i32) (param $mf f64)
     (param $p63f f64) (param $inv f64) (param $base i32) (param $mode i32) (param $out i32) (result i32)
     (local $i i32) (local $r i32) (local $sum i32)
     (local $n i32) (local $j i32) (local $per i32) (local $q i32) (local $end i32) (local $t i32)
-    (local $addr i32) (local $old i32) (local $mask i32)
-    (if (i32.eq (local.get $mode) (i32.const 2))
+    (local $addr i32) (local $old i32) (local $mask i32) (local $group i32)
+    (if (i32.ge_u (local.get $mode) (i32.const 2))
       (then
         (local.set $per (i32.shl (local.get $k) (i32.const 3)))
+        (local.set $group (i32.const 16))
+        (if (i32.eq (local.get $mode) (i32.const 3))
+          (then
+            (local.set $group (i32.div_u (i32.const 98304) (local.get $per)))
+            (if (i32.gt_u (local.get $group) (i32.const 64)) (then (local.set $group (i32.const 64))))))
         (block $groups_done
           (loop $groups
             (br_if $groups_done (i32.ge_u (local.get $i) (local.get $count)))
             (local.set $n (i32.sub (local.get $count) (local.get $i)))
-            (if (i32.gt_u (local.get $n) (i32.const 16)) (then (local.set $n (i32.const 16))))
+            (if (i32.gt_u (local.get $n) (local.get $group)) (then (local.set $n (local.get $group))))
             ;; The group's probes: key j's k word indexes at 32768 + 8kj, its masks after them.
             (local.set $j (i32.const 0))
             (loop $walks
@@ -305,8 +315,33 @@
                 (br_if $word (i32.lt_u (local.get $j) (local.get $k))))
               (local.set $q (i32.add (local.get $q) (local.get $per)))
               (br_if $touch (i32.lt_u (local.get $q) (local.get $end))))
-            ;; Set the bits key by key; key i's byte counts the bits it set.
             (local.set $q (i32.const 32768))
+            (if (i32.eq (local.get $mode) (i32.const 3))
+              (then
+                ;; Test key by key: key i's byte is 1 if all its bits are set.
+                (loop $tests
+                  (local.set $r (i32.const 1))
+                  (local.set $j (i32.const 0))
+                  (loop $probed
+                    (local.set $r
+                      (i32.and (local.get $r)
+                        (i32.ne
+                          (i32.and
+                            (i32.load (i32.add (local.get $base)
+                              (i32.shl (i32.load (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 2))))
+                                (i32.const 2))))
+                            (i32.load (i32.add (local.get $q)
+                              (i32.shl (i32.add (local.get $j) (local.get $k)) (i32.const 2)))))
+                          (i32.const 0))))
+                    (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                    (br_if $probed (i32.lt_u (local.get $j) (local.get $k))))
+                  (i32.store8 (i32.add (local.get $out) (local.get $i)) (local.get $r))
+                  (local.set $sum (i32.add (local.get $sum) (local.get $r)))
+                  (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                  (local.set $q (i32.add (local.get $q) (local.get $per)))
+                  (br_if $tests (i32.lt_u (local.get $q) (local.get $end))))
+                (br $groups)))
+            ;; Set the bits key by key; key i's byte counts the bits it set.
             (loop $keys
               (local.set $r (i32.const 0))
               (local.set $j (i32.const 0))
