@@ -1,7 +1,8 @@
 /**
  * Compiles src/hash/wasm/*.wat with wabt into TypeScript modules that embed the binary as base64
  * (so the browser-safe core needs no file loading). Run: npm run build:wasm. The outputs are
- * committed; test/wasm-build.test.ts fails if they are stale.
+ * committed; test/wasm-build.test.ts fails if they are stale (the test imports compileWat and
+ * wasmModuleSource from here).
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
