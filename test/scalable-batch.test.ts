@@ -10,6 +10,7 @@ import { useWasm, usingWasm } from '../src/hash/hasher.js';
 import type { Funnel, Key } from '../src/hash/keys.js';
 import { FilterFullError, packKeys, ScalableBloomFilter, splitRecords } from '../src/index.js';
 import { expectBytes } from './support/bytes.js';
+import { collectKernels } from './support/gc.js';
 import { mixedKeys as makeMixedKeys } from './support/mixed-keys.js';
 import { mulberry32 } from './support/random.js';
 
@@ -164,7 +165,8 @@ function equivalence(label: string): void {
       }
     }
 
-    it('fpp 1e-6 and large layers (wasm kernels where available), one batch of every key', () => {
+    it('fpp 1e-6 and large layers (wasm kernels where available), one batch of every key', async () => {
+      await collectKernels(); // the kernels the tests before left alive: at most 256 at once
       const make = () =>
         ScalableBloomFilter.create({ capacity: 1200, fpp: 1e-6, funnel: 'string' }) as Scalable;
       const a = make();
@@ -224,7 +226,8 @@ function equivalence(label: string): void {
       expectBytes(a.hasBatch(records), new Uint8Array(lines.length).fill(1), 'hasBatch');
     });
 
-    it('continues a filter read by fromBytes (layers over copied words)', () => {
+    it('continues a filter read by fromBytes (layers over copied words)', async () => {
+      await collectKernels(); // the kernels the tests before left alive: at most 256 at once
       for (const funnel of ['string', 'long'] as const) {
         const start = ScalableBloomFilter.create({ capacity: 500, fpp: 0.01, funnel }) as Scalable;
         const keys = stream(mixedKeys(funnel, 12000, POOL), 15000, 9);
