@@ -26,6 +26,7 @@
  */
 
 import { encodeKeyInto, type Funnel, type Key } from './keys.js';
+import { type NodeBuffer, NodeBufferClass } from './node-buffer.js';
 import { hasStage, packRun, useStage } from './utf16-stage.js';
 
 const encoder: {
@@ -34,16 +35,6 @@ const encoder: {
 
 /** Node's `Buffer#utf8Write` (any Uint8Array as `this`), or null outside Node. */
 type Utf8Write = (this: Uint8Array, s: string, offset: number) => number;
-/** A Node `Buffer`: a Uint8Array with `utf8Write` as a method (a direct call, no `.call`). */
-type NodeBuffer = Uint8Array & { utf8Write(s: string, offset: number): number };
-const NodeBufferClass = (
-  globalThis as unknown as {
-    Buffer?: {
-      prototype?: { utf8Write?: unknown };
-      from(buffer: ArrayBuffer, offset: number, length: number): NodeBuffer;
-    };
-  }
-).Buffer;
 const nodeUtf8Write: Utf8Write | null =
   typeof NodeBufferClass?.prototype?.utf8Write === 'function'
     ? (NodeBufferClass.prototype.utf8Write as Utf8Write)

@@ -15,15 +15,14 @@
  * Hosts without `Buffer#ucs2Write` (browsers) or WebAssembly get null from {@link stage} and
  * encode key by key (hash/pack.ts). The memory and module are made on first use, never at import.
  */
+
+import { type NodeBuffer, NodeBufferClass } from './node-buffer.js';
 import { WASM_BASE64 } from './utf16-wasm.js';
 import { lazyWasm, newMemory } from './wasm-loader.js';
 
 interface Utf16Exports {
   utf8(src: number, offs: number, count: number): number;
 }
-
-/** A Node `Buffer` over the stage's memory (its `ucs2Write` is called as a method). */
-type StageBuffer = Uint8Array & { ucs2Write(s: string, offset: number): number };
 
 /** Keys a stage run holds at most (their ends: u32 from address 0). */
 const STAGE_KEYS = 1024;
@@ -41,19 +40,10 @@ const STAGE_UNITS = 40_000;
 const MIN_KEYS = 4;
 
 interface Stage {
-  bytes: StageBuffer;
+  bytes: NodeBuffer;
   ends: Uint32Array;
   utf8: (src: number, offs: number, count: number) => number;
 }
-
-const NodeBuffer = (
-  globalThis as unknown as {
-    Buffer?: {
-      prototype?: { ucs2Write?: unknown };
-      from(buffer: ArrayBuffer, offset: number, length: number): StageBuffer;
-    };
-  }
-).Buffer;
 
 /** undefined: not made yet; null: this host has no `Buffer` or no WebAssembly. */
 let made: Stage | null | undefined;
@@ -72,12 +62,12 @@ export function hasStage(): boolean {
 function stage(): Stage | null {
   if (made !== undefined) return made;
   made = null;
-  if (typeof NodeBuffer?.prototype?.ucs2Write !== 'function') return null;
+  if (typeof NodeBufferClass?.prototype?.ucs2Write !== 'function') return null;
   const memory = newMemory(STAGE_BYTES / 65536);
   const wasm = memory === null ? null : lazyWasm<Utf16Exports>(WASM_BASE64)(memory);
   if (memory === null || wasm === null) return null;
   made = {
-    bytes: NodeBuffer.from(memory.buffer, 0, STAGE_BYTES),
+    bytes: NodeBufferClass.from(memory.buffer, 0, STAGE_BYTES),
     ends: new Uint32Array(memory.buffer, 0, STAGE_KEYS + 1),
     utf8: wasm.utf8,
   };
