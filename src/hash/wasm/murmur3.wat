@@ -7,8 +7,10 @@
 ;; share (hash/scratch.ts makes it), and a classic filter's kernel instance gets a memory of its own.
 ;;
 ;; Scratch layout (byte offsets; the JavaScript side in hash/scratch.ts names the same numbers):
-;;   [0, 16)          the last per-key hash: MurmurHash3 h1 then h2 (u64 LE each); XXH64 at [0, 8)
-;;   [64, 1088)       probe mode 0: the 32-bit word index of each of the k probes (k <= 255)
+;;   [0, 16)          the last per-key hash: MurmurHash3 h1 then h2 (u64 LE each); XXH64 at [0, 8);
+;;                    murmur3 / probe: the key's offset and end (u32) at [0, 8) on the way in
+;;   [64, 1088)       probe mode 0: the 32-bit word index of each of the k probes (k <= 255);
+;;                    probe modes 1, 2: the key's result byte at 64
 ;;   [1088, 2112)     probe mode 0: the bit mask of each probe
 ;;   [4096, 8196)     a batch chunk's key offsets (u32, at most 1024 keys + 1), written by JS
 ;;   [8448, 9472)     walk_batch modes 1 to 3: one result byte per key of the chunk
