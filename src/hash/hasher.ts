@@ -51,7 +51,8 @@ export type { KeyBatch };
 
 /** The MurmurHash3 module's exports (see wasm/murmur3.wat for each function's contract). */
 export interface MurmurExports {
-  murmur3(len: number, seed: number): void;
+  /** MurmurHash3 (seed 0) of the `len` key bytes at KEY_AT into the hash view. */
+  murmur3(len: number): void;
   murmur3_batch(keys: number, offsets: number, ends: number, count: number, out: number): void;
   /** Mode 0: the key's MITZ_64 probes to the scratch; 1: test them at `base`; 2: set them. */
   probe(
@@ -176,7 +177,7 @@ function encode(s: Scratch, funnel: Funnel, key: Key): number {
 export function hashKey(funnel: Funnel, key: Key): void {
   const s = current();
   const len = encode(s, funnel, key);
-  if (murmur !== null) murmur.murmur3(len, 0);
+  if (murmur !== null) murmur.murmur3(len);
   else murmur3Core(s.bytes, words32, KEY_AT, len, views.hash, 0);
   if (s.capacity > SCRATCH_KEEP_BYTES) afterOversized();
 }

@@ -30,7 +30,7 @@ import {
   type StrategyName,
 } from '../../hash/strategies.js';
 import { bloomDesignPoint, bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../../math.js';
-import { checkOut, percent } from '../base.js';
+import { booleans, checkOut, percent } from '../base.js';
 import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 import { checkPacked, keyEnd } from '../packed.js';
@@ -209,6 +209,32 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
       keyAt,
       this.plain!,
     );
+  }
+
+  /**
+   * `has` of each key, in order. An array of strings (funnel 'string') is packed chunk by chunk
+   * into the kernel's memory and hashed and tested a chunk per WebAssembly call (see batch.ts):
+   * the same answers as `has` key by key, also when a key is of the wrong kind (its error is
+   * thrown).
+   */
+  override hasMany(keys: Iterable<K>): boolean[] {
+    if (this.kernel === null || this.funnel !== 'string' || !Array.isArray(keys)) {
+      return super.hasMany(keys);
+    }
+    const found = new Uint8Array(keys.length);
+    const keyAt = (i: number) => this.has(keys[i]!);
+    kernelBatch(
+      this.kernel,
+      keys,
+      keys.length,
+      this.hashes,
+      this.mod,
+      false,
+      found,
+      keyAt,
+      this.plain!,
+    );
+    return booleans(found);
   }
 
   /**

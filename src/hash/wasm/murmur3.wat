@@ -7,8 +7,10 @@
 ;; share (hash/scratch.ts makes it), and a classic filter's kernel instance gets a memory of its own.
 ;;
 ;; Scratch layout (byte offsets; the JavaScript side in hash/scratch.ts names the same numbers):
-;;   [0, 16)          the last per-key hash: MurmurHash3 h1 then h2 (u64 LE each); XXH64 at [0, 8)
-;;   [64, 1088)       probe mode 0: the 32-bit word index of each of the k probes (k <= 255)
+;;   [0, 16)          the last per-key hash: MurmurHash3 h1 then h2 (u64 LE each); XXH64 at [0, 8);
+;;                    murmur3 / probe: the key's offset and end (u32) at [0, 8) on the way in
+;;   [64, 1088)       probe mode 0: the 32-bit word index of each of the k probes (k <= 255);
+;;                    probe modes 1, 2: the key's result byte at 64
 ;;   [1088, 2112)     probe mode 0: the bit mask of each probe
 ;;   [4096, 8196)     a batch chunk's key offsets (u32, at most 1024 keys + 1), written by JS
 ;;   [8448, 9472)     walk_batch modes 1 to 3: one result byte per key of the chunk
@@ -26,238 +28,116 @@
 ;; Build: npm run build:wasm (compiles this file with wabt into murmur3-wasm.ts).
 (module
   (import "env" "memory" (memory 2))
-  ;; MurmurHash3 x64 128 of the `len` bytes at `p` with a 32-bit seed; h1, h2 stored at `out`.
+  ;; MurmurHash3 (seed 0) of the key at 32768 into [0, 16): a batch of one key whose offset (0)
+  ;; and end (`len`) are written to [0, 8) first; the batch reads them before it writes the hash.
+  (func $murmur3 (export "murmur3") (param $len i32)
+    (i64.store (i32.const 0) (i64.shl (i64.extend_i32_u (local.get $len)) (i64.const 32)))
+    (call $murmur3_batch (i32.const 32768) (i32.const 0) (i32.const 4) (i32.const 1) (i32.const 0)))
+  ;; MurmurHash3 x64 128 (seed 0) of the `count` keys of a chunk; key i's h1, h2 go to `out` + 16i.
   ;; One pass per 16-byte block, then one for the tail (p = end): its k1 and k2 are the remaining
   ;; bytes loaded whole and masked (zero-padded; a zero lane mixes to zero, so an absent one
-  ;; changes nothing), and it skips the rotate-add steps, as MurmurHash3's tail does. One copy of
-  ;; the mixing keeps the module small.
-  (func $murmur (param $p i32) (param $len i32) (param $seed i32) (param $out i32)
-    (local $h1 i64) (local $h2 i64) (local $k1 i64) (local $k2 i64)
-    (local $end i32) (local $bits i64)
-    (local.set $h1 (i64.extend_i32_u (local.get $seed)))
-    (local.set $h2 (local.get $h1))
-    (local.set $end (i32.add (local.get $p) (i32.and (local.get $len) (i32.const -16))))
-    (loop $blocks
-      (local.set $k1 (i64.load (local.get $p)))
-      (local.set $k2 (i64.load offset=8 (local.get $p)))
-      (if (i32.ge_u (local.get $p) (local.get $end))
-        (then
-          ;; The tail: 8·(len & 15) bits; k1 keeps up to 64 of them, k2 the rest.
-          (local.set $bits (i64.extend_i32_u (i32.shl (i32.and (local.get $len) (i32.const 15)) (i32.const 3))))
-          (local.set $k2 (i64.and (local.get $k2)
-            (select (i64.sub (i64.shl (i64.const 1) (i64.sub (local.get $bits) (i64.const 64))) (i64.const 1))
-              (i64.const 0) (i64.gt_u (local.get $bits) (i64.const 64)))))
-          (local.set $k1 (i64.and (local.get $k1)
-            (select (i64.const -1) (i64.sub (i64.shl (i64.const 1) (local.get $bits)) (i64.const 1))
-              (i64.ge_u (local.get $bits) (i64.const 64)))))))
-      (local.set $k1 (i64.mul (local.get $k1) (i64.const 0x87c37b91114253d5)))
-      (local.set $k1 (i64.rotl (local.get $k1) (i64.const 31)))
-      (local.set $k1 (i64.mul (local.get $k1) (i64.const 0x4cf5ad432745937f)))
-      (local.set $h1 (i64.xor (local.get $h1) (local.get $k1)))
-      (if (i32.lt_u (local.get $p) (local.get $end))
-        (then
-          (local.set $h1 (i64.rotl (local.get $h1) (i64.const 27)))
-          (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
-          (local.set $h1 (i64.add (i64.mul (local.get $h1) (i64.const 5)) (i64.const 0x52dce729)))))
-      (local.set $k2 (i64.mul (local.get $k2) (i64.const 0x4cf5ad432745937f)))
-      (local.set $k2 (i64.rotl (local.get $k2) (i64.const 33)))
-      (local.set $k2 (i64.mul (local.get $k2) (i64.const 0x87c37b91114253d5)))
-      (local.set $h2 (i64.xor (local.get $h2) (local.get $k2)))
-      (if (i32.lt_u (local.get $p) (local.get $end))
-        (then
-          (local.set $h2 (i64.rotl (local.get $h2) (i64.const 31)))
-          (local.set $h2 (i64.add (local.get $h2) (local.get $h1)))
-          (local.set $h2 (i64.add (i64.mul (local.get $h2) (i64.const 5)) (i64.const 0x38495ab5)))
-          (local.set $p (i32.add (local.get $p) (i32.const 16)))
-          (br $blocks))))
-    (local.set $h1 (i64.xor (local.get $h1) (i64.extend_i32_u (local.get $len))))
-    (local.set $h2 (i64.xor (local.get $h2) (i64.extend_i32_u (local.get $len))))
-    (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
-    (local.set $h2 (i64.add (local.get $h2) (local.get $h1)))
-    (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 33))))
-    (local.set $h1 (i64.mul (local.get $h1) (i64.const 0xff51afd7ed558ccd)))
-    (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 33))))
-    (local.set $h1 (i64.mul (local.get $h1) (i64.const 0xc4ceb9fe1a85ec53)))
-    (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 33))))
-    (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 33))))
-    (local.set $h2 (i64.mul (local.get $h2) (i64.const 0xff51afd7ed558ccd)))
-    (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 33))))
-    (local.set $h2 (i64.mul (local.get $h2) (i64.const 0xc4ceb9fe1a85ec53)))
-    (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 33))))
-    (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
-    (i64.store (local.get $out) (local.get $h1))
-    (i64.store offset=8 (local.get $out) (i64.add (local.get $h2) (local.get $h1))))
-  ;; MurmurHash3 of the key at 32768 (seed `seed`) into [0, 16).
-  (func (export "murmur3") (param $len i32) (param $seed i32)
-    (call $murmur (i32.const 32768) (local.get $len) (local.get $seed) (i32.const 0)))
-  ;; MurmurHash3 (seed 0) of the `count` keys of a chunk; key i's h1, h2 go to `out` + 16i.
-  (func (export "murmur3_batch") (param $keys i32) (param $offs i32) (param $ends i32) (param $count i32)
-    (param $out i32)
-    (local $a i32)
+  ;; changes nothing), and it skips the rotate-add steps, as MurmurHash3's tail does. The hash and
+  ;; its finalizer are written out inside the key loop: V8 does not inline wasm-to-wasm calls.
+  (func $murmur3_batch (export "murmur3_batch") (param $keys i32) (param $offs i32) (param $ends i32)
+    (param $count i32) (param $out i32)
+    (local $a i32) (local $p i32) (local $len i32) (local $end i32)
+    (local $h1 i64) (local $h2 i64) (local $k1 i64) (local $k2 i64) (local $bits i64)
     (block $done
       (loop $keys_loop
         (br_if $done (i32.eqz (local.get $count)))
         (local.set $a (i32.load (local.get $offs)))
-        (call $murmur (i32.add (local.get $keys) (local.get $a))
-          (i32.sub (i32.load (local.get $ends)) (local.get $a)) (i32.const 0) (local.get $out))
+        (local.set $p (i32.add (local.get $keys) (local.get $a)))
+        (local.set $len (i32.sub (i32.load (local.get $ends)) (local.get $a)))
+        (local.set $end (i32.add (local.get $p) (i32.and (local.get $len) (i32.const -16))))
+        (local.set $h1 (i64.const 0))
+        (local.set $h2 (i64.const 0))
+        (block $blocks_done
+          (loop $blocks
+            (br_if $blocks_done (i32.ge_u (local.get $p) (local.get $end)))
+            (local.set $h1
+              (i64.xor (local.get $h1)
+                (i64.mul
+                  (i64.rotl (i64.mul (i64.load (local.get $p)) (i64.const 0x87c37b91114253d5)) (i64.const 31))
+                  (i64.const 0x4cf5ad432745937f))))
+            (local.set $h1
+              (i64.add
+                (i64.mul (i64.add (i64.rotl (local.get $h1) (i64.const 27)) (local.get $h2)) (i64.const 5))
+                (i64.const 0x52dce729)))
+            (local.set $h2
+              (i64.xor (local.get $h2)
+                (i64.mul
+                  (i64.rotl (i64.mul (i64.load offset=8 (local.get $p)) (i64.const 0x4cf5ad432745937f)) (i64.const 33))
+                  (i64.const 0x87c37b91114253d5))))
+            (local.set $h2
+              (i64.add
+                (i64.mul (i64.add (i64.rotl (local.get $h2) (i64.const 31)) (local.get $h1)) (i64.const 5))
+                (i64.const 0x38495ab5)))
+            (local.set $p (i32.add (local.get $p) (i32.const 16)))
+            (br $blocks)))
+        ;; The tail: 8·(len & 15) bits; k1 keeps up to 64 of them, k2 the rest (zero-padded; a zero
+        ;; lane mixes to zero, so an absent one changes nothing).
+        (local.set $bits (i64.extend_i32_u (i32.shl (i32.and (local.get $len) (i32.const 15)) (i32.const 3))))
+        (local.set $k2 (i64.and (i64.load offset=8 (local.get $p))
+          (select (i64.sub (i64.shl (i64.const 1) (i64.sub (local.get $bits) (i64.const 64))) (i64.const 1))
+            (i64.const 0) (i64.gt_u (local.get $bits) (i64.const 64)))))
+        (local.set $k1 (i64.and (i64.load (local.get $p))
+          (select (i64.const -1) (i64.sub (i64.shl (i64.const 1) (local.get $bits)) (i64.const 1))
+            (i64.ge_u (local.get $bits) (i64.const 64)))))
+        (local.set $h1
+          (i64.xor (local.get $h1)
+            (i64.mul (i64.rotl (i64.mul (local.get $k1) (i64.const 0x87c37b91114253d5)) (i64.const 31))
+              (i64.const 0x4cf5ad432745937f))))
+        (local.set $h2
+          (i64.xor (local.get $h2)
+            (i64.mul (i64.rotl (i64.mul (local.get $k2) (i64.const 0x4cf5ad432745937f)) (i64.const 33))
+              (i64.const 0x87c37b91114253d5))))
+        (local.set $h1 (i64.xor (local.get $h1) (i64.extend_i32_u (local.get $len))))
+        (local.set $h2 (i64.xor (local.get $h2) (i64.extend_i32_u (local.get $len))))
+        (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
+        (local.set $h2 (i64.add (local.get $h2) (local.get $h1)))
+        (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 33))))
+        (local.set $h1 (i64.mul (local.get $h1) (i64.const 0xff51afd7ed558ccd)))
+        (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 33))))
+        (local.set $h1 (i64.mul (local.get $h1) (i64.const 0xc4ceb9fe1a85ec53)))
+        (local.set $h1 (i64.xor (local.get $h1) (i64.shr_u (local.get $h1) (i64.const 33))))
+        (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 33))))
+        (local.set $h2 (i64.mul (local.get $h2) (i64.const 0xff51afd7ed558ccd)))
+        (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 33))))
+        (local.set $h2 (i64.mul (local.get $h2) (i64.const 0xc4ceb9fe1a85ec53)))
+        (local.set $h2 (i64.xor (local.get $h2) (i64.shr_u (local.get $h2) (i64.const 33))))
+        (local.set $h1 (i64.add (local.get $h1) (local.get $h2)))
+        (i64.store (local.get $out) (local.get $h1))
+        (i64.store offset=8 (local.get $out) (i64.add (local.get $h2) (local.get $h1)))
         (local.set $offs (i32.add (local.get $offs) (i32.const 4)))
         (local.set $ends (i32.add (local.get $ends) (i32.const 4)))
         (local.set $out (i32.add (local.get $out) (i32.const 16)))
         (local.set $count (i32.sub (local.get $count) (i32.const 1)))
         (br $keys_loop))))
-  ;; Guava MURMUR128_MITZ_64 over a bit array of m bits (m < 2^36, passed as f64 so that JavaScript
-  ;; needs no BigInt), from the h1, h2 at `hp`. The probe walk behind every MITZ_64 export.
-  ;; mode 0: write probe i's word index (idx >> 5) to `o` + 4i and its mask (1 << (idx & 31)) to
-  ;; `o` + `mo` + 4i; mode 1: test the bits of the bit array at byte offset `base` and return 0 at
-  ;; the first clear one, else 1; mode 2: set them and return how many were clear.
-  ;;
-  ;; Probe i is idx_i = x_i mod m with x_i = (h1 + i*h2) mod 2^63. With d = h2 mod 2^63:
-  ;; x_(i+1) = x_i + d, less 2^63 when that wraps, so idx_(i+1) = idx_i + (d mod m) + (m - 2^63 mod m)
-  ;; on a wrap, reduced by at most two subtractions of m; only two divisions-by-multiply per key.
-  ;; Even and odd probes are walked as two interleaved chains (step 2d) so that the CPU overlaps
-  ;; them; every update is branch-free, since wraps and reductions are coin flips for random keys.
-  (func $walk (param $hp i32) (param $k i32) (param $mf f64) (param $p63f f64) (param $inv f64)
-    (param $mode i32) (param $base i32) (param $o i32) (param $mo i32) (result i32)
-    (local $m i64) (local $p63 i64) (local $wrapadd i64)
-    (local $x i64) (local $d i64) (local $d2 i64) (local $step i64) (local $step2 i64)
-    (local $xa i64) (local $ia i64) (local $xb i64) (local $ib i64)
-    (local $i i32)
-    (local $mask i32) (local $addr i32) (local $old i32) (local $added i32)
-    (local.set $m (i64.trunc_sat_f64_s (local.get $mf)))
-    (local.set $p63 (i64.trunc_sat_f64_s (local.get $p63f)))
-    (local.set $wrapadd (i64.sub (local.get $m) (local.get $p63)))
-    (local.set $x (i64.and (i64.load (local.get $hp)) (i64.const 0x7fffffffffffffff)))
-    (local.set $d (i64.and (i64.load offset=8 (local.get $hp)) (i64.const 0x7fffffffffffffff)))
-    ;; x mod m without a 64-bit division (slow on many CPUs): q = trunc(x · (1/m)) in f64 is off
-    ;; by at most a few units (m >= 64, x < 2^63), corrected by adding or subtracting m.
-    (local.set $ia
-      (i64.sub (local.get $x)
-        (i64.mul (i64.trunc_sat_f64_s (f64.mul (f64.convert_i64_s (local.get $x)) (local.get $inv)))
-          (local.get $m))))
-    (block $done_ia
-      (loop $fix_ia
-        (br_if $done_ia
-          (i32.and (i64.ge_s (local.get $ia) (i64.const 0)) (i64.lt_s (local.get $ia) (local.get $m))))
-        (local.set $ia
-          (select (i64.add (local.get $ia) (local.get $m)) (i64.sub (local.get $ia) (local.get $m))
-            (i64.lt_s (local.get $ia) (i64.const 0))))
-        (br $fix_ia)))
-    (local.set $step
-      (i64.sub (local.get $d)
-        (i64.mul (i64.trunc_sat_f64_s (f64.mul (f64.convert_i64_s (local.get $d)) (local.get $inv)))
-          (local.get $m))))
-    (block $done_step
-      (loop $fix_step
-        (br_if $done_step
-          (i32.and (i64.ge_s (local.get $step) (i64.const 0)) (i64.lt_s (local.get $step) (local.get $m))))
-        (local.set $step
-          (select (i64.add (local.get $step) (local.get $m)) (i64.sub (local.get $step) (local.get $m))
-            (i64.lt_s (local.get $step) (i64.const 0))))
-        (br $fix_step)))
-    ;; chain A starts at probe 0, chain B at probe 1; both advance by d2 = 2d mod 2^63, whose
-    ;; residue is 2·step, plus (m - 2^63 mod m) when 2d itself wrapped (d >= 2^62).
-    (local.set $xa (local.get $x))
-    (local.set $xb (i64.add (local.get $x) (local.get $d)))
-    (local.set $ib
-      (i64.add (i64.add (local.get $ia) (local.get $step))
-        (select (local.get $wrapadd) (i64.const 0) (i64.lt_s (local.get $xb) (i64.const 0)))))
-    (local.set $xb (i64.and (local.get $xb) (i64.const 0x7fffffffffffffff)))
-    (local.set $ib
-      (select (i64.sub (local.get $ib) (local.get $m)) (local.get $ib)
-        (i64.ge_u (local.get $ib) (local.get $m))))
-    (local.set $ib
-      (select (i64.sub (local.get $ib) (local.get $m)) (local.get $ib)
-        (i64.ge_u (local.get $ib) (local.get $m))))
-    (local.set $d2 (i64.and (i64.shl (local.get $d) (i64.const 1)) (i64.const 0x7fffffffffffffff)))
-    (local.set $step2
-      (i64.add (i64.shl (local.get $step) (i64.const 1))
-        (select (local.get $wrapadd) (i64.const 0)
-          (i64.ne (i64.shr_u (local.get $d) (i64.const 62)) (i64.const 0)))))
-    (local.set $step2
-      (select (i64.sub (local.get $step2) (local.get $m)) (local.get $step2)
-        (i64.ge_u (local.get $step2) (local.get $m))))
-    (local.set $step2
-      (select (i64.sub (local.get $step2) (local.get $m)) (local.get $step2)
-        (i64.ge_u (local.get $step2) (local.get $m))))
-    (block $done
-      (loop $probes
-        (br_if $done (i32.ge_u (local.get $i) (local.get $k)))
-        (local.set $mask (i32.shl (i32.const 1) (i32.wrap_i64 (local.get $ia))))
-        (if (i32.eqz (local.get $mode))
-          (then
-            (i32.store (local.get $o) (i32.wrap_i64 (i64.shr_u (local.get $ia) (i64.const 5))))
-            (i32.store (i32.add (local.get $o) (local.get $mo)) (local.get $mask)))
-          (else
-            (local.set $addr
-              (i32.add (local.get $base)
-                (i32.shl (i32.wrap_i64 (i64.shr_u (local.get $ia) (i64.const 5))) (i32.const 2))))
-            (local.set $old (i32.load (local.get $addr)))
-            (if (i32.eq (local.get $mode) (i32.const 1))
-              (then
-                (if (i32.eqz (i32.and (local.get $old) (local.get $mask)))
-                  (then (return (i32.const 0)))))
-              (else
-                (i32.store (local.get $addr) (i32.or (local.get $old) (local.get $mask)))
-                (local.set $added
-                  (i32.add (local.get $added)
-                    (i32.eqz (i32.and (local.get $old) (local.get $mask)))))))))
-        (br_if $done (i32.ge_u (i32.add (local.get $i) (i32.const 1)) (local.get $k)))
-        (local.set $mask (i32.shl (i32.const 1) (i32.wrap_i64 (local.get $ib))))
-        (if (i32.eqz (local.get $mode))
-          (then
-            (i32.store offset=4 (local.get $o) (i32.wrap_i64 (i64.shr_u (local.get $ib) (i64.const 5))))
-            (i32.store offset=4 (i32.add (local.get $o) (local.get $mo)) (local.get $mask)))
-          (else
-            (local.set $addr
-              (i32.add (local.get $base)
-                (i32.shl (i32.wrap_i64 (i64.shr_u (local.get $ib) (i64.const 5))) (i32.const 2))))
-            (local.set $old (i32.load (local.get $addr)))
-            (if (i32.eq (local.get $mode) (i32.const 1))
-              (then
-                (if (i32.eqz (i32.and (local.get $old) (local.get $mask)))
-                  (then (return (i32.const 0)))))
-              (else
-                (i32.store (local.get $addr) (i32.or (local.get $old) (local.get $mask)))
-                (local.set $added
-                  (i32.add (local.get $added)
-                    (i32.eqz (i32.and (local.get $old) (local.get $mask)))))))))
-        (local.set $xa (i64.add (local.get $xa) (local.get $d2)))
-        (local.set $ia
-          (i64.add (i64.add (local.get $ia) (local.get $step2))
-            (select (local.get $wrapadd) (i64.const 0) (i64.lt_s (local.get $xa) (i64.const 0)))))
-        (local.set $xa (i64.and (local.get $xa) (i64.const 0x7fffffffffffffff)))
-        (local.set $ia
-          (select (i64.sub (local.get $ia) (local.get $m)) (local.get $ia)
-            (i64.ge_u (local.get $ia) (local.get $m))))
-        (local.set $ia
-          (select (i64.sub (local.get $ia) (local.get $m)) (local.get $ia)
-            (i64.ge_u (local.get $ia) (local.get $m))))
-        (local.set $xb (i64.add (local.get $xb) (local.get $d2)))
-        (local.set $ib
-          (i64.add (i64.add (local.get $ib) (local.get $step2))
-            (select (local.get $wrapadd) (i64.const 0) (i64.lt_s (local.get $xb) (i64.const 0)))))
-        (local.set $xb (i64.and (local.get $xb) (i64.const 0x7fffffffffffffff)))
-        (local.set $ib
-          (select (i64.sub (local.get $ib) (local.get $m)) (local.get $ib)
-            (i64.ge_u (local.get $ib) (local.get $m))))
-        (local.set $ib
-          (select (i64.sub (local.get $ib) (local.get $m)) (local.get $ib)
-            (i64.ge_u (local.get $ib) (local.get $m))))
-        (local.set $o (i32.add (local.get $o) (i32.const 8)))
-        (local.set $i (i32.add (local.get $i) (i32.const 2)))
-        (br $probes)))
-    (if (result i32) (i32.eq (local.get $mode) (i32.const 2))
-      (then (local.get $added))
-      (else (i32.const 1))))
-  ;; The MITZ_64 walk (mode 0, 1 or 2 as $walk) of the key at 32768, hashed into [0, 16) first:
-  ;; mode 0 writes the k probes to [64, 2112); modes 1 and 2 test or set them in the bit array at
-  ;; `base` and return 1/0 or the bits that were clear.
+  ;; The MITZ_64 walk (mode 0, 1 or 2 as walk_batch's) of the key at 32768, hashed into [0, 16)
+  ;; first: a batch of one. Mode 0 writes the k probes to [64, 2112) (word indexes at 64 + 4i,
+  ;; masks at 1088 + 4i); modes 1 and 2 test or set them in the bit array at `base` and return
+  ;; 1/0 or the bits that were clear.
   (func (export "probe") (param $len i32) (param $k i32) (param $mf f64) (param $p63f f64) (param $inv f64)
     (param $mode i32) (param $base i32) (result i32)
-    (call $murmur (i32.const 32768) (local.get $len) (i32.const 0) (i32.const 0))
-    (call $walk (i32.const 0) (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv)
-      (local.get $mode) (local.get $base) (i32.const 64) (i32.const 1024)))
-  ;; The MITZ_64 walks of `count` hashes (16 bytes each, at `hashes`). Mode 0: key i's k word
+    (local $r i32)
+    (call $murmur3 (local.get $len))
+    (local.set $r (call $walk_batch (i32.const 0) (i32.const 1) (local.get $k) (local.get $mf)
+      (local.get $p63f) (local.get $inv) (local.get $base) (local.get $mode) (i32.const 64)))
+    ;; mode 0 put the masks right after the k word indexes; they belong at 1088.
+    (if (i32.eqz (local.get $mode))
+      (then
+        (memory.copy (i32.const 1088) (i32.add (i32.const 64) (i32.shl (local.get $k) (i32.const 2)))
+          (i32.shl (local.get $k) (i32.const 2)))))
+    (local.get $r))
+  ;; Guava MURMUR128_MITZ_64 walks over a bit array of m bits (m < 2^36, passed as f64 so that
+  ;; JavaScript needs no BigInt, with p63 = 2^63 mod m and inv = 1/m), of the `count` hashes (h1,
+  ;; h2: 16 bytes each) at `hashes`: probe i of a key is idx_i = x_i mod m with
+  ;; x_i = (h1 + i*h2) mod 2^63, its bit (idx & 31) of 32-bit LE word (idx >> 5). With
+  ;; d = h2 mod 2^63: x_(i+1) = x_i + d, less 2^63 when that wraps, so
+  ;; idx_(i+1) = idx_i + (d mod m) + (m - 2^63 mod m) on a wrap, reduced by at most two
+  ;; subtractions of m; only two divisions-by-multiply per key. Even and odd probes are walked as
+  ;; two interleaved chains (step 2d) so that the CPU overlaps them; every update is branch-free,
+  ;; since wraps and reductions are coin flips for random keys. Mode 0: key i's k word
   ;; indexes go to `out` + 8ki and its k masks to `out` + 8ki + 4k. Modes 1 and 3: test them in the
   ;; bit array at `base`, mode 2 sets them; key i's answer (1/0, or the bits it set) is the byte at
   ;; `out` + i. Returns the keys found (modes 1, 3) or the bits set (mode 2).
@@ -271,109 +151,194 @@
   ;; clear bit (absent keys usually need one or two probes): the faster test while most probes
   ;; hit the caches; mode 3 is faster once they do not (URL keys, k = 7, CPU time per test: 1.0
   ;; to 1.6x less for present keys and 1.0 to 1.1x less for absent ones on a 12 MB array, more on
-  ;; 7.2 MB and less; hash/hasher.ts GROUPED_TEST_BYTES chooses).
-  (func (export "walk_batch") (param $hashes i32) (param $count i32) (param $k i32) (param $mf f64)
+  ;; 7.2 MB and less; hash/hasher.ts GROUPED_TEST_BYTES chooses). The walk is written out inside
+  ;; the key loop (V8 does not inline wasm-to-wasm calls), and m's constants are set up once.
+  (func $walk_batch (export "walk_batch") (param $hashes i32) (param $count i32) (param $k i32) (param $mf f64)
     (param $p63f f64) (param $inv f64) (param $base i32) (param $mode i32) (param $out i32) (result i32)
-    (local $i i32) (local $r i32) (local $sum i32)
-    (local $n i32) (local $j i32) (local $per i32) (local $q i32) (local $end i32) (local $t i32)
-    (local $addr i32) (local $old i32) (local $mask i32) (local $group i32)
-    (if (i32.ge_u (local.get $mode) (i32.const 2))
+    (local $m i64) (local $p63 i64) (local $wrapadd i64)
+    (local $x i64) (local $d i64) (local $d2 i64) (local $step i64) (local $step2 i64)
+    (local $xa i64) (local $ia i64) (local $xb i64) (local $ib i64)
+    (local $i i32) (local $p i32) (local $r i32) (local $sum i32) (local $o i32) (local $hp i32)
+    (local $j i32) (local $per i32) (local $mo i32) (local $q i32) (local $end i32) (local $t i32)
+    (local $addr i32) (local $old i32) (local $mask i32) (local $group i32) (local $first i32)
+    (local.set $m (i64.trunc_sat_f64_s (local.get $mf)))
+    (local.set $p63 (i64.trunc_sat_f64_s (local.get $p63f)))
+    (local.set $wrapadd (i64.sub (local.get $m) (local.get $p63)))
+    (local.set $mo (i32.shl (local.get $k) (i32.const 2)))
+    (local.set $per (i32.shl (local.get $k) (i32.const 3)))
+    (local.set $group (i32.const 16))
+    (if (i32.eq (local.get $mode) (i32.const 3))
       (then
-        (local.set $per (i32.shl (local.get $k) (i32.const 3)))
-        (local.set $group (i32.const 16))
-        (if (i32.eq (local.get $mode) (i32.const 3))
+        (local.set $group (i32.div_u (i32.const 98304) (local.get $per)))
+        (if (i32.gt_u (local.get $group) (i32.const 64)) (then (local.set $group (i32.const 64))))))
+    (block $done
+      (loop $keys_loop
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+        ;; Where the probes go: mode 0, the caller's lists; modes 2 and 3, the group's (key j's
+        ;; k word indexes at 32768 + 8kj, its masks after them); mode 1 lists nothing.
+        (local.set $o
+          (select (i32.add (local.get $out) (i32.mul (local.get $i) (local.get $per)))
+            (i32.add (i32.const 32768) (i32.mul (local.get $j) (local.get $per)))
+            (i32.eqz (local.get $mode))))
+        (local.set $hp (i32.add (local.get $hashes) (i32.shl (local.get $i) (i32.const 4))))
+        (local.set $x (i64.and (i64.load (local.get $hp)) (i64.const 0x7fffffffffffffff)))
+        (local.set $d (i64.and (i64.load offset=8 (local.get $hp)) (i64.const 0x7fffffffffffffff)))
+        ;; x mod m without a 64-bit division (slow on many CPUs): q = trunc(x · (1/m)) in f64 is
+        ;; off by at most a few units (m >= 64, x < 2^63), corrected by adding or subtracting m.
+        (local.set $ia
+          (i64.sub (local.get $x)
+            (i64.mul (i64.trunc_sat_f64_s (f64.mul (f64.convert_i64_s (local.get $x)) (local.get $inv)))
+              (local.get $m))))
+        (block $done_ia
+          (loop $fix_ia
+            (br_if $done_ia
+              (i32.and (i64.ge_s (local.get $ia) (i64.const 0)) (i64.lt_s (local.get $ia) (local.get $m))))
+            (local.set $ia
+              (select (i64.add (local.get $ia) (local.get $m)) (i64.sub (local.get $ia) (local.get $m))
+                (i64.lt_s (local.get $ia) (i64.const 0))))
+            (br $fix_ia)))
+        (local.set $step
+          (i64.sub (local.get $d)
+            (i64.mul (i64.trunc_sat_f64_s (f64.mul (f64.convert_i64_s (local.get $d)) (local.get $inv)))
+              (local.get $m))))
+        (block $done_step
+          (loop $fix_step
+            (br_if $done_step
+              (i32.and (i64.ge_s (local.get $step) (i64.const 0)) (i64.lt_s (local.get $step) (local.get $m))))
+            (local.set $step
+              (select (i64.add (local.get $step) (local.get $m)) (i64.sub (local.get $step) (local.get $m))
+                (i64.lt_s (local.get $step) (i64.const 0))))
+            (br $fix_step)))
+        ;; chain A starts at probe 0, chain B at probe 1; both advance by d2 = 2d mod 2^63, whose
+        ;; residue is 2·step, plus (m - 2^63 mod m) when 2d itself wrapped (d >= 2^62).
+        (local.set $xa (local.get $x))
+        (local.set $xb (i64.add (local.get $x) (local.get $d)))
+        (local.set $ib
+          (i64.add (i64.add (local.get $ia) (local.get $step))
+            (select (local.get $wrapadd) (i64.const 0) (i64.lt_s (local.get $xb) (i64.const 0)))))
+        (local.set $xb (i64.and (local.get $xb) (i64.const 0x7fffffffffffffff)))
+        (local.set $ib
+          (select (i64.sub (local.get $ib) (local.get $m)) (local.get $ib)
+            (i64.ge_u (local.get $ib) (local.get $m))))
+        (local.set $ib
+          (select (i64.sub (local.get $ib) (local.get $m)) (local.get $ib)
+            (i64.ge_u (local.get $ib) (local.get $m))))
+        (local.set $d2 (i64.and (i64.shl (local.get $d) (i64.const 1)) (i64.const 0x7fffffffffffffff)))
+        (local.set $step2
+          (i64.add (i64.shl (local.get $step) (i64.const 1))
+            (select (local.get $wrapadd) (i64.const 0)
+              (i64.ne (i64.shr_u (local.get $d) (i64.const 62)) (i64.const 0)))))
+        (local.set $step2
+          (select (i64.sub (local.get $step2) (local.get $m)) (local.get $step2)
+            (i64.ge_u (local.get $step2) (local.get $m))))
+        (local.set $step2
+          (select (i64.sub (local.get $step2) (local.get $m)) (local.get $step2)
+            (i64.ge_u (local.get $step2) (local.get $m))))
+        (local.set $r (i32.const 1))
+        (local.set $p (i32.const 0))
+        (block $walked
+          (loop $probes
+            (br_if $walked (i32.ge_u (local.get $p) (local.get $k)))
+            (local.set $mask (i32.shl (i32.const 1) (i32.wrap_i64 (local.get $ia))))
+            (if (i32.eq (local.get $mode) (i32.const 1))
+              (then
+                (if (i32.eqz (i32.and (local.get $mask)
+                      (i32.load (i32.add (local.get $base)
+                        (i32.shl (i32.wrap_i64 (i64.shr_u (local.get $ia) (i64.const 5))) (i32.const 2))))))
+                  (then (local.set $r (i32.const 0)) (br $walked))))
+              (else
+                (i32.store (local.get $o) (i32.wrap_i64 (i64.shr_u (local.get $ia) (i64.const 5))))
+                (i32.store (i32.add (local.get $o) (local.get $mo)) (local.get $mask))))
+            (br_if $walked (i32.ge_u (i32.add (local.get $p) (i32.const 1)) (local.get $k)))
+            (local.set $mask (i32.shl (i32.const 1) (i32.wrap_i64 (local.get $ib))))
+            (if (i32.eq (local.get $mode) (i32.const 1))
+              (then
+                (if (i32.eqz (i32.and (local.get $mask)
+                      (i32.load (i32.add (local.get $base)
+                        (i32.shl (i32.wrap_i64 (i64.shr_u (local.get $ib) (i64.const 5))) (i32.const 2))))))
+                  (then (local.set $r (i32.const 0)) (br $walked))))
+              (else
+                (i32.store offset=4 (local.get $o) (i32.wrap_i64 (i64.shr_u (local.get $ib) (i64.const 5))))
+                (i32.store offset=4 (i32.add (local.get $o) (local.get $mo)) (local.get $mask))))
+            (local.set $xa (i64.add (local.get $xa) (local.get $d2)))
+            (local.set $ia
+              (i64.add (i64.add (local.get $ia) (local.get $step2))
+                (select (local.get $wrapadd) (i64.const 0) (i64.lt_s (local.get $xa) (i64.const 0)))))
+            (local.set $xa (i64.and (local.get $xa) (i64.const 0x7fffffffffffffff)))
+            (local.set $ia
+              (select (i64.sub (local.get $ia) (local.get $m)) (local.get $ia)
+                (i64.ge_u (local.get $ia) (local.get $m))))
+            (local.set $ia
+              (select (i64.sub (local.get $ia) (local.get $m)) (local.get $ia)
+                (i64.ge_u (local.get $ia) (local.get $m))))
+            (local.set $xb (i64.add (local.get $xb) (local.get $d2)))
+            (local.set $ib
+              (i64.add (i64.add (local.get $ib) (local.get $step2))
+                (select (local.get $wrapadd) (i64.const 0) (i64.lt_s (local.get $xb) (i64.const 0)))))
+            (local.set $xb (i64.and (local.get $xb) (i64.const 0x7fffffffffffffff)))
+            (local.set $ib
+              (select (i64.sub (local.get $ib) (local.get $m)) (local.get $ib)
+                (i64.ge_u (local.get $ib) (local.get $m))))
+            (local.set $ib
+              (select (i64.sub (local.get $ib) (local.get $m)) (local.get $ib)
+                (i64.ge_u (local.get $ib) (local.get $m))))
+            (local.set $o (i32.add (local.get $o) (i32.const 8)))
+            (local.set $p (i32.add (local.get $p) (i32.const 2)))
+            (br $probes)))
+        (if (i32.eq (local.get $mode) (i32.const 1))
           (then
-            (local.set $group (i32.div_u (i32.const 98304) (local.get $per)))
-            (if (i32.gt_u (local.get $group) (i32.const 64)) (then (local.set $group (i32.const 64))))))
-        (block $groups_done
-          (loop $groups
-            (br_if $groups_done (i32.ge_u (local.get $i) (local.get $count)))
-            (local.set $n (i32.sub (local.get $count) (local.get $i)))
-            (if (i32.gt_u (local.get $n) (local.get $group)) (then (local.set $n (local.get $group))))
-            ;; The group's probes: key j's k word indexes at 32768 + 8kj, its masks after them.
-            (local.set $j (i32.const 0))
-            (loop $walks
-              (drop (call $walk
-                (i32.add (local.get $hashes) (i32.shl (i32.add (local.get $i) (local.get $j)) (i32.const 4)))
-                (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv) (i32.const 0) (i32.const 0)
-                (i32.add (i32.const 32768) (i32.mul (local.get $j) (local.get $per)))
-                (i32.shl (local.get $k) (i32.const 2))))
-              (local.set $j (i32.add (local.get $j) (i32.const 1)))
-              (br_if $walks (i32.lt_u (local.get $j) (local.get $n))))
-            ;; Load every probed word (the value is kept at [8, 12) so the loads stay).
+            (i32.store8 (i32.add (local.get $out) (local.get $i)) (local.get $r))
+            (local.set $sum (i32.add (local.get $sum) (local.get $r)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (if (i32.and (i32.ge_u (local.get $mode) (i32.const 2))
+              (i32.or (i32.eq (local.get $j) (local.get $group)) (i32.eq (local.get $i) (local.get $count))))
+          (then
+            ;; The group's j keys are walked: load every probed word (the value is kept at [8, 12)
+            ;; so the loads stay), then test or set key by key from key `first` on.
+            (local.set $first (i32.sub (local.get $i) (local.get $j)))
             (local.set $q (i32.const 32768))
-            (local.set $end (i32.add (i32.const 32768) (i32.mul (local.get $n) (local.get $per))))
+            (local.set $end (i32.add (i32.const 32768) (i32.mul (local.get $j) (local.get $per))))
             (loop $touch
-              (local.set $j (i32.const 0))
+              (local.set $p (i32.const 0))
               (loop $word
                 (local.set $t
                   (i32.or (local.get $t)
                     (i32.load (i32.add (local.get $base)
-                      (i32.shl (i32.load (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 2))))
+                      (i32.shl (i32.load (i32.add (local.get $q) (i32.shl (local.get $p) (i32.const 2))))
                         (i32.const 2))))))
-                (local.set $j (i32.add (local.get $j) (i32.const 1)))
-                (br_if $word (i32.lt_u (local.get $j) (local.get $k))))
+                (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                (br_if $word (i32.lt_u (local.get $p) (local.get $k))))
               (local.set $q (i32.add (local.get $q) (local.get $per)))
               (br_if $touch (i32.lt_u (local.get $q) (local.get $end))))
             (local.set $q (i32.const 32768))
-            (if (i32.eq (local.get $mode) (i32.const 3))
-              (then
-                ;; Test key by key: key i's byte is 1 if all its bits are set.
-                (loop $tests
-                  (local.set $r (i32.const 1))
-                  (local.set $j (i32.const 0))
-                  (loop $probed
-                    (local.set $r
-                      (i32.and (local.get $r)
-                        (i32.ne
-                          (i32.and
-                            (i32.load (i32.add (local.get $base)
-                              (i32.shl (i32.load (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 2))))
-                                (i32.const 2))))
-                            (i32.load (i32.add (local.get $q)
-                              (i32.shl (i32.add (local.get $j) (local.get $k)) (i32.const 2)))))
-                          (i32.const 0))))
-                    (local.set $j (i32.add (local.get $j) (i32.const 1)))
-                    (br_if $probed (i32.lt_u (local.get $j) (local.get $k))))
-                  (i32.store8 (i32.add (local.get $out) (local.get $i)) (local.get $r))
-                  (local.set $sum (i32.add (local.get $sum) (local.get $r)))
-                  (local.set $i (i32.add (local.get $i) (i32.const 1)))
-                  (local.set $q (i32.add (local.get $q) (local.get $per)))
-                  (br_if $tests (i32.lt_u (local.get $q) (local.get $end))))
-                (br $groups)))
-            ;; Set the bits key by key; key i's byte counts the bits it set.
-            (loop $keys
-              (local.set $r (i32.const 0))
-              (local.set $j (i32.const 0))
+            (loop $group_keys
+              (local.set $r (i32.eq (local.get $mode) (i32.const 3)))
+              (local.set $p (i32.const 0))
               (loop $bits
                 (local.set $addr (i32.add (local.get $base)
-                  (i32.shl (i32.load (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 2))))
+                  (i32.shl (i32.load (i32.add (local.get $q) (i32.shl (local.get $p) (i32.const 2))))
                     (i32.const 2))))
                 (local.set $mask
-                  (i32.load (i32.add (local.get $q) (i32.shl (i32.add (local.get $j) (local.get $k)) (i32.const 2)))))
+                  (i32.load (i32.add (local.get $q) (i32.shl (i32.add (local.get $p) (local.get $k)) (i32.const 2)))))
                 (local.set $old (i32.load (local.get $addr)))
-                (i32.store (local.get $addr) (i32.or (local.get $old) (local.get $mask)))
-                (local.set $r (i32.add (local.get $r) (i32.eqz (i32.and (local.get $old) (local.get $mask)))))
-                (local.set $j (i32.add (local.get $j) (i32.const 1)))
-                (br_if $bits (i32.lt_u (local.get $j) (local.get $k))))
-              (i32.store8 (i32.add (local.get $out) (local.get $i)) (local.get $r))
+                (if (i32.eq (local.get $mode) (i32.const 3))
+                  (then
+                    ;; Test: key's byte is 1 if all its bits are set (branch-free).
+                    (local.set $r
+                      (i32.and (local.get $r) (i32.ne (i32.and (local.get $old) (local.get $mask)) (i32.const 0)))))
+                  (else
+                    ;; Set: key's byte counts the bits it set.
+                    (i32.store (local.get $addr) (i32.or (local.get $old) (local.get $mask)))
+                    (local.set $r (i32.add (local.get $r) (i32.eqz (i32.and (local.get $old) (local.get $mask)))))))
+                (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                (br_if $bits (i32.lt_u (local.get $p) (local.get $k))))
+              (i32.store8 (i32.add (local.get $out) (local.get $first)) (local.get $r))
               (local.set $sum (i32.add (local.get $sum) (local.get $r)))
-              (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (local.set $first (i32.add (local.get $first) (i32.const 1)))
               (local.set $q (i32.add (local.get $q) (local.get $per)))
-              (br_if $keys (i32.lt_u (local.get $q) (local.get $end))))
-            (br $groups)))
-        (i32.store (i32.const 8) (local.get $t))
-        (return (local.get $sum))))
-    (block $done
-      (loop $keys_loop
-        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
-        (local.set $r (call $walk (i32.add (local.get $hashes) (i32.shl (local.get $i) (i32.const 4)))
-          (local.get $k) (local.get $mf) (local.get $p63f) (local.get $inv) (local.get $mode)
-          (local.get $base) (i32.add (local.get $out) (i32.mul (local.get $i) (i32.shl (local.get $k) (i32.const 3))))
-          (i32.shl (local.get $k) (i32.const 2))))
-        (if (local.get $mode)
-          (then (i32.store8 (i32.add (local.get $out) (local.get $i)) (local.get $r))))
-        (local.set $sum (i32.add (local.get $sum) (local.get $r)))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (br_if $group_keys (i32.lt_u (local.get $q) (local.get $end))))
+            (local.set $j (i32.const 0))
+            (i32.store (i32.const 8) (local.get $t))))
         (br $keys_loop)))
     (local.get $sum)))
