@@ -134,7 +134,7 @@ export function packStringsInto(
   let p = at;
   let i = start;
   const limit = out.length - 16;
-  const runs = utf8Write !== null && Array.isArray(keys);
+  const runs = utf8Write !== null && Array.isArray(keys) && hasStage();
   for (; i < stop; i++) {
     if (runs) {
       // Many keys with two calls (hash/utf16-stage.ts), else key i alone below.
