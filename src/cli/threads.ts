@@ -31,12 +31,13 @@
 
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
 import { BlockedBloomFilter, BloomFilter, fromBytes, SplitBlockBloomFilter } from '../index.js';
+import { buildTogether, type Chunk } from '../node/parallel.js';
 import { FilterWorkerPool } from '../node/parallel-pool.js';
-import { type TextChunk, TextChunks, TextSplitter } from '../node/parallel-text.js';
-import { sharedTwin } from '../node/shared-handle.js';
+import { type TextChunk, TextChunks } from '../node/parallel-text.js';
+import { type SharedFilter, sharedTwin } from '../node/shared-handle.js';
 import { CliError, type CliIo, type OptionValues } from './command.js';
 import { typeName } from './describe.js';
-import { openInput } from './input.js';
+import { type ByteSource, openInput } from './input.js';
 import { Progress } from './progress.js';
 import type { RecordBatch, RecordOptions } from './records.js';
 import type { Interrupt } from './scan.js';
@@ -128,55 +129,29 @@ export async function addOnThreads(
     pool = p;
   });
   starting.catch(() => {}); // awaited below
-  const splitter = new TextSplitter();
   const progress = Progress.create(io, run.options, 'add');
   let records = 0;
   let fresh = 0;
-  let readBefore = 0;
-  const inFlight = new Set<Promise<void>>();
-  let failure: { error: unknown } | null = null;
-  try {
-    for (const name of inputs) {
-      if (interrupt.signal !== null || failure !== null) break;
-      const source = await openInput(name, io.stdin);
-      const chunks = new TextChunks((into) => source.read(into), recordOpts.separator);
-      const counted = (n: number, added: number): void => {
-        records += n;
-        fresh += added;
-        progress?.update(records, readBefore + source.position(), source.size);
-      };
-      try {
-        for (;;) {
-          const chunk: TextChunk | null = await Promise.race([chunks.next(), interrupt.arrived]);
-          if (chunk === null || interrupt.signal !== null || failure !== null) break;
-          const sent = (pool as FilterWorkerPool | null)?.tryAddText(chunk) ?? null;
-          if (sent === null) {
-            const batch = splitter.split(chunk);
-            const added = filter.addBatch(batch);
-            chunks.release(chunk);
-            counted(batch.offsets.length - 1, added);
-            continue;
-          }
-          const p = sent.done.then(
-            (r) => {
-              chunks.release(chunk);
-              counted(r.records, r.count);
-            },
-            (error: unknown) => {
-              failure ??= { error };
-            },
-          );
-          inFlight.add(p);
-          void p.then(() => inFlight.delete(p));
-        }
-        await Promise.all(inFlight);
-        readBefore += source.position();
-      } finally {
-        await source.close();
-      }
+  // The input being read, and the bytes of the inputs before it (for the progress line).
+  let reading: { source: ByteSource; before: number } | null = null;
+  const counted = (n: number, added: number): void => {
+    records += n;
+    fresh += added;
+    if (reading !== null) {
+      const { source, before } = reading;
+      progress?.update(records, before + source.position(), source.size);
     }
-    await Promise.all(inFlight);
-    if (failure !== null) throw (failure as { error: unknown }).error;
+  };
+  try {
+    // The engine of buildParallel: workers take chunks when they have room, this thread the rest.
+    await buildTogether(
+      inputChunks(inputs, io, recordOpts.separator, interrupt, (at) => {
+        reading = at;
+      }),
+      filter as unknown as SharedFilter,
+      () => pool,
+      counted,
+    );
     await starting;
     // Nothing else writes the twin now: the copies are OR-ed in with plain stores.
     await (pool as FilterWorkerPool | null)?.mergeAlone(twin.share());
@@ -186,6 +161,38 @@ export async function addOnThreads(
     progress?.done();
     await starting.catch(() => {});
     await (pool as FilterWorkerPool | null)?.close();
+  }
+}
+
+/**
+ * The chunks of whole records of every input in turn (node/parallel-text.ts), read into reused
+ * shared buffers; stops at an interrupt (what was read is kept). `reading` hears of each input
+ * as it is opened, with the bytes of the inputs before it.
+ */
+async function* inputChunks(
+  inputs: readonly string[],
+  io: CliIo,
+  separator: number,
+  interrupt: Interrupt,
+  reading: (at: { source: ByteSource; before: number }) => void,
+): AsyncGenerator<Chunk> {
+  let before = 0;
+  for (const name of inputs) {
+    if (interrupt.signal !== null) return;
+    const source = await openInput(name, io.stdin);
+    reading({ source, before });
+    const chunks = new TextChunks((into) => source.read(into), separator);
+    try {
+      for (;;) {
+        const chunk: TextChunk | null = await Promise.race([chunks.next(), interrupt.arrived]);
+        if (interrupt.signal !== null) return;
+        if (chunk === null) break; // this input is done: on to the next
+        yield { text: chunk, release: () => chunks.release(chunk) };
+      }
+    } finally {
+      before += source.position();
+      await source.close();
+    }
   }
 }
 

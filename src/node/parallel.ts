@@ -274,13 +274,14 @@ export type ChunkTaker = Pick<FilterWorkerPool, 'tryAddText' | 'tryAddPacked'>;
  * first chunk on while the workers start, keeps every worker fed (two chunks in flight each),
  * and never waits for one: a slow worker start never makes the build slower than this thread
  * alone would be. `helped`: workers may come, so this thread yields to the event loop after
- * each chunk it adds (their answers are events).
+ * each chunk it adds (their answers are events). `progress(records, added)` follows each chunk
+ * added: its records, and the keys new to the filter (or copy) that took it.
  */
 export async function buildTogether(
   chunks: AsyncGenerator<Chunk>,
   here: SharedFilter,
   pool: () => ChunkTaker | null,
-  progress: (n: number) => void,
+  progress: (records: number, added: number) => void,
   helped = true,
 ): Promise<void> {
   const splitter = new TextSplitter();
@@ -289,27 +290,27 @@ export async function buildTogether(
   try {
     for await (const chunk of chunks) {
       const workers = pool();
-      const sent =
+      const keys = 'text' in chunk ? 0 : chunk.packed.offsets.length - 1;
+      const sent: Promise<[records: number, added: number]> | null =
         workers === null
           ? null
           : 'text' in chunk
-            ? (workers.tryAddText(chunk.text)?.done.then((r) => r.records) ?? null)
-            : (workers.tryAddPacked(chunk.packed)?.done ?? null);
+            ? (workers.tryAddText(chunk.text)?.done.then((r) => [r.records, r.count]) ?? null)
+            : (workers.tryAddPacked(chunk.packed)?.done.then((added) => [keys, added]) ?? null);
       if (sent === null) {
         const batch = 'text' in chunk ? splitter.split(chunk.text) : chunk.packed;
-        here.addBatch(batch);
+        const added = here.addBatch(batch);
         chunk.release();
-        progress(batch.offsets.length - 1);
+        progress(batch.offsets.length - 1, added);
         // The workers' answers (and a pool that has started) are events: keys in memory come
         // without any, so this thread lets them in between its chunks.
         if (helped) await new Promise((resolve) => setImmediate(resolve));
         continue;
       }
-      const keys = 'text' in chunk ? 0 : chunk.packed.offsets.length - 1;
       const p = sent.then(
-        (records) => {
+        ([records, added]) => {
           chunk.release();
-          progress('text' in chunk ? records : keys);
+          progress(records, added);
         },
         (error: unknown) => {
           failure ??= { error };
