@@ -30,11 +30,11 @@
  */
 
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
-import { BlockedBloomFilter, BloomFilter, fromBytes, SplitBlockBloomFilter } from '../index.js';
+import { fromBytes } from '../formats/registry.js';
 import { buildTogether, type Chunk } from '../node/parallel.js';
 import { FilterWorkerPool } from '../node/parallel-pool.js';
 import { type TextChunk, TextChunks } from '../node/parallel-text.js';
-import { type SharedFilter, sharedTwin } from '../node/shared-handle.js';
+import { mergesByOr, type SharedFilter, sharedTwin } from '../node/shared-handle.js';
 import { CliError, type CliIo, type OptionValues } from './command.js';
 import { typeName } from './describe.js';
 import { type ByteSource, openInput } from './input.js';
@@ -78,13 +78,7 @@ function copyBatch(batch: RecordBatch): RecordBatch {
 
 /** Throws unless copies of `filter` merge by OR (classic, blocked, split-block), naming `file`. */
 function checkMergeable(filter: ReadonlyMembershipFilter, file: string): void {
-  if (
-    !(
-      filter instanceof BloomFilter ||
-      filter instanceof BlockedBloomFilter ||
-      filter instanceof SplitBlockBloomFilter
-    )
-  ) {
+  if (!mergesByOr(filter)) {
     throw new CliError(
       `${file}: --threads adds to a classic, blocked or split-block filter (copies merged by OR), not a ${typeName(filter)} filter; leave --threads out`,
     );
