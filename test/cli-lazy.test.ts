@@ -85,6 +85,14 @@ describe.each(['check', 'add'])('a plain %s of a native classic filter file', (c
     expect(classesIn(urls)).toEqual(['BloomFilter']);
   });
 
+  it('reads its code from a few files, not one per module (scripts/cli-chunks.ts)', () => {
+    const files = probed('urls', [command, join(dir, 'f.bloom')]).filter((u) => u.endsWith('.js'));
+    // The entry, the hot path (its part the worker threads share apart), esbuild's helpers,
+    // and one small file per import() target: the command, the classic type's codec, and
+    // add's file lock (34 files before).
+    expect(files.length, files.join('\n')).toBeLessThanOrEqual(7);
+  });
+
   it(`loads none of Node's ${NOT_LOADED.join(', ')}`, () => {
     const natives = probed('natives', [command, join(dir, 'f.bloom')]);
     expect(natives).toContain('fs'); // the probe sees Node's modules

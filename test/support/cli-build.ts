@@ -21,11 +21,18 @@ import {
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { hotPathChunk } from '../../scripts/cli-chunks.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const CACHE = join(ROOT, 'node_modules', '.cache', 'bloomkit-cli');
 /** What the build reads: a change to any of these makes a cached build stale. */
-const INPUTS = ['src', 'package.json', 'package-lock.json', fileURLToPath(import.meta.url)];
+const INPUTS = [
+  'src',
+  'package.json',
+  'package-lock.json',
+  'scripts/cli-chunks.ts',
+  fileURLToPath(import.meta.url),
+];
 const UNUSED_MS = 60 * 60 * 1000;
 
 /** The newest modification time below `path` (ms); folders count (a removed file). */
@@ -53,7 +60,7 @@ function prune(keep: string): void {
  * current sources: built now unless a test file already built these sources.
  */
 export async function cliBuild(): Promise<string> {
-  const key = `v2-${Math.floor(Math.max(...INPUTS.map((p) => newest(resolve(ROOT, p)))))}`;
+  const key = `v3-${Math.floor(Math.max(...INPUTS.map((p) => newest(resolve(ROOT, p)))))}`;
   const dir = join(CACHE, key);
   if (statSync(join(dir, 'cli.js'), { throwIfNoEntry: false })) {
     const now = new Date();
@@ -83,6 +90,10 @@ export async function cliBuild(): Promise<string> {
       outdir: temp,
       outExtension: { '.js': '.js' },
       logLevel: 'error',
+      // As dist/cli.js is cut (tsup.config.ts): the code of a plain add or check in one file.
+      plugins: [
+        hotPathChunk({ root: ROOT, entry: 'src/cli.ts', apart: ['src/node/parallel-worker.ts'] }),
+      ],
       // ESM output that still lets bundled CommonJS call require().
       banner: {
         js: "import { createRequire as __bkRequire } from 'node:module'; const require = __bkRequire(import.meta.url);",
