@@ -13,7 +13,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -267,6 +267,30 @@ describe('create, add, check', () => {
       '--type must be one of classic, counting, scalable, cuckoo, blocked, split-block, dcso, got',
     );
   });
+  it('add that changes nothing leaves the file untouched; one new key rewrites it', async () => {
+    /** Whether `bloomkit add file` with `input` left the file itself in place (not replaced). */
+    const inPlace = async (file: string, input: string) => {
+      // A second name holds the file's inode, so that a rewrite cannot be given the same one.
+      linkSync(file, `${file}.held`);
+      ok(await cli.run(['add', file], { input }));
+      const same = statSync(file).ino === statSync(`${file}.held`).ino;
+      unlinkSync(`${file}.held`);
+      return same;
+    };
+    for (const type of ['classic', 'blocked', 'split-block', 'counting']) {
+      const file = path(`same-${type}.bloom`);
+      ok(await cli.run(['create', file, '-n', '1000', '-p', '0.01', '-t', type]));
+      ok(await cli.run(['add', file], { input: 'a\nb\n' }));
+      const bytes = readFileSync(file);
+      expect(await inPlace(file, ''), type).toBe(true); // nothing read
+      // Every key there already (a counting filter counts them again: it changes).
+      expect(await inPlace(file, 'b\na\n'), type).toBe(type !== 'counting');
+      if (type !== 'counting') expectBytes(readFileSync(file), bytes);
+      expect(await inPlace(file, 'a\nc\n'), type).toBe(false);
+      ok(await cli.run(['check', file], { input: 'c\n' }));
+    }
+  });
+
   it('create keeps the funnel it was given, and add then hashes the records with it', async () => {
     for (const type of ['classic', 'blocked', 'split-block', 'counting']) {
       const file = path(`f-${type}.bloom`);

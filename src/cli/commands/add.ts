@@ -1,5 +1,6 @@
 import { FilterFullError } from '../../errors.js';
 import type { FilterBase } from '../../filters/base.js';
+import { BitFilter } from '../../filters/bit-filter.js';
 import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import { readFilter, updatesFile, writeFilter } from '../filter-file.js';
 import {
@@ -36,7 +37,9 @@ export const add: Command = updatesFile({
   help: `Adds each record (line) of the inputs to the filter in FILE and writes it back in the
 format it was read in (bloomkit native, Guava or DCSO bloom), atomically. On Ctrl-C the records
 read so far are kept: the filter is saved whole, then the command exits with status 130.
-"insert" is another name for this command (as in DCSO's bloom).
+A run that changes nothing leaves FILE as it was, not rewritten: no record read, or no new key
+in a classic, blocked or split-block filter. "insert" is another name for this command (as in
+DCSO's bloom).
 
 ${INPUT_HELP}
 ${optionHelp(ADD_OPTIONS)}
@@ -119,7 +122,12 @@ Examples:
         for (const done of await pool.drain()) fresh += await done.done;
         await pool.mergeInto(filter);
       }
-      await writeFilter(file, filter, format);
+      // Nothing changed, nothing written: no record read, or (a filter over one bit array,
+      // where a key is new exactly when it sets a bit) no new key. The file then stays as it
+      // is, byte for byte, without a rewrite and an fsync of the whole filter.
+      if (records > 0 && !(fresh === 0 && filter instanceof BitFilter)) {
+        await writeFilter(file, filter, format);
+      }
       // The types that know their design point (all that `add` writes but chunked files).
       const figure = (filter as Partial<Pick<FilterBase, 'saturation'>>).saturation?.();
       if (figure?.saturated) {
