@@ -165,6 +165,13 @@ describe('a filter past its capacity is not used silently', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`bloomkit add: warning: ${file} is saturated`);
     expect(lastJson(r.stdout.toString())).toMatchObject({ records: 5000, saturated: true });
+    // An add that changes nothing (no new key) warns no more: the add that did warned; --json
+    // still says it.
+    const same = await cli.run(['add', file], { input: 'a\n' });
+    expect(same.code).toBe(0);
+    expect(same.stderr).toBe('');
+    const asked = await cli.run(['add', file, '--json'], { input: 'a\n' });
+    expect(lastJson(asked.stdout.toString())).toMatchObject({ new: 0, saturated: true });
   });
 });
 
