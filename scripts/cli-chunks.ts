@@ -9,25 +9,26 @@
  * files, and Node's ES module loader pays for each (resolve, stat, read, compile, link): about
  * 0.1 s of CPU in all for a run with empty input, 1.9 times Node's own start-up.
  *
- * The HOT PATH is the code a plain `add` or `check` of a classic filter file runs (Node's
- * `--version` start, `add`, `check`, the classic type's codec and the file lock: {@link HOT_ROOTS}
- * and all they import statically). This plugin makes every entry point, the command's own and
+ * The HOT PATH is the code a plain `add` or `check` of a classic filter file runs (`main`,
+ * `add`, `check`, the classic type's codec and the file lock: {@link HOT_ROOTS} and the code
+ * they reach by static imports). This plugin makes every entry point, the command's own and
  * each `import()` target, also reach all of the hot path (through one virtual module that
- * re-exports it), so that the hot path's code has one set of entry points and lands in one
- * shared file; the rest is still split as before and loaded only when a run needs it (other
+ * re-exports the roots), so that the hot path's code has one set of entry points and lands in
+ * one shared file; the rest is still split as before and loaded only when a run needs it (other
  * commands, other filter types, Redis, Parquet, zlib). Entry points listed in `apart` (the
  * worker threads' entry) are left as they are, so that a worker does not load the command's
  * code; the hot path's part that the worker also uses then forms a second file.
  */
 
 import { dirname, resolve } from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 
 /**
- * The modules a plain `add` or `check` of a classic filter file loads besides what `src/cli.ts`
- * imports statically (each is an `import()` target); all their static imports join them.
+ * Where the code a plain `add` or `check` of a classic filter file runs starts: what `src/cli.ts`
+ * imports (`main`), and the `import()` targets such a run loads.
  */
 export const HOT_ROOTS = [
+  'src/cli/main.ts',
   'src/cli/commands/add.ts',
   'src/cli/commands/check.ts',
   'src/filters/bloom/codec.ts',
@@ -37,44 +38,10 @@ export const HOT_ROOTS = [
 const HOT_MODULE = 'bloomkit-hot-path';
 const WRAPPED = 'bloomkit-entry';
 
-/** The source files reached by static imports from `entries` (the entries themselves excluded). */
-async function staticClosure(root: string, entries: readonly string[]): Promise<string[]> {
-  const result = await build({
-    absWorkingDir: root,
-    entryPoints: [...entries],
-    bundle: true,
-    splitting: true,
-    write: false,
-    metafile: true,
-    format: 'esm',
-    platform: 'node',
-    outdir: resolve(root, '.hot-path-probe'),
-    packages: 'external',
-    logLevel: 'error',
-  });
-  const inputs = result.metafile.inputs;
-  const seen = new Set<string>();
-  const queue: string[] = [];
-  for (const entry of entries) {
-    for (const imported of inputs[entry]?.imports ?? []) {
-      if (imported.kind === 'import-statement' && !imported.external) queue.push(imported.path);
-    }
-  }
-  while (queue.length > 0) {
-    const path = queue.pop()!;
-    if (seen.has(path) || entries.includes(path)) continue;
-    seen.add(path);
-    for (const imported of inputs[path]?.imports ?? []) {
-      if (imported.kind === 'import-statement' && !imported.external) queue.push(imported.path);
-    }
-  }
-  return [...seen].sort();
-}
-
 export interface HotPathOptions {
   /** The package's root folder (esbuild's absWorkingDir). */
   root: string;
-  /** The command's entry point (`src/cli.ts`): its static imports are part of the hot path. */
+  /** The command's entry point (`src/cli.ts`): its output file keeps the `#!` line. */
   entry: string;
   /** Entry points left as they are (the worker threads' entry). */
   apart?: readonly string[];
@@ -86,12 +53,13 @@ export function hotPathChunk({ root, entry, apart = [] }: HotPathOptions): Plugi
   const apartPaths = new Set(apart.map(abs));
   return {
     name: 'bloomkit-hot-path',
-    async setup(b) {
-      const hot = await staticClosure(root, [entry, ...HOT_ROOTS]);
-      for (const root of HOT_ROOTS) hot.push(root);
-      const hotModule = hot
-        .map((path, i) => `export * as m${i} from ${JSON.stringify(abs(path))};`)
-        .join('\n');
+    setup(b) {
+      // The roots' exports, and so all code they reach by static imports (esbuild keeps and
+      // places code statement by statement: an export of a module on the way that the hot
+      // path never uses is not pulled in).
+      const hotModule = HOT_ROOTS.map(
+        (path, i) => `export * as m${i} from ${JSON.stringify(abs(path))};`,
+      ).join('\n');
 
       // Each entry point and import() target becomes a wrapper: the module itself, plus the hot
       // path (whose exports a namespace that escapes keeps alive).
