@@ -48,13 +48,24 @@ process.on('exit', () => {
 });
 `,
   );
-  const made = cli.run(['create', join(dir, 'f.bloom'), '-n', '1000', '-p', '0.01']);
+  writeFileSync(
+    join(dir, 'wasm.mjs'),
+    `import { appendFileSync } from 'node:fs';
+const Module = WebAssembly.Module;
+WebAssembly.Module = function (bytes) {
+  appendFileSync(process.env.PROBE_OUT, bytes.length + '\\n');
+  return new Module(bytes);
+};
+`,
+  );
+  // 120 kB of bits: large enough for the classic filter's kernel and the bulk checksum.
+  const made = cli.run(['create', join(dir, 'f.bloom'), '-n', '100000', '-p', '0.01']);
   expect(made.code, made.stderr).toBe(0);
 });
 afterAll(() => cli?.dispose());
 
 /** The lines the probe `probe` wrote during `bloomkit ...args` (standard input empty). */
-function probed(probe: 'urls' | 'natives', args: string[]): string[] {
+function probed(probe: 'urls' | 'natives' | 'wasm', args: string[]): string[] {
   const out = join(dir, `${probe}-${args[0]}.txt`);
   writeFileSync(out, '');
   const r = spawnSync(process.execPath, ['--import', join(dir, `${probe}.mjs`), cli.bin, ...args], {
@@ -91,6 +102,12 @@ describe.each(['check', 'add'])('a plain %s of a native classic filter file', (c
     // and one small file per import() target: the command, the classic type's codec, and
     // add's file lock (34 files before).
     expect(files.length, files.join('\n')).toBeLessThanOrEqual(7);
+  });
+
+  it('compiles no WebAssembly it does not run: no record search on empty input', () => {
+    // The file's checksum and the classic filter's kernel; the record search (3.5 ms to
+    // compile) waits for a first record.
+    expect(probed('wasm', [command, join(dir, 'f.bloom')]).length).toBeLessThanOrEqual(2);
   });
 
   it(`loads none of Node's ${NOT_LOADED.join(', ')}`, () => {

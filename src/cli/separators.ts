@@ -30,19 +30,18 @@ export class SeparatorBuffer {
   /** The input buffer (replaced by {@link grow}). */
   buf: Buffer;
   private memory: WasmMemory | null;
-  private ex: SeparatorExports | null;
+  /** The search, compiled at the first {@link scan} (undefined until then; null: none here). */
+  private ex: SeparatorExports | null | undefined;
   /** The positions of the last {@link scan}: buffer offsets plus {@link SEPARATOR_BASE}. */
   found = new Uint32Array(MAX_FOUND);
 
   /** A buffer of `size` bytes; `wasm: false` takes the `indexOf` search (for tests). */
   constructor(size: number, wasm = true) {
     this.memory = wasm ? newMemory(Math.ceil((BASE + size + SPARE) / PAGE)) : null;
-    this.ex = this.memory === null ? null : SEPARATORS_MODULE(this.memory);
-    if (this.memory === null || this.ex === null) {
-      this.memory = null;
-      this.ex = null;
-      this.buf = Buffer.allocUnsafe(size);
-    } else this.buf = this.view(size);
+    // The module is compiled when there is something to search, not here: compiling it costs
+    // about 3.5 ms of a run's start, which a run on empty input never needs.
+    this.ex = this.memory === null ? null : undefined;
+    this.buf = this.memory === null ? Buffer.allocUnsafe(size) : this.view(size);
   }
 
   private view(size: number): Buffer {
@@ -82,6 +81,8 @@ export class SeparatorBuffer {
    * the byte after the last one found.
    */
   scan(s: number, end: number, sep: number): number {
+    // Without the module (no WebAssembly here), `indexOf` searches the same bytes in place.
+    if (this.ex === undefined) this.ex = SEPARATORS_MODULE(this.memory!);
     if (this.ex !== null) return this.ex.find(BASE + s, BASE + end, sep, 0, MAX_FOUND);
     const { buf, found } = this;
     let n = 0;
