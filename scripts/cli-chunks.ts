@@ -17,7 +17,9 @@
  * one shared file; the rest is still split as before and loaded only when a run needs it (other
  * commands, other filter types, Redis, Parquet, zlib). Entry points listed in `apart` (the
  * worker threads' entry) are left as they are, so that a worker does not load the command's
- * code; the hot path's part that the worker also uses then forms a second file.
+ * code; the hot path's part that the worker also uses then forms a second file. A wrapper passes
+ * on its module's named exports (`export *`), not a default export: `import()` targets in src/
+ * have named exports only.
  */
 
 import { dirname, resolve } from 'node:path';
