@@ -47,8 +47,9 @@ ${optionHelp(ADD_OPTIONS)}
 ${RECORD_BYTES_HELP}
 
 A filter filled far past the keys it was made for answers "maybe" for more and more keys
-never added: when an add that changed it leaves its rate past 10 times the rate it was sized
-for, add says so on stderr (and "saturated": true in --json); see bloomkit info for its fill.
+never added: when an add that reads any record finds its rate past 10 times the rate it was
+sized for, add says so on stderr (and "saturated": true in --json); see bloomkit info for its
+fill.
 
 While it runs, FILE is locked (FILE.lock): a second add or dedup --state on it waits for this
 one, up to BLOOMKIT_LOCK_WAIT seconds (default 60), then exits 2 without changing it.
@@ -130,9 +131,11 @@ Examples:
       const json = flag(options, 'json');
       // The types that know their design point (all that `add` writes but chunked files). The
       // figure counts the filter's bits, a pass over all of it (5 ms for 2.4 MB at a run's
-      // start): asked for when this run changed the filter, or for --json.
+      // start): asked for when this run read a record, or for --json. A run with records but no
+      // new key still warns: a saturated filter takes new keys for old ones, which is exactly
+      // when "0 new" needs the warning beside it.
       const figure =
-        changed || json
+        records > 0 || json
           ? (filter as Partial<Pick<FilterBase, 'saturation'>>).saturation?.()
           : undefined;
       if (figure?.saturated) {
