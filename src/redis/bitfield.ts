@@ -5,7 +5,7 @@
  * slots (one `BITFIELD_RO` with the header). A key alone gets its own command; a window of keys
  * (`addBatch`, `readBatch`) gets one per shard, carrying the cells of all of that shard's keys
  * in window order (`sendGrouped`). Each command's arguments are one array of its exact length;
- * only the cell offsets are new strings.
+ * only the cell offsets are new strings (decimal.ts: made without the engine's number cache).
  *
  *   set bits:      BITFIELD    key GET u32 0 GET u32 32 SET u1 <64 + o> 1 ...
  *   add counters:  BITFIELD    key GET u32 0 GET u32 32 OVERFLOW SAT INCRBY u4 #<16 + c> 1 ...
@@ -26,6 +26,7 @@ import {
   type WriteReply,
 } from '../sharded/store.js';
 import type { CommandClient } from './client.js';
+import { cellIndex, decimal } from './decimal.js';
 import { HEADER_BITS } from './scripts.js';
 
 /** One command shape of the table above. */
@@ -139,7 +140,7 @@ export function bitfieldArgs(
     args[p++] = op;
     args[p++] = type;
     const offset = cells[j]! + shift;
-    args[p++] = shape.cellOffsets ? `#${offset}` : String(offset);
+    args[p++] = shape.cellOffsets ? cellIndex(offset) : decimal(offset);
     if (value !== null) args[p++] = value;
   }
   return args;
@@ -255,7 +256,7 @@ function groupArgs(
       args[p++] = op;
       args[p++] = type;
       const offset = cells[c]! + shift;
-      args[p++] = cellOffsets ? `#${offset}` : String(offset);
+      args[p++] = cellOffsets ? cellIndex(offset) : decimal(offset);
       if (value !== null) args[p++] = value;
     }
     at[g] = p;

@@ -10,6 +10,7 @@
 
 import type { CellBatch, Epoch } from '../sharded/store.js';
 import { groupByShard, numbers } from './bitfield.js';
+import { decimal } from './decimal.js';
 import { layerCountKey } from './keys.js';
 import { HEADER_BITS, type LuaScript, SCALABLE_ADD } from './scripts.js';
 
@@ -44,7 +45,7 @@ export async function sendScalableAdds(
   for (let i = 0, k = batch.k; i < batch.count; i++) {
     const a = args[groupOf[i]!]!;
     let p = at[groupOf[i]!]!;
-    for (let c = i * k; c < (i + 1) * k; c++) a[p++] = String(batch.cells[c]! + HEADER_BITS);
+    for (let c = i * k; c < (i + 1) * k; c++) a[p++] = decimal(batch.cells[c]! + HEADER_BITS);
     at[groupOf[i]!] = p;
   }
   const replies = new Array<number[] | undefined>(groups.length);
