@@ -144,8 +144,8 @@ export async function replay<A extends readonly (string | Buffer)[]>(
 
 /**
  * A node-redis-shaped client whose `BITFIELD`s never leave the process: each is answered at once
- * with the header of filter `id` (generation 1) and every cell 0 (a write: all keys new) or 1 (a
- * read: all present); anything else goes to `client`. A filter's batch through it costs
+ * with the header of filter `id` (generation 1) and every cell as for a new key (a bit write: 0, a
+ * counter write: 1) or 1 (a read: all present); anything else goes to `client`. A filter's batch through it costs
  * bloomkit's own work only (hashing, windows, arguments, replies), no client library, no socket.
  */
 export function answeredInProcess(
@@ -157,7 +157,10 @@ export function answeredInProcess(
     sendCommand(args, options) {
       const write = args[0] === 'BITFIELD';
       if (!write && args[0] !== 'BITFIELD_RO') return client.sendCommand(args, options);
-      const reply = new Array<number>(2 + (args.length - 8) / (write ? 4 : 3)).fill(write ? 0 : 1);
+      // A counting add (`OVERFLOW SAT INCRBY u4 ...`) answers 1, a new counter; a bit add 0.
+      const counters = args[8] === 'OVERFLOW';
+      const cells = (args.length - (counters ? 10 : 8)) / (write ? 4 : 3);
+      const reply = new Array<number>(2 + cells).fill(write && !counters ? 0 : 1);
       reply[0] = id();
       reply[1] = 1;
       return Promise.resolve(reply);

@@ -5,7 +5,7 @@
  * slots (one `BITFIELD_RO` with the header). A key alone gets its own command; a window of keys
  * (`addBatch`, `readBatch`) gets one per shard, carrying the cells of all of that shard's keys
  * in window order (`sendGrouped`). Each command's arguments are one array of its exact length;
- * only the cell offsets are new strings.
+ * only the cell offsets are new strings (decimal.ts: made without the engine's number cache).
  *
  *   set bits:      BITFIELD    key GET u32 0 GET u32 32 SET u1 <64 + o> 1 ...
  *   add counters:  BITFIELD    key GET u32 0 GET u32 32 OVERFLOW SAT INCRBY u4 #<16 + c> 1 ...
@@ -19,7 +19,6 @@
 import { settleAll } from '../sharded/ops.js';
 import {
   type CellBatch,
-  cellSpan,
   type Epoch,
   REPLY,
   type ReadCells,
@@ -27,6 +26,7 @@ import {
   type WriteReply,
 } from '../sharded/store.js';
 import type { CommandClient } from './client.js';
+import { cellIndex, decimal } from './decimal.js';
 import { HEADER_BITS } from './scripts.js';
 
 /** One command shape of the table above. */
@@ -106,17 +106,13 @@ export function withHeader(command: string, key: string): string[] {
   return [command, key, 'GET', 'u32', '0', 'GET', 'u32', '32'];
 }
 
-/** The arguments of `shape` on shard `ref` for cells[from, to). */
-export function bitfieldArgs(
-  shape: BitfieldShape,
-  ref: string,
-  cells: ArrayLike<number>,
-  from: number,
-  to: number,
-): string[] {
+/**
+ * A new argument array of `shape` on shard `ref` for `cells` cells, of its exact length: the
+ * header reads and the extra arguments written, the cells' arguments left to the caller.
+ */
+function commandHead(shape: BitfieldShape, ref: string, cells: number): string[] {
   const extra = shape.extra;
-  const per = shape.value === null ? 3 : 4;
-  const args = new Array<string>(8 + extra.length + per * (to - from));
+  const args = new Array<string>(8 + extra.length + (shape.value === null ? 3 : 4) * cells);
   args[0] = shape.command;
   args[1] = ref;
   args[2] = 'GET';
@@ -125,14 +121,26 @@ export function bitfieldArgs(
   args[5] = 'GET';
   args[6] = 'u32';
   args[7] = '32';
-  let p = 8;
-  for (let i = 0; i < extra.length; i++) args[p++] = extra[i]!;
+  for (let i = 0; i < extra.length; i++) args[8 + i] = extra[i]!;
+  return args;
+}
+
+/** The arguments of `shape` on shard `ref` for cells[from, to). */
+export function bitfieldArgs(
+  shape: BitfieldShape,
+  ref: string,
+  cells: ArrayLike<number>,
+  from: number,
+  to: number,
+): string[] {
+  const args = commandHead(shape, ref, to - from);
+  let p = 8 + shape.extra.length;
   const { op, type, shift, value } = shape;
   for (let j = from; j < to; j++) {
     args[p++] = op;
     args[p++] = type;
     const offset = cells[j]! + shift;
-    args[p++] = shape.cellOffsets ? `#${offset}` : String(offset);
+    args[p++] = shape.cellOffsets ? cellIndex(offset) : decimal(offset);
     if (value !== null) args[p++] = value;
   }
   return args;
@@ -158,11 +166,24 @@ export function fastReply(
   id: number,
   epoch: Epoch,
 ): WriteReply {
+  return fastReplyAt(shape, reply, 2, reply.length - 2, id, epoch);
+}
+
+/** {@link fastReply} of the header `reply[0, 2)` and the cells `reply[at, at + count)`. */
+export function fastReplyAt(
+  shape: BitfieldShape,
+  reply: readonly number[],
+  at: number,
+  count: number,
+  id: number,
+  epoch: Epoch,
+): WriteReply {
   if (reply[0] === 0) return REPLY.lost;
   if (reply[0] !== id) return REPLY.replaced;
   let result: 0 | 1 = 0;
-  for (let i = 2; i < reply.length; i++) {
-    if (reply[i] === shape.fresh) {
+  const fresh = shape.fresh;
+  for (let i = at; i < at + count; i++) {
+    if (reply[i] === fresh) {
       result = 1;
       break;
     }
@@ -177,91 +198,126 @@ export const GROUP_CELLS = 4096;
 /** The keys of a window that one command serves: all in shard `ref`, in window order. */
 export interface Group {
   readonly ref: string;
-  readonly keys: number[];
+  /** Cells of the group's keys. */
   cells: number;
+  /** Keys in the group. */
+  keys: number;
 }
 
 /**
  * The keys of `batch` grouped by shard, in order of first appearance, each group's keys in window
  * order; a group is closed at {@link GROUP_CELLS} cells and a new one opened for the same shard.
+ * `groupOf[i]` gets key i's group. One object per group, none per key.
  */
-export function groupByShard(batch: CellBatch): Group[] {
-  const open = new Map<string, Group>();
+export function groupByShard(batch: CellBatch, groupOf: Uint32Array): Group[] {
+  const open = new Map<string, number>();
   const groups: Group[] = [];
+  const { refs, starts, k } = batch;
   for (let i = 0; i < batch.count; i++) {
-    const ref = batch.refs[i]!;
-    const [from, to] = cellSpan(batch, i);
+    const ref = refs[i]!;
+    const cells = starts === undefined ? k : starts[i + 1]! - starts[i]!;
     let g = open.get(ref);
-    if (g === undefined || g.cells + (to - from) > GROUP_CELLS) {
-      g = { ref, keys: [], cells: 0 };
+    if (g === undefined || groups[g]!.cells + cells > GROUP_CELLS) {
+      g = groups.length;
       open.set(ref, g);
-      groups.push(g);
+      groups.push({ ref, cells: 0, keys: 0 });
     }
-    g.keys.push(i);
-    g.cells += to - from;
+    const group = groups[g]!;
+    group.cells += cells;
+    group.keys++;
+    groupOf[i] = g;
   }
   return groups;
 }
 
-/** The cells of every key of `group`, in window order. */
-export function groupCells(batch: CellBatch, group: Group): Float64Array {
-  const cells = new Float64Array(group.cells);
-  let p = 0;
-  for (const i of group.keys) {
-    const [from, to] = cellSpan(batch, i);
-    for (let c = from; c < to; c++) cells[p++] = batch.cells[c]!;
+/**
+ * The `shape` command of every group (groupByShard), its arguments written key by key in window
+ * order straight from `batch.cells`: one array of its exact length per command, no other array.
+ */
+function groupArgs(
+  shape: BitfieldShape,
+  batch: CellBatch,
+  groups: readonly Group[],
+  groupOf: Uint32Array,
+): string[][] {
+  const all = new Array<string[]>(groups.length);
+  const at = new Uint32Array(groups.length).fill(8 + shape.extra.length);
+  for (let g = 0; g < groups.length; g++)
+    all[g] = commandHead(shape, groups[g]!.ref, groups[g]!.cells);
+  const { op, type, shift, value, cellOffsets } = shape;
+  const { cells, starts, k } = batch;
+  for (let i = 0; i < batch.count; i++) {
+    const g = groupOf[i]!;
+    const args = all[g]!;
+    let p = at[g]!;
+    const from = starts === undefined ? i * k : starts[i]!;
+    const to = starts === undefined ? from + k : starts[i + 1]!;
+    for (let c = from; c < to; c++) {
+      args[p++] = op;
+      args[p++] = type;
+      const offset = cells[c]! + shift;
+      args[p++] = cellOffsets ? cellIndex(offset) : decimal(offset);
+      if (value !== null) args[p++] = value;
+    }
+    at[g] = p;
   }
-  return cells;
-}
-
-/** The arguments of `shape` on `group.ref` for the cells of every key of the group, in order. */
-function groupArgs(shape: BitfieldShape, batch: CellBatch, group: Group): string[] {
-  if (group.keys.length === 1) {
-    const [from, to] = cellSpan(batch, group.keys[0]!);
-    return bitfieldArgs(shape, group.ref, batch.cells, from, to);
-  }
-  return bitfieldArgs(shape, group.ref, groupCells(batch, group), 0, group.cells);
+  return all;
 }
 
 /**
- * Sends one `shape` command per group of `batch` (groupByShard), all in one turn, and splits each
- * reply into one `[id, gen, values...]` per key of its group (`each(i, reply)`): the same replies
- * as one command per key sent one after another, since a `BITFIELD` is atomic and runs its
- * operations in order (a key repeated in a window sees its own earlier write). Resolves to the
- * first failure; the keys of a failed command get no call.
+ * Builds and sends the command of every group (`replies[g]` gets group g's reply); resolves to the
+ * first failure. Apart from the caller's: no argument outlives the client's encoding of it (the
+ * young-generation collector copies whatever is still referenced when it runs).
+ */
+function sendAll(
+  client: CommandClient,
+  shape: BitfieldShape,
+  readonly: boolean,
+  batch: CellBatch,
+  groups: readonly Group[],
+  groupOf: Uint32Array,
+  replies: unknown[],
+): Promise<unknown> {
+  const commands = groupArgs(shape, batch, groups, groupOf);
+  return settleAll(
+    groups.length,
+    (g) => client.send(groups[g]!.ref, readonly, commands[g]!),
+    replies,
+  );
+}
+
+/**
+ * Sends one `shape` command per group of `batch` (groupByShard), all in one turn, and hands each
+ * key its part of its group's reply in place: `each(i, values, at, count)`, key i's cells being
+ * `values[at, at + count)` after the header `values[0, 2)` (`[id, gen, value per cell...]`, as
+ * one command per key would answer, since a `BITFIELD` is atomic and runs its operations in
+ * order: a key repeated in a window sees its own earlier write). Resolves to the first failure;
+ * the keys of a failed command get no call.
  */
 async function sendGrouped(
   client: CommandClient,
   shape: BitfieldShape,
   readonly: boolean,
   batch: CellBatch,
-  each: (i: number, reply: number[]) => void,
+  each: (i: number, values: number[], at: number, count: number) => void,
 ): Promise<unknown> {
-  const groups = groupByShard(batch);
+  const groupOf = new Uint32Array(batch.count);
+  const groups = groupByShard(batch, groupOf);
   const replies = new Array<unknown>(groups.length);
-  const failure = await settleAll(
-    groups.length,
-    (g) => client.send(groups[g]!.ref, readonly, groupArgs(shape, batch, groups[g]!)),
-    replies,
-  );
+  const failure = await sendAll(client, shape, readonly, batch, groups, groupOf, replies);
+  const values = new Array<number[] | undefined>(groups.length);
   for (let g = 0; g < groups.length; g++) {
     const reply = replies[g];
-    if (reply === undefined) continue;
-    const values = numbers(reply);
-    const { keys } = groups[g]!;
-    if (keys.length === 1) {
-      each(keys[0]!, values);
-      continue;
-    }
-    let p = 2;
-    for (const i of keys) {
-      const [from, to] = cellSpan(batch, i);
-      const read = new Array<number>(2 + to - from);
-      read[0] = values[0]!;
-      read[1] = values[1]!;
-      for (let c = 2; c < read.length; c++) read[c] = values[p++]!;
-      each(i, read);
-    }
+    if (reply !== undefined) values[g] = numbers(reply);
+  }
+  const at = new Uint32Array(groups.length).fill(2);
+  const { starts, k } = batch;
+  for (let i = 0; i < batch.count; i++) {
+    const g = groupOf[i]!;
+    const count = starts === undefined ? k : starts[i + 1]! - starts[i]!;
+    const v = values[g];
+    if (v !== undefined) each(i, v, at[g]!, count);
+    at[g]! += count;
   }
   return failure;
 }
@@ -283,8 +339,8 @@ export async function sendAdds(
 ): Promise<unknown> {
   const id = Number(epoch.id);
   let orphans: Set<string> | undefined;
-  let failure = await sendGrouped(client, shape, false, batch, (i, reply) => {
-    const r = fastReply(shape, reply, id, epoch);
+  let failure = await sendGrouped(client, shape, false, batch, (i, values, at, count) => {
+    const r = fastReplyAt(shape, values, at, count, id, epoch);
     if (r === REPLY.lost) {
       orphans ??= new Set();
       orphans.add(batch.refs[i]!);
@@ -311,7 +367,14 @@ export function sendReads(
   batch: CellBatch,
   out: (ShardRead | undefined)[],
 ): Promise<unknown> {
-  return sendGrouped(client, shape, true, batch, (i, read) => {
+  return sendGrouped(client, shape, true, batch, (i, values, at, count) => {
+    if (at === 2 && count === values.length - 2) {
+      out[i] = values;
+      return;
+    }
+    const read = values.slice(at - 2, at + count);
+    read[0] = values[0]!;
+    read[1] = values[1]!;
     out[i] = read;
   });
 }

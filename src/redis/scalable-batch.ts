@@ -9,7 +9,8 @@
  */
 
 import type { CellBatch, Epoch } from '../sharded/store.js';
-import { groupByShard, groupCells, numbers } from './bitfield.js';
+import { groupByShard, numbers } from './bitfield.js';
+import { decimal } from './decimal.js';
 import { layerCountKey } from './keys.js';
 import { HEADER_BITS, type LuaScript, SCALABLE_ADD } from './scripts.js';
 
@@ -33,22 +34,38 @@ export async function sendScalableAdds(
   out: (number | undefined)[],
 ): Promise<unknown> {
   const head = [epoch.id, String(epoch.gen), String(share), String(batch.k)];
+  const groupOf = new Uint32Array(batch.count);
+  const groups = groupByShard(batch, groupOf);
+  const args = groups.map((group) => {
+    const a = head.slice();
+    a.length = head.length + group.cells;
+    return a;
+  });
+  const at = new Uint32Array(groups.length).fill(head.length);
+  for (let i = 0, k = batch.k; i < batch.count; i++) {
+    const a = args[groupOf[i]!]!;
+    let p = at[groupOf[i]!]!;
+    for (let c = i * k; c < (i + 1) * k; c++) a[p++] = decimal(batch.cells[c]! + HEADER_BITS);
+    at[groupOf[i]!] = p;
+  }
+  const replies = new Array<number[] | undefined>(groups.length);
   let failure: unknown;
   await Promise.all(
-    groupByShard(batch).map(async (group) => {
-      const { ref, keys } = group;
-      const args = head.slice();
-      for (const cell of groupCells(batch, group)) args.push(String(cell + HEADER_BITS));
-      let reply: number[];
+    groups.map(async ({ ref }, g) => {
       try {
-        reply = numbers(await run(SCALABLE_ADD, [ref, layerCountKey(ref)], args));
+        replies[g] = numbers(await run(SCALABLE_ADD, [ref, layerCountKey(ref)], args[g]!));
       } catch (err) {
         failure ??= err;
-        return;
       }
-      for (let j = 0; j < keys.length; j++)
-        out[keys[j]!] = reply.length === 1 ? reply[0]! : reply[j]!;
     }),
   );
+  // Key i's reply is the next of its group's (one for all when a header check failed).
+  const next = new Uint32Array(groups.length);
+  for (let i = 0; i < batch.count; i++) {
+    const g = groupOf[i]!;
+    const reply = replies[g];
+    if (reply !== undefined) out[i] = reply.length === 1 ? reply[0]! : reply[next[g]!]!;
+    next[g]!++;
+  }
   return failure;
 }

@@ -36,10 +36,11 @@
 
 import { checkPositiveInteger, show } from '../errors.js';
 import { mitz64Chunks } from '../filters/batch-chunks.js';
+import type { PackedKeys } from '../filters/filter.js';
 import { hashIndex } from '../hash/batch.js';
 import { hashKey, views } from '../hash/hasher.js';
 import type { Funnel, Key } from '../hash/keys.js';
-import { packAll } from '../hash/pack.js';
+import { packAll, packStringsInto } from '../hash/pack.js';
 import { Modulus, mitz64Indexes } from '../hash/strategies.js';
 import { bloomSize, MAX_BITS } from '../math.js';
 
@@ -141,7 +142,43 @@ export class Locator {
     mitz64Indexes(h, this.layout.hashes, this.mod, this.offsets);
     return multiplyShift(h[1]!, this.layout.shards);
   }
+
+  /** Reused packing buffers of {@link pack} (a window is packed and hashed in one call). */
+  private packed = new Uint8Array(0);
+  private packedOffsets = new Uint32Array(0);
+
+  /**
+   * `keys` packed with the funnel, as `packAll` packs them. A window of strings goes into buffers
+   * this locator keeps (grown to the worst case, 3 bytes per UTF-16 unit, and reused: what it
+   * returns is valid until the next call), with one `packStringsInto` call and no size guess;
+   * anything else (another funnel, a key that is not a string, a window over 1 MiB of text) goes
+   * through `packAll`, which also throws the key's error.
+   */
+  pack(keys: readonly Key[]): PackedKeys {
+    const n = keys.length;
+    if (this.funnel === 'string') {
+      let chars = 0;
+      for (let i = 0; i < n; i++) {
+        const key = keys[i];
+        if (typeof key !== 'string') return packAll(this.funnel, keys);
+        chars += key.length;
+      }
+      const need = 3 * chars + 64;
+      if (need <= REUSED_PACK_BYTES) {
+        if (this.packed.length < need) this.packed = new Uint8Array(Math.max(need, 4096));
+        if (this.packedOffsets.length < n + 1) this.packedOffsets = new Uint32Array(n + 1);
+        const offsets = this.packedOffsets.subarray(0, n + 1);
+        if (packStringsInto(keys, 0, n, this.packed, offsets) === n) {
+          return { bytes: this.packed, offsets };
+        }
+      }
+    }
+    return packAll(this.funnel, keys);
+  }
 }
+
+/** The most bytes {@link Locator.pack} keeps for reuse (3 MiB: 1 MiB of text). */
+const REUSED_PACK_BYTES = 3 << 20;
 
 /** The positions of many keys, computed (and every key checked) before any command is sent. */
 export interface PlacedKeys {
@@ -175,7 +212,7 @@ export function placeAll(locator: Locator, keys: readonly Key[]): PlacedKeys {
     return { count: n, shards, offsets };
   }
   const S = locator.layout.shards;
-  mitz64Chunks(packAll(locator.funnel, keys), n, k, locator.mod, (p, w, start, stop) => {
+  mitz64Chunks(locator.pack(keys), n, k, locator.mod, (p, w, start, stop) => {
     // Probe i of key j is bit (mask i) of word (word i): its index is 32·word + log2(mask).
     for (let j = start, h = hashIndex + 1, o = start * k; j < stop; j++, h += 4, w += 2 * k) {
       shards[j] = multiplyShift(p[h]!, S);
