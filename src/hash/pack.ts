@@ -139,6 +139,7 @@ export function packStringsInto(
     if (runs) {
       // Many keys with two calls (hash/utf16-stage.ts), else key i alone below.
       const count = packRun(keys, i, stop, out, offsets, i - start, p, limit);
+      if (count < 0) break;
       if (count > 0) {
         i += count - 1;
         p = offsets[i + 1 - start]!;
