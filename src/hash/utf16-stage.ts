@@ -1,11 +1,15 @@
 /**
  * Many JavaScript strings to their 'string' funnel bytes (UTF-8, Java's `?` for a lone
  * surrogate: hash/keys.ts) with two calls, where Node's `Buffer` is present: the strings are
- * joined and copied as UTF-16 code units into a small WebAssembly memory (`Buffer#ucs2Write`, a
- * straight copy), and a WebAssembly SIMD transcoder (hash/wasm/utf16.wat) writes each key's UTF-8
- * and its end. Key by key, each `Buffer#utf8Write` or `TextEncoder.encodeInto` is a call into the
- * engine's C++ costing some 40 to 60 ns before a byte is written (Node 20), and its UTF-8 writer
- * goes character by character.
+ * concatenated and copied as UTF-16 code units into WebAssembly memory (`Buffer#ucs2Write`, which
+ * flattens the concatenation once and copies it), and a WebAssembly SIMD transcoder
+ * (hash/wasm/utf16.wat) writes each key's UTF-8 and its end. A filter kernel's memory takes the
+ * units at the end of its key area and the bytes where its hash reads them
+ * ({@link stageInPlace}); other targets get them from a small stage memory, copied. Key by key,
+ * each `Buffer#utf8Write` or `TextEncoder.encodeInto` is a call into the engine's C++ costing
+ * some 40 to 60 ns before a byte is written (Node 20), and its UTF-8 writer goes character by
+ * character. Concatenating measured faster than `slice` + `join` (82.6 against 98.7 ns a URL
+ * with the copy and the transcoder, bench/strings-encode.ts).
  *
  * Measured (bench/strings-encode.ts, CPU time, Node 20, chunks of up to 1,024 keys): real-looking
  * URLs (20 to 200 characters, 30% non-ASCII) 82 to 108 ns a key against 123 to 139 for the
