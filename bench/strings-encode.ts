@@ -41,7 +41,7 @@ function fitRun(i: number): number {
   const stop = Math.min(n, i + CHUNK);
   for (; j < stop; j++) {
     const u = units + keys[j]!.length;
-    if (3 * u + 16 > ROOM) break;
+    if (3 * u + 32 > ROOM) break;
     units = u;
     offsets[j - i + 1] = u;
   }
@@ -146,7 +146,8 @@ const variants: Record<string, () => void> = {
     const src = (KEY_AT + ROOM - 2 * units) & ~1;
     buf.ucs2Write(keys.slice(i, stop).join(''), src);
     offsets[0] = KEY_AT;
-    const end = wasm.utf8(src, OFFSETS_AT, stop - i);
+    if (wasm.utf8(src, OFFSETS_AT, stop - i) !== stop - i) throw new Error(`chunk at ${i} cut`);
+    const end = offsets[stop - i]!;
     const c = packStringsInto(keys, i, stop, other, otherOffs, KEY_AT);
     if (c !== stop - i || otherOffs[c] !== end) throw new Error(`chunk at ${i}: ${c} keys`);
     for (let j = 0; j <= c; j++)

@@ -97,10 +97,10 @@ for (const mode of ['buffer', 'utf8-write', 'text-encoder'] as const) {
       useStringEncoder(mode);
       // A pair cut in two by a key boundary is two lone surrogates: '?' '?'.
       const keys = ['x\ud83d', '\ude00y', '\ud83d', '\ude00', 'ok', '😀', '\ud83d\ude00\ud83d'];
-      // Keys of 1 to 40 units with one non-ASCII character (2, 3 or 4 bytes, or a lone
-      // surrogate) at each position: the transcoder's 16-unit steps, their tails and overlaps.
+      // Keys of 1 to 72 units with one non-ASCII character (2, 3 or 4 bytes, or a lone
+      // surrogate) at each position: the transcoder's 32- and 16-unit steps, their tails and overlaps.
       const odd = ['é', '東', '😀', '\udc00', '\ud800'];
-      for (let n = 1; n <= 40; n++) {
+      for (let n = 1; n <= 72; n++) {
         for (let at = 0; at < n; at++) {
           const c = odd[(n + at) % odd.length]!;
           keys.push('a'.repeat(at) + c + 'b'.repeat(n - at - 1));
@@ -113,6 +113,34 @@ for (const mode of ['buffer', 'utf8-write', 'text-encoder'] as const) {
       expect(Array.from(out.subarray(offsets[0]!, offsets[4]!))).toEqual([
         0x78, 0x3f, 0x3f, 0x79, 0x3f, 0x3f,
       ]);
+    });
+
+    it('writes random runs of short keys, empty ones and keys ending at text or surrogates', () => {
+      useStringEncoder(mode);
+      // Seeded: keys of 0 to 70 units, mostly ASCII, with 2-, 3- and 4-byte text and lone
+      // surrogates anywhere, so that key ends fall before, inside and after every kind of step.
+      let seed = 12345;
+      const rnd = () => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        return seed / 2 ** 32;
+      };
+      const odd = ['é', 'ж', '東', '😀', '\ud800', '\udc00', '\u07ff', '\u0800', '\uffff'];
+      const keys: string[] = [];
+      for (let i = 0; i < 20_000; i++) {
+        const n = Math.floor(rnd() * rnd() * 71);
+        let key = '';
+        for (let j = 0; j < n; j++) {
+          key +=
+            rnd() < 0.9
+              ? String.fromCharCode(32 + Math.floor(rnd() * 95))
+              : odd[Math.floor(rnd() * odd.length)]!;
+        }
+        keys.push(key);
+      }
+      const out = new Uint8Array(3 * keys.reduce((a, k) => a + k.length, 0) + 64);
+      const offsets = new Uint32Array(keys.length + 1);
+      expect(packStringsInto(keys, 0, keys.length, out, offsets)).toBe(keys.length);
+      expectPacked(keys, out, offsets);
     });
 
     it('writes a lone surrogate as ? alone (writeString)', () => {

@@ -54,6 +54,32 @@ describe('addMany / hasMany over strings equal add / has key by key', () => {
       expect(reference.filter(Boolean).length).toBeLessThan(4500 + 200);
     });
 
+    it(`${name}: text of 3 bytes a unit between ASCII runs (runs transcoded in place)`, () => {
+      // CJK and BMP symbols are 3 UTF-8 bytes per UTF-16 unit: the most a run's bytes can
+      // outgrow its units, where the kernels' in-place runs must stop early and shrink.
+      const cjk = '日本語東京ニュース서울\uffff\u0800';
+      const text = (i: number, n: number) =>
+        Array.from({ length: n }, (_, j) => cjk[(i * 7 + j * 3) % cjk.length]).join('');
+      const batch: string[] = [];
+      for (let r = 0; r < 4; r++) {
+        for (let i = 0; i < 1500; i++) batch.push(`${r}:${i}:${text(i, 1 + ((i * 37) % 300))}`);
+        for (let i = 0; i < 1500; i++)
+          batch.push(`https://example.com/${r}/${i}/${'p'.repeat(i % 200)}`);
+        batch.push(`${r}😀\ud800é`, `${text(r, 2000)}\udc00`);
+      }
+      const one = make();
+      const many = make();
+      let changed = 0;
+      for (const k of batch) if (one.add(k)) changed++;
+      expect(many.addMany(batch)).toBe(changed);
+      expect(many.equals(one as never)).toBe(true);
+      expect(many.bitCount).toBe(one.bitCount);
+      const other = batch.map((k) => `${k}~`);
+      expect(many.hasMany([...batch, ...other])).toEqual(
+        [...batch, ...other].map((k) => one.has(k)),
+      );
+    });
+
     it(`${name}: a key of the wrong kind throws after the keys before it were added`, () => {
       const bad = all.slice(0, 3000) as unknown[];
       bad[2500] = 7;

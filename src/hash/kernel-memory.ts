@@ -6,6 +6,7 @@
  * once and never grows, so views of its bits stay valid for the filter's lifetime.
  */
 import { CHUNK_KEYS, chunkEnd, copyChunk, KEY_AT, type KeyBatch } from './scratch.js';
+import { stageInPlace } from './utf16-stage.js';
 import { newMemory, type WasmMemory } from './wasm-loader.js';
 
 /**
@@ -42,7 +43,10 @@ const registry =
 export function kernelMemory(bytes: number): WasmMemory | null {
   if (bytes > KERNEL_MAX_BYTES || bytes < KERNEL_MIN_BYTES) return null;
   if (registry === null || live >= KERNEL_MAX_LIVE) return null;
-  return newMemory(Math.ceil((KERNEL_BASE + bytes) / 65536));
+  const memory = newMemory(Math.ceil((KERNEL_BASE + bytes) / 65536));
+  // String runs are transcoded straight into the key area (hash/utf16-stage.ts).
+  if (memory !== null) stageInPlace(memory);
+  return memory;
 }
 
 /** Counts `kernel` as alive until it is garbage-collected. */

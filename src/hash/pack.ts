@@ -4,8 +4,9 @@
  *
  * Strings ('string' funnel: UTF-8, Java's `?` for a lone surrogate) take the fastest exact
  * encoder the host has. Where Node's `Buffer` is, {@link packStringsInto} packs runs of keys with
- * two calls (hash/utf16-stage.ts: joined, copied as UTF-16, transcoded by WebAssembly; 86 against
- * 130 ns a URL key by key). Single keys ({@link writeString}):
+ * two calls (hash/utf16-stage.ts: concatenated, copied as UTF-16, transcoded by WebAssembly; 86
+ * against 130 ns a URL key by key on a quiet machine, 101 against 135 on a busy one, into memory
+ * that is not a kernel's). Single keys ({@link writeString}):
  * - Node (and hosts with Node's `Buffer`): `Buffer#utf8Write` straight into the target memory,
  *   with no view made per key. When it wrote one byte per character the string was ASCII (so it
  *   held no surrogate); otherwise `isWellFormed()` says whether its bytes are exact, and a string
@@ -116,11 +117,12 @@ export function encodeLongString(s: string, view: Uint8Array): number {
  * into `out` from byte `at`: key `start + j` is `out[offsets[j], offsets[j + 1])`. Stops before
  * the first key that is not a string, that no longer fits `out` with 16 spare bytes after it,
  * or that `offsets` has no room for (it holds `count + 1` entries). Where Node's `Buffer` is,
- * runs of keys go through hash/utf16-stage.ts (joined, copied as UTF-16, transcoded by
+ * runs of keys go through hash/utf16-stage.ts (concatenated, copied as UTF-16, transcoded by
  * WebAssembly: two calls a run) and a key fits when its bytes do; key by key, a key fits when its
- * worst case does (3 bytes per UTF-16 unit). Returns `count`, the keys packed (0 when key
- * `start` is not a string or alone does not fit: the caller then takes its per-key path, which
- * encodes a huge key or throws the key's `TypeError`). Allocates only the joined strings.
+ * worst case does (3 bytes per UTF-16 unit). Into a kernel's memory (`stageInPlace`), it also
+ * stops once a run would have under 4,096 units of room. Returns `count`, the keys packed (0 when
+ * key `start` is not a string or alone does not fit: the caller then takes its per-key path,
+ * which encodes a huge key or throws the key's `TypeError`). Allocates only the joined strings.
  */
 export function packStringsInto(
   keys: ArrayLike<unknown>,
@@ -139,6 +141,7 @@ export function packStringsInto(
     if (runs) {
       // Many keys with two calls (hash/utf16-stage.ts), else key i alone below.
       const count = packRun(keys, i, stop, out, offsets, i - start, p, limit);
+      if (count < 0) break;
       if (count > 0) {
         i += count - 1;
         p = offsets[i + 1 - start]!;
