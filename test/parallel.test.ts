@@ -21,6 +21,8 @@
  *   and 'auto', equals one thread's build; `type: 'classic'` and its alias 'bloom' are taken.
  * - With `workers: 2` the calling thread adds while its worker starts, and the worker then takes
  *   chunks (seen from their progress arriving later), with the bits of one thread's build.
+ * - A build after another of the same shape, with other keys, has only its own keys' bits (the
+ *   calling thread's private copy is kept between builds and cleared).
  * - Copies OR-ed into a shared filter with plain stores (`orIntoAlone`) give one thread's bits,
  *   and a copy of another shape is refused before any write.
  *
@@ -401,5 +403,17 @@ describe('buildParallel: the calling thread adds too, and its worker takes chunk
     const single = BlockedBloomFilter.create({ capacity: 40 * POOL_CHUNK_KEYS, fpp: 0.01 });
     single.addBatch(packKeys('string', yielded));
     expectBytes(built.toBytes(), single.toBytes());
+  });
+  it("a build after one of the same shape starts blank (the calling thread's copy is reused, cleared)", async () => {
+    const opts = { type: 'classic', capacity: 50_000, fpp: 0.01 } as const;
+    const first = Array.from({ length: 40_000 }, (_, i) => `first:${i}`);
+    const second = Array.from({ length: 30_000 }, (_, i) => `second:${i}`);
+    await buildParallel(first, { ...opts, workers: 1 });
+    for (const workers of [1, 2]) {
+      const built = await buildParallel(second, { ...opts, workers });
+      const single = Bloom.create(opts);
+      single.addBatch(packKeys('string', second));
+      expectBytes(built.toBytes(), single.toBytes(), `${workers} threads`);
+    }
   });
 });

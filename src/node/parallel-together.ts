@@ -25,7 +25,9 @@ export type ChunkTaker = Pick<FilterWorkerPool, 'tryAddText' | 'tryAddPacked'>;
  * and never waits for one: a slow worker start never makes the build slower than this thread
  * alone would be. `helped`: workers may come, so this thread yields to the event loop after
  * each chunk it adds (their answers are events). `progress(records, added)` follows each chunk
- * added: its records, and the keys new to the filter (or copy) that took it.
+ * added: its records, and the keys new to the filter (or copy) that took it. `drained` runs
+ * once the source has ended and this thread has added its last chunk, while the workers may
+ * still add theirs (not after a failure): this thread's share of the merge goes there.
  */
 export async function buildTogether(
   chunks: AsyncGenerator<Chunk>,
@@ -33,6 +35,7 @@ export async function buildTogether(
   pool: () => ChunkTaker | null,
   progress: (records: number, added: number) => void,
   helped = true,
+  drained?: () => void,
 ): Promise<void> {
   const splitter = new TextSplitter();
   const inFlight = new Set<Promise<void>>();
@@ -70,6 +73,7 @@ export async function buildTogether(
       void p.then(() => inFlight.delete(p));
       if (failure !== null) break;
     }
+    if (failure === null) drained?.();
   } finally {
     await Promise.all(inFlight);
   }
