@@ -5,7 +5,9 @@
  * into its own copy. The two copies OR-ed together equal one thread's build from the same keys,
  * bit for bit, for a file of lines over several 1 MiB text chunks (CRLF lines with the `\r` and
  * the `\n` on two sides of a cut, empty lines, an unterminated last line) and for an array of
- * keys over several key chunks; both sides took chunks; the progress adds up to every key.
+ * keys over several key chunks; both sides took chunks; the progress adds up to every key. The
+ * next chunk is asked for before the calling thread adds one (read ahead), and `drained` runs
+ * once, after the last chunk.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -111,5 +113,42 @@ describe('buildParallel: the calling thread and its workers share the chunks', (
     expect(built.all).toBe(4);
     expect(built.taken).toBe(2);
     expect(built.progressed).toBe(keys.length);
+  });
+
+  it('asks for the next chunk before it adds one, and runs drained once, after its own last chunk', async () => {
+    const keys = Array.from({ length: 3 * KEY_CHUNK }, (_, i) => `ahead:${i}`);
+    const here = createShared('classic', keys.length, 0.01, 'string', false) as BloomFilter;
+    const events: string[] = [];
+    const chunks = sourceChunks(keys, 'string');
+    const watched = (async function* () {
+      for (let i = 0; ; i++) {
+        events.push(`ask ${i}`);
+        const next = await chunks.next();
+        if (next.done === true) return;
+        yield next.value;
+      }
+    })();
+    let added = 0;
+    await buildTogether(
+      watched,
+      here,
+      () => null,
+      () => {
+        events.push(`added ${added++}`);
+      },
+      false,
+      () => events.push('drained'),
+    );
+    // Chunk i + 1 is asked for before chunk i is added (its read overlaps the adding).
+    expect(events).toEqual([
+      'ask 0',
+      'ask 1',
+      'added 0',
+      'ask 2',
+      'added 1',
+      'ask 3',
+      'added 2',
+      'drained',
+    ]);
   });
 });

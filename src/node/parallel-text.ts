@@ -13,8 +13,9 @@
  * unterminated last record counts, an empty line is an empty key), which are the command's too.
  *
  * Buffers: a chunk's buffer is in use until {@link TextChunks.release}; released buffers are
- * kept (across readers too) and reused, so with at most two chunks in flight per worker,
- * `2 × workers + 1` buffers of {@link TEXT_CHUNK} bytes are ever made (more only for records
+ * kept (across readers too) and reused, so with at most three chunks in flight per worker
+ * (node/parallel-pool.ts `HANDED_DEPTH`) and one read ahead, `3 × workers + 2` buffers of
+ * {@link TEXT_CHUNK} bytes are ever made (more only for records
  * longer than a chunk).
  */
 import type { PackedKeys } from '../filters/filter.js';

@@ -15,13 +15,35 @@ import type { SharedFilter } from './shared-handle.js';
  */
 export type Chunk = { text: TextChunk; release(): void } | { packed: PackedKeys; release(): void };
 
+/**
+ * The chunks of `chunks`, each next one asked for as soon as one is handed out: its read (a file
+ * read on libuv's thread pool) goes on while this thread adds or hands out the one before, so a
+ * worker that frees a lane finds a chunk ready. At most one chunk more is read than handed out.
+ */
+async function* readAhead(chunks: AsyncGenerator<Chunk>): AsyncGenerator<Chunk> {
+  let next = chunks.next();
+  try {
+    for (;;) {
+      const got = await next;
+      if (got.done === true) return;
+      next = chunks.next();
+      next.catch(() => {}); // awaited on the next turn, or dropped when the caller stops
+      yield got.value;
+    }
+  } finally {
+    // Stopped early: the source ends (a file is closed) once the chunk read ahead is in.
+    await chunks.return(undefined);
+  }
+}
+
 /** What {@link buildTogether} hands chunks to: a pool's `tryAdd*` (null: no worker has room). */
 export type ChunkTaker = Pick<FilterWorkerPool, 'tryAddText' | 'tryAddPacked'>;
 
 /**
  * Adds every chunk: on a worker of `pool()` when one has room (the pool once it has started, or
  * null before and without one), else on this thread into `here`. So this thread adds from the
- * first chunk on while the workers start, keeps every worker fed (two chunks in flight each),
+ * first chunk on while the workers start, keeps every worker fed (three chunks in flight each,
+ * the next chunk read ahead: {@link readAhead}),
  * and never waits for one: a slow worker start never makes the build slower than this thread
  * alone would be. `helped`: workers may come, so this thread yields to the event loop after
  * each chunk it adds (their answers are events). `progress(records, added)` follows each chunk
@@ -41,7 +63,7 @@ export async function buildTogether(
   const inFlight = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
   try {
-    for await (const chunk of chunks) {
+    for await (const chunk of readAhead(chunks)) {
       const workers = pool();
       const keys = 'text' in chunk ? 0 : chunk.packed.offsets.length - 1;
       const sent: Promise<[records: number, added: number]> | null =

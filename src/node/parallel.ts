@@ -10,7 +10,7 @@
  *   into lines (node/parallel-text.ts);
  * - keys in memory are packed in chunks of 65,536 keys into reused shared buffers
  *   (node/parallel-keys.ts), which the workers read where they lie.
- * Each chunk goes to a worker with room (at most two chunks in flight per worker, so memory
+ * Each chunk goes to a worker with room (at most three chunks in flight per worker, so memory
  * stays bounded for any input); when none has room, or before the workers have started, the
  * calling thread adds the chunk itself ({@link buildTogether}). So it never waits for a worker,
  * and a slow (cold) worker start never makes the build slower than one thread (measured on 2
