@@ -5,9 +5,9 @@
  * into its own copy. The two copies OR-ed together equal one thread's build from the same keys,
  * bit for bit, for a file of lines over several 1 MiB text chunks (CRLF lines with the `\r` and
  * the `\n` on two sides of a cut, empty lines, an unterminated last line) and for an array of
- * keys over several key chunks; both sides took chunks; the progress adds up to every key. The
- * next chunk is asked for before the calling thread adds one (read ahead), and `drained` runs
- * once, after the last chunk.
+ * keys over several key chunks; both sides took chunks; the progress adds up to every key.
+ * `readAhead` (a file's chunks) asks for the next chunk before the calling thread adds one, and
+ * `drained` runs once, after the last chunk.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +24,7 @@ import {
 } from '../src/node/parallel.js';
 import { KEY_CHUNK } from '../src/node/parallel-keys.js';
 import { TEXT_CHUNK, type TextChunk, TextSplitter } from '../src/node/parallel-text.js';
+import { readAhead } from '../src/node/parallel-together.js';
 import { expectBytes } from './support/bytes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bloomkit-together-'));
@@ -115,7 +116,7 @@ describe('buildParallel: the calling thread and its workers share the chunks', (
     expect(built.progressed).toBe(keys.length);
   });
 
-  it('asks for the next chunk before it adds one, and runs drained once, after its own last chunk', async () => {
+  it('readAhead asks for the next chunk before one is added, and drained runs once, after the last chunk', async () => {
     const keys = Array.from({ length: 3 * KEY_CHUNK }, (_, i) => `ahead:${i}`);
     const here = createShared('classic', keys.length, 0.01, 'string', false) as BloomFilter;
     const events: string[] = [];
@@ -130,7 +131,7 @@ describe('buildParallel: the calling thread and its workers share the chunks', (
     })();
     let added = 0;
     await buildTogether(
-      watched,
+      readAhead(watched),
       here,
       () => null,
       () => {

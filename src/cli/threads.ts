@@ -32,7 +32,7 @@
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
 import { FilterWorkerPool } from '../node/parallel-pool.js';
 import { type TextChunk, TextChunks } from '../node/parallel-text.js';
-import { buildTogether, type Chunk } from '../node/parallel-together.js';
+import { buildTogether, type Chunk, readAhead } from '../node/parallel-together.js';
 import { mergesByOr, type SharedFilter, sharedTwin } from '../node/shared-handle.js';
 import { CliError, type CliIo, type OptionValues } from './command.js';
 import { type ByteSource, openInput } from './input.js';
@@ -143,9 +143,11 @@ export async function addOnThreads(
   try {
     // The engine of buildParallel: workers take chunks when they have room, this thread the rest.
     await buildTogether(
-      inputChunks(inputs, io, recordOpts.separator, interrupt, (at) => {
-        reading = at;
-      }),
+      readAhead(
+        inputChunks(inputs, io, recordOpts.separator, interrupt, (at) => {
+          reading = at;
+        }),
+      ),
       filter as unknown as SharedFilter,
       () => pool,
       counted,

@@ -18,9 +18,11 @@ export type Chunk = { text: TextChunk; release(): void } | { packed: PackedKeys;
 /**
  * The chunks of `chunks`, each next one asked for as soon as one is handed out: its read (a file
  * read on libuv's thread pool) goes on while this thread adds or hands out the one before, so a
- * worker that frees a lane finds a chunk ready. At most one chunk more is read than handed out.
+ * worker with room finds a chunk ready. At most one chunk more is read than handed out. For
+ * files only: keys in memory are packed on this thread, where asking ahead gains nothing and
+ * costs one more set of chunk buffers per build (3 MiB of fresh pages).
  */
-async function* readAhead(chunks: AsyncGenerator<Chunk>): AsyncGenerator<Chunk> {
+export async function* readAhead(chunks: AsyncGenerator<Chunk>): AsyncGenerator<Chunk> {
   let next = chunks.next();
   try {
     for (;;) {
@@ -42,8 +44,8 @@ export type ChunkTaker = Pick<FilterWorkerPool, 'tryAddText' | 'tryAddPacked'>;
 /**
  * Adds every chunk: on a worker of `pool()` when one has room (the pool once it has started, or
  * null before and without one), else on this thread into `here`. So this thread adds from the
- * first chunk on while the workers start, keeps every worker fed (three chunks in flight each,
- * the next chunk read ahead: {@link readAhead}),
+ * first chunk on while the workers start, keeps every worker fed (three chunks in flight each;
+ * callers read a file's next chunk ahead: {@link readAhead}),
  * and never waits for one: a slow worker start never makes the build slower than this thread
  * alone would be. `helped`: workers may come, so this thread yields to the event loop after
  * each chunk it adds (their answers are events). `progress(records, added)` follows each chunk
@@ -63,7 +65,7 @@ export async function buildTogether(
   const inFlight = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
   try {
-    for await (const chunk of readAhead(chunks)) {
+    for await (const chunk of chunks) {
       const workers = pool();
       const keys = 'text' in chunk ? 0 : chunk.packed.offsets.length - 1;
       const sent: Promise<[records: number, added: number]> | null =

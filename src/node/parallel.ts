@@ -48,7 +48,7 @@ import type { Funnel, Key } from '../hash/keys.js';
 import { KEY_CHUNK, KeyChunks } from './parallel-keys.js';
 import { FilterWorkerPool } from './parallel-pool.js';
 import { TextChunks } from './parallel-text.js';
-import { buildTogether, type Chunk } from './parallel-together.js';
+import { buildTogether, type Chunk, readAhead } from './parallel-together.js';
 import {
   copyBits,
   mergesByOr,
@@ -196,7 +196,7 @@ export function sourceChunks(
         `a file's lines are byte keys: funnel must be 'string' or 'bytes', got ${show(funnel)}`,
       );
     }
-    return fileChunks(source, signal);
+    return readAhead(fileChunks(source, signal));
   }
   if (
     source === null ||
