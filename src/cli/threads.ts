@@ -25,8 +25,8 @@
  * that the workers copy from, one `memcpy`, and OR back into, one after another with plain
  * stores). Start-up: each worker loads bloomkit (about 0.1 s of CPU) and touches its copy's
  * memory for the first time, so threads pay for large inputs only, with idle cores (measured in
- * BENCHMARKS.md: on 2 cores that other work kept at a load of 2 to 3, `add --threads 2` of 4M
- * lines took 0.99× the wall time of one thread, 1.42× its CPU time).
+ * BENCHMARKS.md: on 2 quiet cores, `add --threads 2` of 4M lines took 0.93× the wall time of one
+ * thread, 1.35× its CPU time).
  */
 
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
