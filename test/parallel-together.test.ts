@@ -6,6 +6,8 @@
  * bit for bit, for a file of lines over several 1 MiB text chunks (CRLF lines with the `\r` and
  * the `\n` on two sides of a cut, empty lines, an unterminated last line) and for an array of
  * keys over several key chunks; both sides took chunks; the progress adds up to every key.
+ * `readAhead` (a file's chunks) asks for the next chunk before the calling thread adds one, and
+ * `drained` runs once, after the last chunk.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,7 @@ import {
 } from '../src/node/parallel.js';
 import { KEY_CHUNK } from '../src/node/parallel-keys.js';
 import { TEXT_CHUNK, type TextChunk, TextSplitter } from '../src/node/parallel-text.js';
+import { readAhead } from '../src/node/parallel-together.js';
 import { expectBytes } from './support/bytes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bloomkit-together-'));
@@ -111,5 +114,42 @@ describe('buildParallel: the calling thread and its workers share the chunks', (
     expect(built.all).toBe(4);
     expect(built.taken).toBe(2);
     expect(built.progressed).toBe(keys.length);
+  });
+
+  it('readAhead asks for the next chunk before one is added, and drained runs once, after the last chunk', async () => {
+    const keys = Array.from({ length: 3 * KEY_CHUNK }, (_, i) => `ahead:${i}`);
+    const here = createShared('classic', keys.length, 0.01, 'string', false) as BloomFilter;
+    const events: string[] = [];
+    const chunks = sourceChunks(keys, 'string');
+    const watched = (async function* () {
+      for (let i = 0; ; i++) {
+        events.push(`ask ${i}`);
+        const next = await chunks.next();
+        if (next.done === true) return;
+        yield next.value;
+      }
+    })();
+    let added = 0;
+    await buildTogether(
+      readAhead(watched),
+      here,
+      () => null,
+      () => {
+        events.push(`added ${added++}`);
+      },
+      false,
+      () => events.push('drained'),
+    );
+    // Chunk i + 1 is asked for before chunk i is added (its read overlaps the adding).
+    expect(events).toEqual([
+      'ask 0',
+      'ask 1',
+      'added 0',
+      'ask 2',
+      'added 1',
+      'ask 3',
+      'added 2',
+      'drained',
+    ]);
   });
 });

@@ -21,6 +21,9 @@
  *   and 'auto', equals one thread's build; `type: 'classic'` and its alias 'bloom' are taken.
  * - With `workers: 2` the calling thread adds while its worker starts, and the worker then takes
  *   chunks (seen from their progress arriving later), with the bits of one thread's build.
+ * - A worker holds at most three chunks handed to it whole (the caller adds a fourth itself).
+ * - A build after another of the same shape, with other keys, has only its own keys' bits (the
+ *   calling thread's private copy is kept between builds and cleared).
  * - Copies OR-ed into a shared filter with plain stores (`orIntoAlone`) give one thread's bits,
  *   and a copy of another shape is refused before any write.
  *
@@ -401,5 +404,35 @@ describe('buildParallel: the calling thread adds too, and its worker takes chunk
     const single = BlockedBloomFilter.create({ capacity: 40 * POOL_CHUNK_KEYS, fpp: 0.01 });
     single.addBatch(packKeys('string', yielded));
     expectBytes(built.toBytes(), single.toBytes());
+  });
+  it('a worker queues three handed chunks and no more (the caller adds a fourth itself)', async () => {
+    const filter = Bloom.create({ capacity: 1000, fpp: 0.01, shared: true });
+    const pool = await FilterWorkerPool.withCopiesOf(filter.share(), 1);
+    try {
+      const buffer = new SharedArrayBuffer(16);
+      new Uint8Array(buffer).set(new TextEncoder().encode('a\nb\n'));
+      const chunk = { buffer, start: 0, length: 4, separator: 0x0a };
+      // Offered at once: no answer can free a place in between.
+      const taken = [1, 2, 3, 4].map(() => pool.tryAddText(chunk));
+      expect(taken.map((t) => t !== null)).toEqual([true, true, true, false]);
+      const done = await Promise.all(taken.slice(0, 3).map((t) => t!.done));
+      expect(done.map((d) => d.records)).toEqual([2, 2, 2]);
+      expect(pool.tryAddText(chunk)).not.toBeNull();
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("a build after one of the same shape starts blank (the calling thread's copy is reused, cleared)", async () => {
+    const opts = { type: 'classic', capacity: 50_000, fpp: 0.01 } as const;
+    const first = Array.from({ length: 40_000 }, (_, i) => `first:${i}`);
+    const second = Array.from({ length: 30_000 }, (_, i) => `second:${i}`);
+    await buildParallel(first, { ...opts, workers: 1 });
+    for (const workers of [1, 2]) {
+      const built = await buildParallel(second, { ...opts, workers });
+      const single = Bloom.create(opts);
+      single.addBatch(packKeys('string', second));
+      expectBytes(built.toBytes(), single.toBytes(), `${workers} threads`);
+    }
   });
 });

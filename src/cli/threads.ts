@@ -25,18 +25,16 @@
  * that the workers copy from, one `memcpy`, and OR back into, one after another with plain
  * stores). Start-up: each worker loads bloomkit (about 0.1 s of CPU) and touches its copy's
  * memory for the first time, so threads pay for large inputs only, with idle cores (measured in
- * BENCHMARKS.md: on 2 cores that other work kept at a load of 2 to 3, `add --threads 2` of 4M
- * lines took 0.99× the wall time of one thread, 1.42× its CPU time).
+ * BENCHMARKS.md: on 2 quiet cores, `add --threads 2` of 4M lines took 0.93× the wall time of one
+ * thread, 1.35× its CPU time).
  */
 
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
-import { fromBytes } from '../formats/registry.js';
-import { buildTogether, type Chunk } from '../node/parallel.js';
 import { FilterWorkerPool } from '../node/parallel-pool.js';
 import { type TextChunk, TextChunks } from '../node/parallel-text.js';
+import { buildTogether, type Chunk, readAhead } from '../node/parallel-together.js';
 import { mergesByOr, type SharedFilter, sharedTwin } from '../node/shared-handle.js';
 import { CliError, type CliIo, type OptionValues } from './command.js';
-import { typeName } from './describe.js';
 import { type ByteSource, openInput } from './input.js';
 import { Progress } from './progress.js';
 import type { RecordBatch, RecordOptions } from './records.js';
@@ -76,9 +74,14 @@ function copyBatch(batch: RecordBatch): RecordBatch {
   };
 }
 
-/** Throws unless copies of `filter` merge by OR (classic, blocked, split-block), naming `file`. */
-function checkMergeable(filter: ReadonlyMembershipFilter, file: string): void {
+/**
+ * Throws unless copies of `filter` merge by OR (classic, blocked, split-block), naming `file`.
+ * The type's name (the codec table, every type's module) is loaded for the message only: this
+ * module is on the way to the first chunk of `add --threads`, and its worker's start.
+ */
+async function checkMergeable(filter: ReadonlyMembershipFilter, file: string): Promise<void> {
   if (!mergesByOr(filter)) {
+    const { typeName } = await import('./describe.js');
     throw new CliError(
       `${file}: --threads adds to a classic, blocked or split-block filter (copies merged by OR), not a ${typeName(filter)} filter; leave --threads out`,
     );
@@ -87,6 +90,7 @@ function checkMergeable(filter: ReadonlyMembershipFilter, file: string): void {
 
 /** ORs the bytes of every worker's copy into `filter` (whose own bits stay as they were read). */
 async function mergeCopies(pool: FilterWorkerPool, filter: MembershipFilter): Promise<void> {
+  const { fromBytes } = await import('../formats/registry.js');
   for (const bytes of await pool.copies()) {
     (filter as unknown as { union(o: unknown): unknown }).union(fromBytes(bytes));
   }
@@ -114,7 +118,7 @@ export async function addOnThreads(
   recordOpts: RecordOptions,
   run: { io: CliIo; options: OptionValues; interrupt: Interrupt },
 ): Promise<{ records: number; fresh: number }> {
-  checkMergeable(filter, file);
+  await checkMergeable(filter, file);
   const { io, interrupt } = run;
   // The workers copy the filter from shared memory, and OR their copies back into it.
   const twin = sharedTwin(filter);
@@ -139,9 +143,11 @@ export async function addOnThreads(
   try {
     // The engine of buildParallel: workers take chunks when they have room, this thread the rest.
     await buildTogether(
-      inputChunks(inputs, io, recordOpts.separator, interrupt, (at) => {
-        reading = at;
-      }),
+      readAhead(
+        inputChunks(inputs, io, recordOpts.separator, interrupt, (at) => {
+          reading = at;
+        }),
+      ),
       filter as unknown as SharedFilter,
       () => pool,
       counted,
@@ -209,7 +215,7 @@ export class ThreadedFilter {
     op: 'add' | 'has',
     file: string,
   ): Promise<ThreadedFilter> {
-    if (op === 'add') checkMergeable(filter, file);
+    if (op === 'add') await checkMergeable(filter, file);
     return new ThreadedFilter(await FilterWorkerPool.withCopies(filter.toBytes(), threads), op);
   }
 

@@ -7,7 +7,8 @@
  * (the one place keys are encoded for the workers).
  *
  * A chunk's buffers are in use until {@link KeyChunks.release}; released buffers are reused, so
- * with at most two chunks in flight per worker, `2 × workers + 1` pairs are ever made.
+ * with at most three chunks in flight per worker (`HANDED_DEPTH`) and one read ahead,
+ * `3 × workers + 2` pairs are ever made.
  */
 import type { PackedKeys } from '../filters/filter.js';
 import type { Funnel, Key } from '../hash/keys.js';

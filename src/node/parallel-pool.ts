@@ -51,6 +51,13 @@ function chunkEnd(batch: PackedKeys, start: number, n: number): number {
   return lo;
 }
 
+/**
+ * Chunks handed to a worker whole (text, packed keys: no lane) in flight on it at most: three,
+ * so that a worker still has two queued while the thread that feeds it adds a chunk of its own
+ * (with two it ran dry whenever that took longer than one of its chunks).
+ */
+export const HANDED_DEPTH = 3;
+
 /** Worker threads that add to and test one filter (shared, or a private copy on each). */
 export class FilterWorkerPool {
   /** Two lanes per thread, by the thread's index. */
@@ -148,11 +155,12 @@ export class FilterWorkerPool {
   }
 
   /**
-   * {@link addText} on a worker with room now, or null (nothing sent) when every worker has two
-   * chunks in flight: for a caller that adds such a chunk itself rather than wait.
+   * {@link addText} on a worker with room now, or null (nothing sent) when every worker has
+   * {@link HANDED_DEPTH} chunks in flight: for a caller that adds such a chunk itself rather than
+   * wait.
    */
   tryAddText(chunk: TextChunk): { done: Promise<{ count: number; records: number }> } | null {
-    const slot = this.threads.trySlot();
+    const slot = this.threads.trySlot(HANDED_DEPTH);
     if (slot === null) return null;
     const done = this.threads
       .post(slot, { op: 'text', text: chunk }, { reserved: true })
@@ -172,10 +180,11 @@ export class FilterWorkerPool {
 
   /**
    * {@link addPacked} on a worker with room now, or null (nothing sent) when every worker has
-   * two chunks in flight: for a caller that adds such a chunk itself rather than wait.
+   * {@link HANDED_DEPTH} chunks in flight: for a caller that adds such a chunk itself rather than
+   * wait.
    */
   tryAddPacked(batch: PackedKeys): { done: Promise<number> } | null {
-    const slot = this.threads.trySlot();
+    const slot = this.threads.trySlot(HANDED_DEPTH);
     return slot === null ? null : { done: this.postPacked(slot, batch) };
   }
 

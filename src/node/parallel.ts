@@ -10,7 +10,7 @@
  *   into lines (node/parallel-text.ts);
  * - keys in memory are packed in chunks of 65,536 keys into reused shared buffers
  *   (node/parallel-keys.ts), which the workers read where they lie.
- * Each chunk goes to a worker with room (at most two chunks in flight per worker, so memory
+ * Each chunk goes to a worker with room (at most three chunks in flight per worker, so memory
  * stays bounded for any input); when none has room, or before the workers have started, the
  * calling thread adds the chunk itself ({@link buildTogether}). So it never waits for a worker,
  * and a slow (cold) worker start never makes the build slower than one thread (measured on 2
@@ -42,19 +42,24 @@
 import { open, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { show } from '../errors.js';
-import type { AbortSignalLike, PackedKeys, ProgressOptions } from '../filters/filter.js';
+import type { AbortSignalLike, ProgressOptions } from '../filters/filter.js';
 import { typeNamed } from '../formats/registry.js';
 import type { Funnel, Key } from '../hash/keys.js';
 import { KEY_CHUNK, KeyChunks } from './parallel-keys.js';
 import { FilterWorkerPool } from './parallel-pool.js';
-import { type TextChunk, TextChunks, TextSplitter } from './parallel-text.js';
+import { TextChunks } from './parallel-text.js';
+import { buildTogether, type Chunk, readAhead } from './parallel-together.js';
 import {
+  copyBits,
   mergesByOr,
   orIntoFilterAlone,
+  privateCopy,
   type SharedFilter,
   type SharedFilterType,
 } from './shared-handle.js';
-import { checkWorkers, idleThreads, warmThreads } from './worker-threads.js';
+import { checkWorkers, IDLE_MS, idleThreads, warmThreads } from './worker-threads.js';
+
+export { buildTogether, type Chunk, type ChunkTaker } from './parallel-together.js';
 
 /**
  * `'auto'` builds on the calling thread below these sizes (keys of an array, bytes of a file),
@@ -131,12 +136,6 @@ export function createShared(
   return row.create({ capacity, fpp, funnel, shared }) as SharedFilter;
 }
 
-/**
- * What a build reads: text chunks of a file (with `release`: the buffer may be reused), or
- * packed chunks of keys.
- */
-export type Chunk = { text: TextChunk; release(): void } | { packed: PackedKeys; release(): void };
-
 /** Chunks of whole lines of a file (shared buffers, see node/parallel-text.ts). */
 async function* fileChunks(path: string | URL, signal?: AbortSignalLike): AsyncGenerator<Chunk> {
   const file = await open(path, 'r');
@@ -197,7 +196,7 @@ export function sourceChunks(
         `a file's lines are byte keys: funnel must be 'string' or 'bytes', got ${show(funnel)}`,
       );
     }
-    return fileChunks(source, signal);
+    return readAhead(fileChunks(source, signal));
   }
   if (
     source === null ||
@@ -265,65 +264,37 @@ async function peek(
   };
 }
 
-/** What {@link buildTogether} hands chunks to: a pool's `tryAdd*` (null: no worker has room). */
-export type ChunkTaker = Pick<FilterWorkerPool, 'tryAddText' | 'tryAddPacked'>;
-
 /**
- * Adds every chunk: on a worker of `pool()` when one has room (the pool once it has started, or
- * null before and without one), else on this thread into `here`. So this thread adds from the
- * first chunk on while the workers start, keeps every worker fed (two chunks in flight each),
- * and never waits for one: a slow worker start never makes the build slower than this thread
- * alone would be. `helped`: workers may come, so this thread yields to the event loop after
- * each chunk it adds (their answers are events). `progress(records, added)` follows each chunk
- * added: its records, and the keys new to the filter (or copy) that took it.
+ * The calling thread's private copy that the last build left, for {@link IDLE_MS} (a build of the
+ * same type and shape reuses it, cleared: its pages are touched already, where a new 4.8 MB copy
+ * costs about 14 ms of page faults on 2 cores), or null.
  */
-export async function buildTogether(
-  chunks: AsyncGenerator<Chunk>,
-  here: SharedFilter,
-  pool: () => ChunkTaker | null,
-  progress: (records: number, added: number) => void,
-  helped = true,
-): Promise<void> {
-  const splitter = new TextSplitter();
-  const inFlight = new Set<Promise<void>>();
-  let failure: { error: unknown } | null = null;
-  try {
-    for await (const chunk of chunks) {
-      const workers = pool();
-      const keys = 'text' in chunk ? 0 : chunk.packed.offsets.length - 1;
-      const sent: Promise<[records: number, added: number]> | null =
-        workers === null
-          ? null
-          : 'text' in chunk
-            ? (workers.tryAddText(chunk.text)?.done.then((r) => [r.records, r.count]) ?? null)
-            : (workers.tryAddPacked(chunk.packed)?.done.then((added) => [keys, added]) ?? null);
-      if (sent === null) {
-        const batch = 'text' in chunk ? splitter.split(chunk.text) : chunk.packed;
-        const added = here.addBatch(batch);
-        chunk.release();
-        progress(batch.offsets.length - 1, added);
-        // The workers' answers (and a pool that has started) are events: keys in memory come
-        // without any, so this thread lets them in between its chunks.
-        if (helped) await new Promise((resolve) => setImmediate(resolve));
-        continue;
-      }
-      const p = sent.then(
-        ([records, added]) => {
-          chunk.release();
-          progress(records, added);
-        },
-        (error: unknown) => {
-          failure ??= { error };
-        },
-      );
-      inFlight.add(p);
-      void p.then(() => inFlight.delete(p));
-      if (failure !== null) break;
-    }
-  } finally {
-    await Promise.all(inFlight);
+let spareCopy: SharedFilter | null = null;
+
+/** Keeps `copy` as the spare for {@link IDLE_MS} (as long as an idle worker keeps its own). */
+function keepSpare(copy: SharedFilter): void {
+  spareCopy = copy;
+  const timer = setTimeout(() => {
+    if (spareCopy === copy) spareCopy = null;
+  }, IDLE_MS);
+  timer.unref?.();
+}
+
+/** A blank private copy of the bit filter `filter` (the spare one when it fits). */
+function takeSpareCopy(filter: SharedFilter): SharedFilter {
+  const spare = spareCopy;
+  spareCopy = null;
+  const shape = (f: SharedFilter): string =>
+    JSON.stringify((f as unknown as { shape(): object }).shape());
+  if (
+    spare !== null &&
+    spare.constructor === filter.constructor &&
+    shape(spare) === shape(filter)
+  ) {
+    (spare as unknown as { clear(): void }).clear();
+    return spare;
   }
-  if (failure !== null) throw (failure as { error: unknown }).error;
+  return privateCopy(filter);
 }
 
 /**
@@ -366,7 +337,7 @@ export async function buildParallel(
   // Counters stay shared (no merge for copies); bit filters add into plain kernel memory: this
   // thread into its own copy, each worker into one of its own.
   const copies = mergesByOr(filter);
-  const here = copies ? createShared(type, options.capacity, options.fpp, funnel, false) : filter;
+  const here = copies ? takeSpareCopy(filter) : filter;
   let pool: FilterWorkerPool | null = null;
   const starting =
     workers === 1
@@ -378,18 +349,28 @@ export async function buildParallel(
           pool = p;
         });
   starting.catch(() => {}); // awaited below
+  // This thread's copy goes into the (still blank) shared filter as soon as it has added its
+  // last chunk, while the workers add theirs: one memcpy, and the shared filter's pages are
+  // touched here rather than in a worker's merge, which the build waits for.
+  let copied = false;
+  const drained = (): void => {
+    if (!copies) return;
+    copyBits(filter, here);
+    copied = true;
+  };
   try {
-    await buildTogether(chunks, here, () => pool, progress, workers > 1);
+    await buildTogether(chunks, here, () => pool, progress, workers > 1, drained);
     if (signal?.aborted) throw signal.reason;
     await starting;
     // Nothing else writes the shared filter now: the copies are OR-ed in with plain stores.
     if (copies) {
       await (pool as FilterWorkerPool | null)?.mergeAlone(filter.share());
-      orIntoFilterAlone(filter, here);
+      if (!copied) orIntoFilterAlone(filter, here);
     }
   } finally {
     await starting.catch(() => {});
     await (pool as FilterWorkerPool | null)?.close();
+    if (copies) keepSpare(here);
   }
   return filter;
 }

@@ -274,12 +274,15 @@ export class PoolThreads {
     }
   }
 
-  /** The least busy thread with room (reserved), or null when every one has two in flight. */
-  trySlot(): ThreadSlot | null {
+  /**
+   * The least busy thread with room (reserved), or null when every one has `depth` requests in
+   * flight (2 by default: a thread's two lanes; requests that use no lane may queue deeper).
+   */
+  trySlot(depth = 2): ThreadSlot | null {
     if (this.closed) return null;
     let best: ThreadSlot | null = null;
     for (const s of this.slots)
-      if (s.inFlight < 2 && (best === null || s.inFlight < best.inFlight)) best = s;
+      if (s.inFlight < depth && (best === null || s.inFlight < best.inFlight)) best = s;
     if (best !== null) best.inFlight++;
     return best;
   }
