@@ -19,6 +19,7 @@
 
 import type { PackedKeys } from '../filters/filter.js';
 import type { Funnel } from '../index.js';
+import { recordBounds } from '../node/record-bounds.js';
 import { CliError } from './command.js';
 import type { ByteSource } from './input.js';
 import { copyBytes, MAX_FOUND, SEPARATOR_BASE, SeparatorBuffer } from './separators.js';
@@ -121,14 +122,9 @@ export class RecordReader {
         this.growRecords();
         ({ starts, ends, keyEnds } = this);
       }
-      for (let j = 0; j < n; j++) {
-        const e = found[j]! - SEPARATOR_BASE;
-        starts[count] = s;
-        ends[count] = e;
-        keyEnds[count] = cr && e > s && buf[e - 1] === 0x0d ? e - 1 : e;
-        count++;
-        s = e + 1;
-      }
+      // In a function of its own (node/record-bounds.ts says why).
+      s = recordBounds(found, n, SEPARATOR_BASE, buf, s, count, starts, keyEnds, cr, ends);
+      count += n;
       if (n < MAX_FOUND) break;
     }
     // An unterminated last record (at the end of the source).

@@ -21,6 +21,7 @@
 import type { PackedKeys } from '../filters/filter.js';
 import { WASM_BASE64 } from '../hash/separators-wasm.js';
 import { lazyWasm, newMemory, type WasmMemory } from '../hash/wasm-loader.js';
+import { recordBounds } from './record-bounds.js';
 
 /**
  * Bytes read per chunk: large enough that a message per chunk costs nothing (about 30,000 URL
@@ -57,35 +58,6 @@ const BASE = 16384;
 /** Positions one search call returns at most. */
 const MAX_FOUND = BASE / 4;
 const PAGE = 65536;
-
-/**
- * Records `count` to `count + k - 1` of a chunk: `found` holds the positions (past {@link BASE})
- * of their k separators, the first record starts at `s`; a `\r` before a `\n` is dropped (`cr`).
- * Returns where the next record starts. The loop over records lives here, not in
- * {@link TextSplitter.split}: V8 compiles a long loop while it runs (on-stack replacement), and
- * compiled so in `split` it lacked type feedback for the code after the loop and fell back to the
- * interpreter there on every chunk, now and then for a whole run (seen in about one run of four of
- * `add --threads 2`: `split` took 4x its time in a worker).
- */
-function recordBounds(
-  found: Uint32Array,
-  k: number,
-  text: Uint8Array,
-  s: number,
-  count: number,
-  starts: Uint32Array,
-  ends: Uint32Array,
-  cr: boolean,
-): number {
-  let start = s;
-  for (let j = 0; j < k; j++) {
-    const e = found[j]! - BASE;
-    starts[count + j] = start;
-    ends[count + j] = cr && e > start && text[e - 1] === 0x0d ? e - 1 : e;
-    start = e + 1;
-  }
-  return start;
-}
 
 /**
  * A worker's splitter: the chunk is copied into a WebAssembly memory of its own (a `memcpy`),
@@ -148,7 +120,7 @@ export class TextSplitter {
       for (;;) {
         const k = find(BASE + s, BASE + n, sep, 0, MAX_FOUND);
         this.fit(count + k + 1);
-        s = recordBounds(found, k, text, s, count, this.starts, this.ends, cr);
+        s = recordBounds(found, k, BASE, text, s, count, this.starts, this.ends, cr);
         count += k;
         if (k < MAX_FOUND) break;
       }
