@@ -1,7 +1,8 @@
 /**
  * The string paths side by side in one process, timed in CPU time (user + system of this
  * process, `process.cpuUsage`), which a busy shared machine disturbs less than wall time:
- * `addMany` / `hasMany` of the blocked and classic filters, the classic filter key by key, and
+ * `addMany` / `hasMany` of the blocked and classic filters (`hasMany` into a new answer array, and
+ * into one array reused from call to call: `hasMany(keys, out)`), the classic filter key by key, and
  * `packKeys` (fresh buffers, and buffers reused from round to round) + `addBatch` / `hasBatch`,
  * against bloomfilter@1.1 key by key. Rounds
  * interleave the rows (the order rotates); each row's ratio to the peer is taken round by round
@@ -41,6 +42,12 @@ const count = (found: ArrayLike<unknown>) => {
 const many: [Timed, Timed] = [
   (f: { addMany(k: string[]): number }, k) => f.addMany(k),
   (f: { hasMany(k: string[]): boolean[] }, k) => count(f.hasMany(k)),
+];
+/** `hasMany` into one answer array reused from call to call (written once before timing). */
+const answers: boolean[] = new Array(n).fill(false);
+const manyInto: [Timed, Timed] = [
+  many[0],
+  (f: { hasMany(k: string[], out: boolean[]): boolean[] }, k) => count(f.hasMany(k, answers)),
 ];
 const perKey: [Timed, Timed] = [
   (f: { add(k: string): boolean }, k) => {
@@ -83,6 +90,16 @@ const rowsOf = (lib: Lib, tag: string): [string, () => unknown, [Timed, Timed]][
     `${tag} classic addMany/hasMany`,
     () => lib.BloomFilter.create({ capacity: n, fpp: 0.01 }),
     many,
+  ],
+  [
+    `${tag} blocked addMany/hasMany(out)`,
+    () => lib.BlockedBloomFilter.create({ capacity: n, fpp: 0.01 }),
+    manyInto,
+  ],
+  [
+    `${tag} classic addMany/hasMany(out)`,
+    () => lib.BloomFilter.create({ capacity: n, fpp: 0.01 }),
+    manyInto,
   ],
   [
     `${tag} classic add/has per key`,

@@ -94,18 +94,20 @@ export abstract class ReadonlyFilterBase<K extends Key = Key> extends DescribedF
   /** Tests a key given as its funnel bytes (what `has` would hash). */
   protected abstract hasEncoded(bytes: Uint8Array): boolean;
 
-  /** `has` of each key, in order. */
-  hasMany(keys: Iterable<K>): boolean[] {
+  /** `has` of each key, in order; into `out` when given (see {@link ReadonlyMembershipFilter.hasMany}). */
+  hasMany(keys: Iterable<K>, out?: boolean[]): boolean[] {
     checkKeys(keys);
+    checkAnswers(out);
     if (Array.isArray(keys)) {
       // Preallocated: a push loop measured 4x the time of indexing a new Array(n).
-      const found = new Array<boolean>(keys.length);
+      const found = answerArray(keys.length, out);
       for (let i = 0; i < keys.length; i++) found[i] = this.has(keys[i]);
       return found;
     }
-    const out: boolean[] = [];
-    for (const key of keys) out.push(this.has(key));
-    return out;
+    const found = out ?? [];
+    found.length = 0;
+    for (const key of keys) found.push(this.has(key));
+    return found;
   }
 
   /** `has` of every packed key: `out[i]` is 1 or 0 (`out` must hold one byte per key). */
@@ -226,10 +228,44 @@ export function checkOut(out: Uint8Array | undefined, count: number): Uint8Array
 }
 
 /** `found[i] === 1` for every i, in a preallocated array (a `push` loop costs twice as much). */
-export function booleans(found: Uint8Array): boolean[] {
-  const out = new Array<boolean>(found.length);
+export function booleans(found: Uint8Array, into?: boolean[]): boolean[] {
+  const out = answerArray(found.length, into);
   for (let i = 0; i < found.length; i++) out[i] = found[i] === 1;
   return out;
+}
+
+/** `out` with its length set to `n`, or a new array of `n` (for `hasMany`'s answers). */
+function answerArray(n: number, out: boolean[] | undefined): boolean[] {
+  if (out === undefined) return new Array<boolean>(n);
+  out.length = n;
+  return out;
+}
+
+/** `hasMany`'s `out`: an array, or absent. */
+export function checkAnswers(out: unknown): void {
+  if (out !== undefined && !Array.isArray(out)) throw mustBe('out', 'an array', out, TypeError);
+}
+
+/** The largest answer scratch kept between calls (one byte a key): 1 MiB. */
+const ANSWER_SCRATCH_MAX = 1 << 20;
+let answerScratch = new Uint8Array(0);
+
+/**
+ * Room for `n` one-byte answers that the caller reads before it returns: up to
+ * {@link ANSWER_SCRATCH_MAX} keys, one buffer reused by every call of this thread (a batch
+ * never calls another batch before it reads its answers), so a `hasMany` does not fault in a
+ * new buffer each time; more keys get a new array. Zeroed.
+ */
+export function answerBytes(n: number): Uint8Array {
+  if (n > ANSWER_SCRATCH_MAX) return new Uint8Array(n);
+  if (answerScratch.length < n) {
+    answerScratch = new Uint8Array(
+      Math.min(ANSWER_SCRATCH_MAX, Math.max(n, 2 * answerScratch.length)),
+    );
+  }
+  const bytes = answerScratch.subarray(0, n);
+  bytes.fill(0);
+  return bytes;
 }
 
 /** `12.5%`-style fill for summaries. */

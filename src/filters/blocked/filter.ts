@@ -34,7 +34,7 @@ import { WASM_BASE64 as BLOCKED_WASM } from '../../hash/blocked-wasm.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { lazyWasm } from '../../hash/wasm-loader.js';
 import { MAX_BATCH, xxh64Key, xxh64Many, xxViews } from '../../hash/xxhash64.js';
-import { booleans, checkOut, percent } from '../base.js';
+import { answerBytes, booleans, checkAnswers, checkOut, percent } from '../base.js';
 import { xxh64Chunks } from '../batch-chunks.js';
 import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
@@ -235,9 +235,10 @@ export class BlockedBloomFilter<K extends Key = Key>
   }
 
   /** `has` for every key, in order (an array takes the batch path of {@link addMany}). */
-  override hasMany(keys: Iterable<K>): boolean[] {
-    if (!Array.isArray(keys)) return super.hasMany(keys);
-    const found = new Uint8Array(keys.length);
+  override hasMany(keys: Iterable<K>, out?: boolean[]): boolean[] {
+    if (!Array.isArray(keys)) return super.hasMany(keys, out);
+    checkAnswers(out);
+    const found = answerBytes(keys.length);
     if (this.kernel !== null && this.funnel === 'string') {
       const one = (i: number) => this.has(keys[i]!);
       this.kernel.run(
@@ -250,7 +251,7 @@ export class BlockedBloomFilter<K extends Key = Key>
         this.bits as BitArray,
         one,
       );
-      return booleans(found);
+      return booleans(found, out);
     }
     for (let start = 0; start < keys.length; start += MAX_BATCH) {
       const count = Math.min(MAX_BATCH, keys.length - start);
@@ -262,7 +263,7 @@ export class BlockedBloomFilter<K extends Key = Key>
         this.kernel.take(count, false, found, start, this.bits as BitArray);
       }
     }
-    return booleans(found);
+    return booleans(found, out);
   }
 
   /**

@@ -22,7 +22,7 @@ import { packStringsInto, stringTarget } from '../../hash/pack.js';
 import { CHUNK_KEYS, HASHES_AT, KEY_AT, OFFSETS_AT, RESULTS_AT } from '../../hash/scratch.js';
 import type { WasmInstantiator } from '../../hash/wasm-loader.js';
 import { XXH64_MODULE, type Xxh64Exports, xxh64UsesWasm } from '../../hash/xxhash64.js';
-import { booleans } from '../base.js';
+import { answerBytes, booleans, checkAnswers } from '../base.js';
 import type { PackedKeys } from '../filter.js';
 
 /**
@@ -229,8 +229,10 @@ export function hasStrings(
   k: number,
   bits: BitArray,
   one: (i: number) => boolean,
+  out?: boolean[],
 ): boolean[] {
-  const found = new Uint8Array(keys.length);
+  checkAnswers(out);
+  const found = answerBytes(keys.length);
   kernel.run(keys, keys.length, blocks, k, false, found, bits, one);
-  return booleans(found);
+  return booleans(found, out);
 }

@@ -30,7 +30,7 @@ import {
   type StrategyName,
 } from '../../hash/strategies.js';
 import { bloomDesignPoint, bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../../math.js';
-import { booleans, checkOut, percent } from '../base.js';
+import { answerBytes, booleans, checkAnswers, checkOut, percent } from '../base.js';
 import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
 import { checkPacked, keyEnd } from '../packed.js';
@@ -217,11 +217,12 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
    * the same answers as `has` key by key, also when a key is of the wrong kind (its error is
    * thrown).
    */
-  override hasMany(keys: Iterable<K>): boolean[] {
+  override hasMany(keys: Iterable<K>, out?: boolean[]): boolean[] {
     if (this.kernel === null || this.funnel !== 'string' || !Array.isArray(keys)) {
-      return super.hasMany(keys);
+      return super.hasMany(keys, out);
     }
-    const found = new Uint8Array(keys.length);
+    checkAnswers(out);
+    const found = answerBytes(keys.length);
     const keyAt = (i: number) => this.has(keys[i]!);
     kernelBatch(
       this.kernel,
@@ -234,7 +235,7 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
       keyAt,
       this.plain!,
     );
-    return booleans(found);
+    return booleans(found, out);
   }
 
   /**

@@ -170,12 +170,18 @@ export class SplitBlockBloomFilter<K extends Key = Key>
   }
 
   /** `has` of every value, in order (an array of strings: see {@link addMany}). */
-  override hasMany(values: Iterable<K>): boolean[] {
+  override hasMany(values: Iterable<K>, out?: boolean[]): boolean[] {
     if (this.kernel === null || this.typeId !== 6 || !Array.isArray(values)) {
-      return super.hasMany(values);
+      return super.hasMany(values, out);
     }
-    return hasStrings(this.kernel, values, this.blocks, 8, this.bits as BitArray, (i) =>
-      this.has(values[i]!),
+    return hasStrings(
+      this.kernel,
+      values,
+      this.blocks,
+      8,
+      this.bits as BitArray,
+      (i) => this.has(values[i]!),
+      out,
     );
   }
 
