@@ -271,8 +271,18 @@ async function peek(
  */
 let spareCopy: SharedFilter | null = null;
 
-/** Keeps `copy` as the spare for {@link IDLE_MS} (as long as an idle worker keeps its own). */
+/** The largest private copy kept as a spare: 64 MiB (a build's memory is not held past it). */
+const SPARE_MAX_BYTES = 64 << 20;
+
+/**
+ * Keeps `copy` as the spare for {@link IDLE_MS} (as long as an idle worker keeps its own), unless
+ * it is over {@link SPARE_MAX_BYTES}: a larger filter's build pays the page faults again rather
+ * than hold a second filter's memory after it returns.
+ */
 function keepSpare(copy: SharedFilter): void {
+  const bytes = (copy as unknown as { bits: { data: { byteLength: number } } }).bits.data
+    .byteLength;
+  if (bytes > SPARE_MAX_BYTES) return;
   spareCopy = copy;
   const timer = setTimeout(() => {
     if (spareCopy === copy) spareCopy = null;
