@@ -417,7 +417,10 @@ describe('buildParallel: the calling thread adds too, and its worker takes chunk
       expect(taken.map((t) => t !== null)).toEqual([true, true, true, false]);
       const done = await Promise.all(taken.slice(0, 3).map((t) => t!.done));
       expect(done.map((d) => d.records)).toEqual([2, 2, 2]);
-      expect(pool.tryAddText(chunk)).not.toBeNull();
+      // A place is free again; its answer is awaited (closing the pool would reject it).
+      const again = pool.tryAddText(chunk);
+      expect(again).not.toBeNull();
+      expect((await again!.done).records).toBe(2);
     } finally {
       await pool.close();
     }

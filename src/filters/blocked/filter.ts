@@ -41,7 +41,7 @@ import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter
 import { checkPacked, keyEnd } from '../packed.js';
 import { addHashes, hasHashes } from './batch.js';
 import { blockedFormat } from './format.js';
-import { BlockedKernel, type BlockProbeExports } from './kernel.js';
+import { addStrings, BlockedKernel, type BlockProbeExports, hasStrings } from './kernel.js';
 import {
   BLOCK_BITS,
   blockedDesignPoint,
@@ -204,16 +204,7 @@ export class BlockedBloomFilter<K extends Key = Key>
     if (!Array.isArray(keys)) return super.addMany(keys);
     if (this.kernel !== null && this.funnel === 'string') {
       const one = (i: number) => this.add(keys[i]!);
-      return this.kernel.run(
-        keys,
-        keys.length,
-        this.blocks,
-        this.hashes,
-        true,
-        null,
-        this.bits as BitArray,
-        one,
-      );
+      return addStrings(this.kernel, keys, this.blocks, this.hashes, this.bits as BitArray, one);
     }
     let added = 0;
     for (let start = 0; start < keys.length; start += MAX_BATCH) {
@@ -237,22 +228,20 @@ export class BlockedBloomFilter<K extends Key = Key>
   /** `has` for every key, in order (an array takes the batch path of {@link addMany}). */
   override hasMany(keys: Iterable<K>, out?: boolean[]): boolean[] {
     if (!Array.isArray(keys)) return super.hasMany(keys, out);
-    checkAnswers(out);
-    const found = answerBytes(keys.length);
     if (this.kernel !== null && this.funnel === 'string') {
       const one = (i: number) => this.has(keys[i]!);
-      this.kernel.run(
+      return hasStrings(
+        this.kernel,
         keys,
-        keys.length,
         this.blocks,
         this.hashes,
-        false,
-        found,
         this.bits as BitArray,
         one,
+        out,
       );
-      return booleans(found, out);
     }
+    checkAnswers(out);
+    const found = answerBytes(keys.length);
     for (let start = 0; start < keys.length; start += MAX_BATCH) {
       const count = Math.min(MAX_BATCH, keys.length - start);
       xxh64Many(this.funnel, keys, start, count);
