@@ -48,6 +48,25 @@ function fitRun(i: number): number {
   return j;
 }
 let sink = 0;
+/** `run(i, stop)` for each run of keys (fitRun), in order. */
+function eachRun(run: (i: number, stop: number) => void): void {
+  for (let i = 0; i < n; ) {
+    const stop = fitRun(i);
+    run(i, stop);
+    i = stop;
+  }
+}
+/** Where run [i, stop)'s UTF-16 units go (fitRun's unit ends): the end of the area, 2 bytes each. */
+const unitsAt = (i: number, stop: number): number => (KEY_AT + ROOM - 2 * offsets[stop - i]!) & ~1;
+/** Each run: `copy` puts its UTF-16 units at `src`, then the transcoder writes its UTF-8. */
+function transcodeRuns(copy: (i: number, stop: number, src: number) => void): void {
+  eachRun((i, stop) => {
+    const src = unitsAt(i, stop);
+    copy(i, stop, src);
+    offsets[0] = KEY_AT;
+    sink += wasm.utf8(src, OFFSETS_AT, stop - i);
+  });
+}
 const variants: Record<string, () => void> = {
   'packStringsInto (runs)': () => {
     useStringEncoder('buffer');
@@ -60,90 +79,49 @@ const variants: Record<string, () => void> = {
     sink += offsets[1]!;
     useStringEncoder('buffer');
   },
-  'utf8Write bare': () => {
-    for (let i = 0; i < n; ) {
-      const stop = fitRun(i);
+  'utf8Write bare': () =>
+    eachRun((i, stop) => {
       let p = KEY_AT;
       for (let j = i; j < stop; j++) p += buf.utf8Write(keys[j]!, p);
       sink += p;
-      i = stop;
-    }
-  },
-  'join only': () => {
-    for (let i = 0; i < n; ) {
-      const stop = fitRun(i);
+    }),
+  'join only': () =>
+    eachRun((i, stop) => {
       sink += keys.slice(i, stop).join('').length;
-      i = stop;
-    }
-  },
-  'join+utf8Write': () => {
-    for (let i = 0; i < n; ) {
-      const stop = fitRun(i);
+    }),
+  'join+utf8Write': () =>
+    eachRun((i, stop) => {
       sink += buf.utf8Write(keys.slice(i, stop).join(''), KEY_AT);
-      i = stop;
-    }
-  },
-  'join+latin1Write (inexact)': () => {
-    for (let i = 0; i < n; ) {
-      const stop = fitRun(i);
+    }),
+  'join+latin1Write (inexact)': () =>
+    eachRun((i, stop) => {
       sink += buf.latin1Write(keys.slice(i, stop).join(''), KEY_AT);
-      i = stop;
-    }
-  },
-  'join+ucs2Write only': () => {
-    for (let i = 0; i < n; ) {
-      const stop = fitRun(i);
-      const units = offsets[stop - i]!;
-      sink += buf.ucs2Write(keys.slice(i, stop).join(''), (KEY_AT + ROOM - 2 * units) & ~1);
-      i = stop;
-    }
-  },
-  'join+ucs2Write+wasm': () => {
-    for (let i = 0; i < n; ) {
-      const stop = fitRun(i);
-      const units = offsets[stop - i]!;
-      const src = (KEY_AT + ROOM - 2 * units) & ~1;
-      buf.ucs2Write(keys.slice(i, stop).join(''), src);
-      offsets[0] = KEY_AT;
-      sink += wasm.utf8(src, OFFSETS_AT, stop - i);
-      i = stop;
-    }
-  },
-  'concat+ucs2Write+wasm': () => {
-    for (let i = 0; i < n; ) {
-      const stop = fitRun(i);
-      const units = offsets[stop - i]!;
-      const src = (KEY_AT + ROOM - 2 * units) & ~1;
+    }),
+  'join+ucs2Write only': () =>
+    eachRun((i, stop) => {
+      sink += buf.ucs2Write(keys.slice(i, stop).join(''), unitsAt(i, stop));
+    }),
+  'join+ucs2Write+wasm': () =>
+    transcodeRuns((i, stop, src) => buf.ucs2Write(keys.slice(i, stop).join(''), src)),
+  'concat+ucs2Write+wasm': () =>
+    transcodeRuns((i, stop, src) => {
       let s = '';
       for (let j = i; j < stop; j++) s += keys[j]!;
       buf.ucs2Write(s, src);
-      offsets[0] = KEY_AT;
-      sink += wasm.utf8(src, OFFSETS_AT, stop - i);
-      i = stop;
-    }
-  },
-  'ucs2Write per key+wasm': () => {
-    for (let i = 0; i < n; ) {
-      const stop = fitRun(i);
-      const units = offsets[stop - i]!;
-      const src = (KEY_AT + ROOM - 2 * units) & ~1;
+    }),
+  'ucs2Write per key+wasm': () =>
+    transcodeRuns((i, stop, src) => {
       let p = src;
       for (let j = i; j < stop; j++) p += buf.ucs2Write(keys[j]!, p);
-      offsets[0] = KEY_AT;
-      sink += wasm.utf8(src, OFFSETS_AT, stop - i);
-      i = stop;
-    }
-  },
+    }),
 };
 
 // Exactness: the transcoder's bytes equal the current packer's, chunk by chunk.
 {
   const other = new Uint8Array(ROOM + 64);
   const otherOffs = new Uint32Array(1025);
-  for (let i = 0; i < n; ) {
-    const stop = fitRun(i);
-    const units = offsets[stop - i]!;
-    const src = (KEY_AT + ROOM - 2 * units) & ~1;
+  eachRun((i, stop) => {
+    const src = unitsAt(i, stop);
     buf.ucs2Write(keys.slice(i, stop).join(''), src);
     offsets[0] = KEY_AT;
     if (wasm.utf8(src, OFFSETS_AT, stop - i) !== stop - i) throw new Error(`chunk at ${i} cut`);
@@ -154,8 +132,7 @@ const variants: Record<string, () => void> = {
       if (otherOffs[j] !== offsets[j]) throw new Error(`offset ${i + j}`);
     for (let b = KEY_AT; b < end; b++)
       if (other[b] !== buf[b]) throw new Error(`byte ${b} of chunk at ${i}`);
-    i = stop;
-  }
+  });
 }
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const cpu = () => {
