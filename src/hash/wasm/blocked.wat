@@ -20,7 +20,13 @@
   ;; if all its bits are set, and the result is how many were. Mode 2 sets, in key order: the byte
   ;; is 1 if the key set a bit (was new), and the result is the number of bits it set in all.
   ;; Touching instead the block of the key 8, 16 or 32 places ahead inside pass 2 (fewer misses in
-  ;; flight) measured 1.5 to 1.7x slower at 10M URL keys and no faster at 1M.
+  ;; flight) measured 1.5 to 1.7x slower at 10M URL keys and no faster at 1M. Touching each key's
+  ;; block inside the hash loop, right after its hash (xxh64.wat computing the block address;
+  ;; pass 1 skipped), measured 0.79 to 0.90x at 3M URL keys (bench/kernels.ts): a missing load
+  ;; holds the reorder buffer, which then spans only a key or two of hashing, so few misses are
+  ;; in flight, where this pass has a whole chunk's. Without pass 1 the batch takes 1.5 to 2.5x
+  ;; as long at 10M URL keys; loading only the first word (a kernel's blocks are 64-byte aligned,
+  ;; one cache line each) measured the same as loading both, within the noise of two runs.
   (func (export "batch") (param $h i32) (param $count i32) (param $base i32)
     (param $blocks i32) (param $k i32) (param $mode i32) (param $out i32) (result i32)
     (local $j i32) (local $p i32) (local $b i32) (local $x i32) (local $i i32) (local $w i32)
