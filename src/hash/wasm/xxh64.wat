@@ -33,8 +33,10 @@
   ;; 22.0 ns a key against 31.4 with a branchy tail key by key, 23.7 with the branchless tail key by
   ;; key, and 37.6 with both keys' loops side by side (stripes, lanes and bytes while both have
   ;; one: the eight lane accumulators spill and every loop exit still mispredicts); 26 to 32-byte
-  ;; keys, whose branches predict well, 9.0 against 7.9. In the blocked filter's batch at 3M URL
-  ;; keys (bench/kernels.ts): 1.14 to 1.16x as fast. The hash, its four lane merges included, is
+  ;; keys, whose branches predict well, 9.0 against 7.9. Both keys' stripes side by side (then the
+  ;; longer key's alone) with these tails: 24.2 against 21.2 in another run. In the blocked
+  ;; filter's batch (bench/kernels.ts, URL keys): 1.14 to 1.16x as fast at 3M keys, 1.18 to 1.19x
+  ;; at 10M (49 against 57 ns a key for adds). The hash, its four lane merges included, is
   ;; written out inside the loop: V8 does not inline wasm-to-wasm calls, and a call per key and
   ;; four per key of 32 bytes or more cost 1.2 to 1.25x the time of a packed blocked-filter batch
   ;; at 1M URL keys.
