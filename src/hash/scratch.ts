@@ -7,7 +7,7 @@
  * Nothing is compiled or instantiated when bloomkit is imported: a module is compiled on its first
  * hash (so a bundle that never hashes can drop it, and importing costs nothing), then
  * instantiated over this memory ({@link Scratch.instance}) and once per classic filter kernel
- * (hash/hasher.ts). Each module is under 2.5 KiB, well under the 4 KiB that browsers allow to
+ * (hash/hasher.ts). Each module is under 2 KiB, well under the 4 KiB that browsers allow to
  * compile synchronously on the main thread. Where WebAssembly is missing or forbidden (a CSP
  * without 'wasm-unsafe-eval'), the scratch is a buffer with the same layout and the JavaScript
  * cores compute the same values.
