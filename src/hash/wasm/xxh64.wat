@@ -38,7 +38,9 @@
   ;; keys, whose branches predict well, 9.0 against 7.9. Both keys' stripes side by side (then the
   ;; longer key's alone) with these tails: 24.2 against 21.2 in another run. In the blocked
   ;; filter's batch (bench/kernels.ts, URL keys): 1.14 to 1.16x as fast at 3M keys, 1.18 to 1.19x
-  ;; at 10M (49 against 57 ns a key for adds). The hash, its four lane merges included, is
+  ;; at 10M (49 against 57 ns a key for adds). One key alone (`xxh64`, the per-key paths) pays
+  ;; for it: every tail step is in its chain and no other key's work overlaps it, 91 against 85
+  ;; ns a URL key with its copy into memory. The hash, its four lane merges included, is
   ;; written out inside the loop: V8 does not inline wasm-to-wasm calls, and a call per key and
   ;; four per key of 32 bytes or more cost 1.2 to 1.25x the time of a packed blocked-filter batch
   ;; at 1M URL keys.
