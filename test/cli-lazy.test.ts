@@ -18,6 +18,9 @@ import { type BuiltCli, buildCli } from './support/cli.js';
 let cli: BuiltCli;
 let dir: string;
 
+/** The command's code files, ES module or CommonJS (not the probes' own `.mjs`). */
+const CODE_FILE = /\.c?js$/;
+
 /** Node's modules a plain add or check must not load. */
 const NOT_LOADED = ['zlib', 'worker_threads', 'crypto', 'http', 'child_process'];
 
@@ -35,8 +38,16 @@ export async function load(url, context, next) {
   );
   writeFileSync(
     join(dir, 'urls.mjs'),
-    `import { register } from 'node:module';
+    `import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+import { pathToFileURL } from 'node:url';
 register(${JSON.stringify(`file://${join(dir, 'hooks.mjs')}`)});
+// The command's files are CommonJS (loaded by require(), which the hook does not see).
+const required = createRequire(import.meta.url).cache;
+process.on('exit', () => {
+  const urls = Object.keys(required).map((path) => pathToFileURL(path).href);
+  appendFileSync(process.env.PROBE_OUT, urls.map((u) => u + '\\n').join(''));
+});
 `,
   );
   writeFileSync(
@@ -75,13 +86,14 @@ function probed(probe: 'urls' | 'natives' | 'wasm', args: string[]): string[] {
   });
   expect(r.stderr).toBe('');
   expect([0, 1]).toContain(r.status);
-  return readFileSync(out, 'utf8').split('\n').filter(Boolean);
+  // Each file once (the entry is seen by the hook and in require's cache).
+  return [...new Set(readFileSync(out, 'utf8').split('\n').filter(Boolean))];
 }
 
 /** The filter classes of the table defined in the files a run loaded. */
 function classesIn(urls: readonly string[]): string[] {
   const code = urls
-    .filter((u) => u.endsWith('.js'))
+    .filter((u) => CODE_FILE.test(u))
     .map((u) => readFileSync(fileURLToPath(u), 'utf8'))
     .join('\n');
   return CODECS.map((c) => c.filterClass.name).filter((name) =>
@@ -92,12 +104,12 @@ function classesIn(urls: readonly string[]): string[] {
 describe.each(['check', 'add'])('a plain %s of a native classic filter file', (command) => {
   it('loads the classic filter and no other type', () => {
     const urls = probed('urls', [command, join(dir, 'f.bloom')]);
-    expect(urls.some((u) => u.endsWith('/cli.js'))).toBe(true);
+    expect(urls.some((u) => u.endsWith('/cli.cjs'))).toBe(true);
     expect(classesIn(urls)).toEqual(['BloomFilter']);
   });
 
   it('reads its code from a few files, not one per module (scripts/cli-chunks.ts)', () => {
-    const files = probed('urls', [command, join(dir, 'f.bloom')]).filter((u) => u.endsWith('.js'));
+    const files = probed('urls', [command, join(dir, 'f.bloom')]).filter((u) => CODE_FILE.test(u));
     // The entry, the hot path (its part the worker threads share apart), esbuild's helpers,
     // and one small file per import() target: the command, the classic type's codec, and
     // add's file lock (34 files before).
