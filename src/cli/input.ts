@@ -6,8 +6,8 @@
  * (concatenated gzip members too, as `zcat` reads them).
  */
 
-import { createReadStream, fstatSync, read as readCallback } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { createReadStream, promises as fsp, fstatSync, read as readCallback } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { CliError, type CliIo } from './command.js';
 import { copyBytes } from './separators.js';
@@ -184,7 +184,7 @@ export async function openInput(path: string, stdin: CliIo['stdin']): Promise<By
   let handle: FileHandle;
   let size: number;
   try {
-    handle = await open(path, 'r');
+    handle = await fsp.open(path, 'r');
     const info = await handle.stat();
     if (info.isDirectory()) {
       await handle.close();

@@ -21,8 +21,8 @@
  * it is still this holder's.
  */
 
-import { readFileSync } from 'node:fs';
-import { lstat, open, readFile, unlink } from 'node:fs/promises';
+import { promises as fsp, readFileSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { show } from '../errors.js';
@@ -105,9 +105,9 @@ async function readLock(
   lockPath: string,
 ): Promise<{ holder: LockHolder | null; ino: number; ageMs: number } | null> {
   try {
-    const info = await lstat(lockPath);
+    const info = await fsp.lstat(lockPath);
     // Only a regular file is read (a FIFO planted there would block the read).
-    const text = info.isFile() ? await readFile(lockPath, 'utf8') : '';
+    const text = info.isFile() ? await fsp.readFile(lockPath, 'utf8') : '';
     return { holder: parseHolder(text), ino: info.ino, ageMs: Date.now() - info.mtimeMs };
   } catch (error) {
     if ((error as { code?: string }).code === 'ENOENT') return null;
@@ -126,9 +126,9 @@ function isStale(lock: { holder: LockHolder | null; ageMs: number }, host: strin
 
 /** Creates `path` exclusively holding `text`; false if it exists. */
 async function createExclusive(path: string, text: string): Promise<boolean> {
-  let fh: Awaited<ReturnType<typeof open>>;
+  let fh: FileHandle;
   try {
-    fh = await open(path, 'wx', 0o644);
+    fh = await fsp.open(path, 'wx', 0o644);
   } catch (error) {
     if ((error as { code?: string }).code === 'EEXIST') return false;
     throw error;
@@ -149,16 +149,16 @@ async function breakStale(lockPath: string, ino: number, host: string): Promise<
     // Another waiter is taking over; a guard left by a killed one is removed (it is held for
     // microseconds, so one older than the unreadable limit is certainly stale).
     const other = await readLock(guard);
-    if (other !== null && isStale(other, host)) await unlink(guard).catch(() => {});
+    if (other !== null && isStale(other, host)) await fsp.unlink(guard).catch(() => {});
     return false;
   }
   try {
     const now = await readLock(lockPath);
     if (now === null || now.ino !== ino) return true; // gone, or another holder's now
-    if (isStale(now, host)) await unlink(lockPath);
+    if (isStale(now, host)) await fsp.unlink(lockPath);
     return true;
   } finally {
-    await unlink(guard).catch(() => {});
+    await fsp.unlink(guard).catch(() => {});
   }
 }
 
@@ -200,8 +200,8 @@ function held(lockPath: string, mine: string): FileLock {
     async release() {
       if (released) return;
       released = true;
-      const text = await readFile(lockPath, 'utf8').catch(() => null);
-      if (text === mine) await unlink(lockPath).catch(() => {});
+      const text = await fsp.readFile(lockPath, 'utf8').catch(() => null);
+      if (text === mine) await fsp.unlink(lockPath).catch(() => {});
     },
   };
 }
