@@ -59,6 +59,18 @@ process.on('exit', () => {
 });
 `,
   );
+  // The same as CommonJS, loaded with --require: an ES module probe's own `import ... from
+  // 'node:fs'` runs node:fs's lazy getters (fs/promises, and the stream code it loads).
+  writeFileSync(
+    join(dir, 'natives.cjs'),
+    `const { appendFileSync } = require('node:fs');
+process.on('exit', () => {
+  const natives = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
+  appendFileSync(process.env.PROBE_OUT, natives.map((m) => m.slice(13)).join('\\n') + '\\n');
+});
+`,
+  );
+  writeFileSync(join(dir, 'empty.txt'), '');
   writeFileSync(
     join(dir, 'wasm.mjs'),
     `import { appendFileSync } from 'node:fs';
@@ -76,10 +88,14 @@ WebAssembly.Module = function (bytes) {
 afterAll(() => cli?.dispose());
 
 /** The lines the probe `probe` wrote during `bloomkit ...args` (standard input empty). */
-function probed(probe: 'urls' | 'natives' | 'wasm', args: string[]): string[] {
+function probed(probe: 'urls' | 'natives' | 'natives-cjs' | 'wasm', args: string[]): string[] {
   const out = join(dir, `${probe}-${args[0]}.txt`);
   writeFileSync(out, '');
-  const r = spawnSync(process.execPath, ['--import', join(dir, `${probe}.mjs`), cli.bin, ...args], {
+  const loader =
+    probe === 'natives-cjs'
+      ? ['--require', join(dir, 'natives.cjs')]
+      : ['--import', join(dir, `${probe}.mjs`)];
+  const r = spawnSync(process.execPath, [...loader, cli.bin, ...args], {
     env: { ...process.env, PROBE_OUT: out, BLOOMKIT_DEBUG: '' },
     input: '',
     encoding: 'utf8',
@@ -120,6 +136,18 @@ describe.each(['check', 'add'])('a plain %s of a native classic filter file', (c
     // The file's checksum and the classic filter's kernel; the record search (3.5 ms to
     // compile) waits for a first record.
     expect(probed('wasm', [command, join(dir, 'f.bloom')]).length).toBeLessThanOrEqual(2);
+  });
+
+  it('makes no standard stream when it reads a file and prints nothing: no stream code loaded', () => {
+    // Node makes process.stdout, stdin and stderr when first read; each loads its stream code
+    // (a pipe's socket, net, ...), about 6 ms of CPU a run. The command reads them only when used.
+    const natives = probed('natives-cjs', [command, join(dir, 'f.bloom'), join(dir, 'empty.txt')]);
+    expect(natives).toContain('fs');
+    const streams = ['stream', 'net', 'internal/fs/sync_write_stream', 'tty'];
+    expect(natives.filter((m) => streams.includes(m))).toEqual([]);
+    // A check opens and reads its files with blocking calls: node:fs/promises is not loaded
+    // (add takes the file lock through it).
+    if (command === 'check') expect(natives).not.toContain('internal/fs/promises');
   });
 
   it(`loads none of Node's ${NOT_LOADED.join(', ')}`, () => {
