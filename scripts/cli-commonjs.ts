@@ -92,6 +92,13 @@ export async function commandAsCommonJs(
           platform: 'node',
           target: 'es2022',
           sourcemap,
+          // Comments and indentation out, names kept (messages, stack traces, `instanceof` are
+          // as before; the source maps point into src/), and ASCII only (non-ASCII characters
+          // in strings escaped): Node reads an ASCII file into a one-byte string without decoding
+          // UTF-8, and V8 scans less. Measured on the hot path's file (163 kB): 2 ms less CPU
+          // to load and 100 fewer page faults.
+          minifyWhitespace: true,
+          charset: 'ascii',
           // `import()` becomes `require()` (an ES loader would otherwise start at the first one).
           supported: { 'dynamic-import': false },
           inject: [injected],

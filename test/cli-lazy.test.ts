@@ -113,7 +113,7 @@ function classesIn(urls: readonly string[]): string[] {
     .map((u) => readFileSync(fileURLToPath(u), 'utf8'))
     .join('\n');
   return CODECS.map((c) => c.filterClass.name).filter((name) =>
-    new RegExp(`\\b(class _?${name}\\b|${name} = class\\b)`).test(code),
+    new RegExp(`\\b(class _?${name}\\b|${name}\\s*=\\s*class\\b)`).test(code),
   );
 }
 
