@@ -145,9 +145,9 @@ describe.each(['check', 'add'])('a plain %s of a native classic filter file', (c
     expect(natives).toContain('fs');
     const streams = ['stream', 'net', 'internal/fs/sync_write_stream', 'tty'];
     expect(natives.filter((m) => streams.includes(m))).toEqual([]);
-    // A check opens and reads its files with blocking calls: node:fs/promises is not loaded
-    // (add takes the file lock through it).
-    if (command === 'check') expect(natives).not.toContain('internal/fs/promises');
+    // The files, and add's lock file, are opened and read with blocking calls: node:fs/promises
+    // is not loaded.
+    expect(natives).not.toContain('internal/fs/promises');
   });
 
   it(`loads none of Node's ${NOT_LOADED.join(', ')}`, () => {
