@@ -21,8 +21,11 @@ import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from 'tsup';
 import { hotPathChunk } from './scripts/cli-chunks.js';
+import { commandAsCommonJs } from './scripts/cli-commonjs.js';
 
 const CLI_ENTRY = 'src/cli.ts';
+/** Where the command's split ES build goes before it becomes CommonJS in dist/ (removed then). */
+const CLI_ESM_DIR = 'dist/.cli-esm';
 const WORKER_ENTRY = 'src/node/parallel-worker.ts';
 
 const entry = { index: 'src/index.ts', node: 'src/node.ts', redis: 'src/redis.ts' };
@@ -52,16 +55,19 @@ const cjs: Options = {
 };
 
 /**
- * The `bloomkit` command (package.json "bin": dist/cli.js), bundled: start-up then reads a few
+ * The `bloomkit` command (package.json "bin": dist/cli.cjs), bundled: start-up then reads a few
  * files instead of every module of the library (measured: 0.26 s of CPU for `--version` from
  * the one-file-per-module build, 0.12 s bundled, 0.07 s for Node itself). Parts few runs need
  * (other commands and filter types, Redis, Parquet, serve) stay in chunks loaded on demand;
  * the code a plain `add` or `check` runs is one shared file (scripts/cli-chunks.ts: 0.89 times
- * the CPU of the 34 files esbuild cut it into before); dist/cli-worker.js is what the command's
- * worker threads (`--threads`) load.
+ * the CPU of the 34 files esbuild cut it into before); dist/cli-worker.cjs is what the command's
+ * worker threads (`--threads`) load. esbuild splits ES modules only: the split build is written
+ * to a folder of its own, then each of its files becomes a CommonJS file in dist/
+ * (scripts/cli-commonjs.ts: a CommonJS entry starts for less than an ES module one).
  */
 const cli: Options = {
   entry: { cli: CLI_ENTRY, 'cli-worker': WORKER_ENTRY },
+  outDir: CLI_ESM_DIR,
   esbuildPlugins: [
     hotPathChunk({
       root: fileURLToPath(new URL('.', import.meta.url)),
@@ -71,11 +77,19 @@ const cli: Options = {
   ],
   format: ['esm'],
   platform: 'node',
-  sourcemap: true,
+  // Inline, so that the CommonJS conversion chains the maps back to src/.
+  sourcemap: 'inline',
   target: 'es2022',
   splitting: true,
   // Bundled too: as external packages their many module files would be loaded at each start.
   noExternal: ['hyparquet', '@noble/hashes', 'csv-parse'],
+  // Every command file gets the prefix `cli-` (the library's CommonJS chunks are `chunk-*.cjs`).
+  esbuildOptions(options) {
+    options.chunkNames = 'cli-[name]-[hash]';
+  },
+  async onSuccess() {
+    await commandAsCommonJs(CLI_ESM_DIR, 'dist', { sourcemap: true, removeFrom: true });
+  },
 };
 
 export default defineConfig(() => {

@@ -5,10 +5,18 @@
 
 import { main } from './cli/main.js';
 
+// Getters: Node makes a standard stream when it is first read, and a run makes only those it
+// uses (see CliIo).
 main(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
+  get stdout() {
+    return process.stdout;
+  },
+  get stderr() {
+    return process.stderr;
+  },
+  get stdin() {
+    return process.stdin;
+  },
 }).then(
   (code) => {
     process.exitCode = code;

@@ -18,6 +18,9 @@ import { type BuiltCli, buildCli } from './support/cli.js';
 let cli: BuiltCli;
 let dir: string;
 
+/** The command's code files, ES module or CommonJS (not the probes' own `.mjs`). */
+const CODE_FILE = /\.c?js$/;
+
 /** Node's modules a plain add or check must not load. */
 const NOT_LOADED = ['zlib', 'worker_threads', 'crypto', 'http', 'child_process'];
 
@@ -35,8 +38,16 @@ export async function load(url, context, next) {
   );
   writeFileSync(
     join(dir, 'urls.mjs'),
-    `import { register } from 'node:module';
+    `import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+import { pathToFileURL } from 'node:url';
 register(${JSON.stringify(`file://${join(dir, 'hooks.mjs')}`)});
+// The command's files are CommonJS (loaded by require(), which the hook does not see).
+const required = createRequire(import.meta.url).cache;
+process.on('exit', () => {
+  const urls = Object.keys(required).map((path) => pathToFileURL(path).href);
+  appendFileSync(process.env.PROBE_OUT, urls.map((u) => u + '\\n').join(''));
+});
 `,
   );
   writeFileSync(
@@ -48,6 +59,18 @@ process.on('exit', () => {
 });
 `,
   );
+  // The same as CommonJS, loaded with --require: an ES module probe's own `import ... from
+  // 'node:fs'` runs node:fs's lazy getters (fs/promises, and the stream code it loads).
+  writeFileSync(
+    join(dir, 'natives.cjs'),
+    `const { appendFileSync } = require('node:fs');
+process.on('exit', () => {
+  const natives = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
+  appendFileSync(process.env.PROBE_OUT, natives.map((m) => m.slice(13)).join('\\n') + '\\n');
+});
+`,
+  );
+  writeFileSync(join(dir, 'empty.txt'), '');
   writeFileSync(
     join(dir, 'wasm.mjs'),
     `import { appendFileSync } from 'node:fs';
@@ -65,39 +88,44 @@ WebAssembly.Module = function (bytes) {
 afterAll(() => cli?.dispose());
 
 /** The lines the probe `probe` wrote during `bloomkit ...args` (standard input empty). */
-function probed(probe: 'urls' | 'natives' | 'wasm', args: string[]): string[] {
+function probed(probe: 'urls' | 'natives' | 'natives-cjs' | 'wasm', args: string[]): string[] {
   const out = join(dir, `${probe}-${args[0]}.txt`);
   writeFileSync(out, '');
-  const r = spawnSync(process.execPath, ['--import', join(dir, `${probe}.mjs`), cli.bin, ...args], {
+  const loader =
+    probe === 'natives-cjs'
+      ? ['--require', join(dir, 'natives.cjs')]
+      : ['--import', join(dir, `${probe}.mjs`)];
+  const r = spawnSync(process.execPath, [...loader, cli.bin, ...args], {
     env: { ...process.env, PROBE_OUT: out, BLOOMKIT_DEBUG: '' },
     input: '',
     encoding: 'utf8',
   });
   expect(r.stderr).toBe('');
   expect([0, 1]).toContain(r.status);
-  return readFileSync(out, 'utf8').split('\n').filter(Boolean);
+  // Each file once (the entry is seen by the hook and in require's cache).
+  return [...new Set(readFileSync(out, 'utf8').split('\n').filter(Boolean))];
 }
 
 /** The filter classes of the table defined in the files a run loaded. */
 function classesIn(urls: readonly string[]): string[] {
   const code = urls
-    .filter((u) => u.endsWith('.js'))
+    .filter((u) => CODE_FILE.test(u))
     .map((u) => readFileSync(fileURLToPath(u), 'utf8'))
     .join('\n');
   return CODECS.map((c) => c.filterClass.name).filter((name) =>
-    new RegExp(`\\b(class _?${name}\\b|${name} = class\\b)`).test(code),
+    new RegExp(`\\b(class _?${name}\\b|${name}\\s*=\\s*class\\b)`).test(code),
   );
 }
 
 describe.each(['check', 'add'])('a plain %s of a native classic filter file', (command) => {
   it('loads the classic filter and no other type', () => {
     const urls = probed('urls', [command, join(dir, 'f.bloom')]);
-    expect(urls.some((u) => u.endsWith('/cli.js'))).toBe(true);
+    expect(urls.some((u) => u.endsWith('/cli.cjs'))).toBe(true);
     expect(classesIn(urls)).toEqual(['BloomFilter']);
   });
 
   it('reads its code from a few files, not one per module (scripts/cli-chunks.ts)', () => {
-    const files = probed('urls', [command, join(dir, 'f.bloom')]).filter((u) => u.endsWith('.js'));
+    const files = probed('urls', [command, join(dir, 'f.bloom')]).filter((u) => CODE_FILE.test(u));
     // The entry, the hot path (its part the worker threads share apart), esbuild's helpers,
     // and one small file per import() target: the command, the classic type's codec, and
     // add's file lock (34 files before).
@@ -108,6 +136,18 @@ describe.each(['check', 'add'])('a plain %s of a native classic filter file', (c
     // The file's checksum and the classic filter's kernel; the record search (3.5 ms to
     // compile) waits for a first record.
     expect(probed('wasm', [command, join(dir, 'f.bloom')]).length).toBeLessThanOrEqual(2);
+  });
+
+  it('makes no standard stream when it reads a file and prints nothing: no stream code loaded', () => {
+    // Node makes process.stdout, stdin and stderr when first read; each loads its stream code
+    // (a pipe's socket, net, ...), about 6 ms of CPU a run. The command reads them only when used.
+    const natives = probed('natives-cjs', [command, join(dir, 'f.bloom'), join(dir, 'empty.txt')]);
+    expect(natives).toContain('fs');
+    const streams = ['stream', 'net', 'internal/fs/sync_write_stream', 'tty'];
+    expect(natives.filter((m) => streams.includes(m))).toEqual([]);
+    // The files, and add's lock file, are opened and read with blocking calls: node:fs/promises
+    // is not loaded.
+    expect(natives).not.toContain('internal/fs/promises');
   });
 
   it(`loads none of Node's ${NOT_LOADED.join(', ')}`, () => {

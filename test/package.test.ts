@@ -451,4 +451,25 @@ globalThis.__result = check(lib, input.cases, fixtures);
       expect(help.toLowerCase()).toMatch(/usage/);
     },
   );
+
+  it.skipIf(repoPkg.bin === undefined)(
+    'runs create, add and check from the installed files, on one thread and on worker threads',
+    async () => {
+      // The command's files are CommonJS with lazy parts (commands, types, the worker entry):
+      // each is reached here as an installed package reaches it.
+      const bin = join(project, 'node_modules', '.bin', 'bloomkit');
+      expect(await run(bin, ['--version'])).toBe(`bloomkit ${repoPkg.version}\n`);
+      const keys = join(project, 'keys.txt');
+      writeFileSync(keys, `${Array.from({ length: 5000 }, (_, i) => `key-${i}`).join('\n')}\n`);
+      const one = join(project, 'one.bloom');
+      const two = join(project, 'two.bloom');
+      await run(bin, ['create', one, '-n', '10000', '-p', '0.01', '--force']);
+      await run(bin, ['create', two, '-n', '10000', '-p', '0.01', '--force']);
+      await run(bin, ['add', one, keys]);
+      await run(bin, ['add', '--threads', '2', two, keys]);
+      expect(readFileSync(two).equals(readFileSync(one))).toBe(true);
+      expect(await run(bin, ['check', '-c', '--threads', '2', one, keys])).toBe('5000\n');
+      expect(await run(bin, ['check', '-c', two, keys])).toBe('5000\n');
+    },
+  );
 });

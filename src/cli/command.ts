@@ -89,7 +89,9 @@ export interface Invocation {
 /**
  * The process's streams and environment, injectable so that tests run `main` in their own
  * process. Standard input is read with `read(2)` on `stdin.fd` when that descriptor is a regular
- * file (`< file`), else as the stream; a test double without `fd` is always a stream.
+ * file (`< file`), else as the stream; a test double without `fd` is always a stream. The
+ * command passes its streams as getters, read only when a run uses them (making one loads Node's
+ * stream code: a run that prints nothing makes no standard output).
  */
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };

@@ -23,13 +23,14 @@
  * file load no other type and no zlib.
  */
 
+import { closeSync, readSync } from 'node:fs';
 import { FormatError } from '../errors.js';
 import type { MembershipFilter, ReadonlyMembershipFilter } from '../filters/filter.js';
 import { compressionAdvice, dcsoHeaderBits } from '../formats/detect.js';
 import type { Funnel } from '../hash/keys.js';
 import { writeAtomically } from '../node/atomic-file.js';
-import { load, save } from '../node/io.js';
-import { NotRegularFileError, openRegular, readRegular } from '../node/regular-file.js';
+import { loadBlocking, save } from '../node/io.js';
+import { NotRegularFileError, openRegularSync, readRegular } from '../node/regular-file.js';
 import { CliError, type Command } from './command.js';
 import { describeFsError } from './input.js';
 
@@ -65,18 +66,19 @@ function startsWith(bytes: Uint8Array, magic: readonly number[]): boolean {
  * directory, a FIFO, a device) is refused at once, never waited on.
  */
 export async function sniff(path: string): Promise<Sniffed> {
-  let opened: Awaited<ReturnType<typeof openRegular>>;
+  // Blocking calls: the command waits for the answer anyway (see openRegularSync).
+  let opened: ReturnType<typeof openRegularSync>;
   try {
-    opened = await openRegular(path);
+    opened = openRegularSync(path);
   } catch (error) {
     throw asCliError(path, error);
   }
-  const { handle, info } = opened;
+  const { fd, info } = opened;
   try {
     const head = new Uint8Array(Math.min(48, info.size));
-    await handle.read(head, 0, head.length, 0);
+    readSync(fd, head, 0, head.length, 0);
     const tail = new Uint8Array(4);
-    if (info.size >= 8) await handle.read(tail, 0, 4, info.size - 4);
+    if (info.size >= 8) readSync(fd, tail, 0, 4, info.size - 4);
     const size = info.size;
     let kind: FileKind = 'unknown';
     if (startsWith(head, NATIVE_MAGIC)) kind = head[6] === CHUNKED_TYPE ? 'chunked' : 'native';
@@ -92,7 +94,7 @@ export async function sniff(path: string): Promise<Sniffed> {
       // gzip: DCSO's `bloom --gzip` files. The header is in the first inflated bytes: a few
       // KiB of the stream say what it holds (a cut stream inflates as far as it goes).
       const start = new Uint8Array(Math.min(size, 1 << 16));
-      await handle.read(start, 0, start.length, 0);
+      readSync(fd, start, 0, start.length, 0);
       let inner: Uint8Array = new Uint8Array(0);
       const { gunzipSync, constants: zlib } = await import('node:zlib');
       try {
@@ -105,7 +107,7 @@ export async function sniff(path: string): Promise<Sniffed> {
     if (kind === 'unknown' && size >= 3 && head[1] === 0 && head[0]! <= 2) kind = 'mlbf';
     return { kind, size, head };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -148,7 +150,7 @@ async function readSniffed(
   try {
     switch (sniffed.kind) {
       case 'native': {
-        const filter = (await load(path)) as MembershipFilter;
+        const filter = (await loadBlocking(path)) as MembershipFilter;
         if (funnel !== undefined && filter.funnel !== funnel) {
           throw new CliError(
             `${path}: the filter's funnel is ${filter.funnel}; --funnel ${funnel} does not apply (leave it out)`,

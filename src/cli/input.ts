@@ -6,9 +6,18 @@
  * (concatenated gzip members too, as `zcat` reads them).
  */
 
-import { createReadStream, fstatSync, read as readCallback } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  promises as fsp,
+  fstatSync,
+  openSync,
+  read as readCallback,
+  readSync,
+} from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { CliError, type CliIo } from './command.js';
 import { copyBytes } from './separators.js';
 
@@ -54,6 +63,8 @@ class FileSource implements ByteSource {
     readonly size: number | undefined,
     /** Bytes already read from the handle (a peek at the magic), handed out first. */
     private prefix: Uint8Array | null = null,
+    /** Close the descriptor at the end (one this module opened; never standard input's). */
+    private readonly ownsFd = false,
   ) {}
 
   position(): number {
@@ -82,6 +93,7 @@ class FileSource implements ByteSource {
 
   async close(): Promise<void> {
     if (typeof this.handle !== 'number') await this.handle.close();
+    else if (this.ownsFd) closeSync(this.handle);
   }
 }
 
@@ -178,19 +190,56 @@ async function gunzipSource(
   );
 }
 
+/** Where standard input is read from (see {@link CliIo}). */
+export type StdinIo = Pick<CliIo, 'stdin'>;
+
 /** Opens `path` (`-` for `stdin`, standard input) as a byte source, inflating gzip. */
 export async function openInput(path: string, stdin: CliIo['stdin']): Promise<ByteSource> {
-  if (path === '-') return openStdin(stdin);
-  let handle: FileHandle;
+  return openInputOf(path, { stdin });
+}
+
+/**
+ * {@link openInput} with standard input given as `io`: its stream is made (`io.stdin` read) only
+ * when standard input is read as a stream.
+ */
+export async function openInputOf(path: string, io: StdinIo): Promise<ByteSource> {
+  if (path === '-') return openStdin(io);
+  // A regular file is opened with blocking calls (no trip through the thread pool, and
+  // node:fs/promises is not loaded); O_NONBLOCK lets a FIFO's open return at once, and anything
+  // but a regular file is then opened again as before, in the thread pool (a FIFO waits there
+  // for its writer, never blocking the process).
+  let fd: number;
   let size: number;
   try {
-    handle = await open(path, 'r');
-    const info = await handle.stat();
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const info = fstatSync(fd);
     if (info.isDirectory()) {
-      await handle.close();
+      closeSync(fd);
       throw Object.assign(new Error('directory'), { code: 'EISDIR' });
     }
-    size = info.isFile() ? info.size : Number.NaN;
+    if (!info.isFile()) {
+      closeSync(fd);
+      return openOther(path);
+    }
+    size = info.size;
+  } catch (error) {
+    throw describeFsError(path, error);
+  }
+  const head = new Uint8Array(2);
+  const bytesRead = readSync(fd, head, 0, 2, 0);
+  if (isGzip(head.subarray(0, bytesRead))) {
+    closeSync(fd);
+    const raw = createReadStream(path, { start: 2, highWaterMark: STREAM_CHUNK });
+    return gunzipSource(path, head, raw, size);
+  }
+  return new FileSource(path, fd, size, null, true);
+}
+
+/** An input that is not a regular file (a FIFO, a device), opened in the thread pool. */
+async function openOther(path: string): Promise<ByteSource> {
+  let handle: FileHandle;
+  try {
+    handle = await fsp.open(path, 'r');
   } catch (error) {
     throw describeFsError(path, error);
   }
@@ -199,25 +248,31 @@ export async function openInput(path: string, stdin: CliIo['stdin']): Promise<By
   if (bytesRead === 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
     await handle.close();
     const raw = createReadStream(path, { start: 2, highWaterMark: STREAM_CHUNK });
-    return gunzipSource(path, head, raw, Number.isNaN(size) ? undefined : size);
+    return gunzipSource(path, head, raw, undefined);
   }
-  return new FileSource(path, handle, Number.isNaN(size) ? undefined : size);
+  return new FileSource(path, handle, undefined);
+}
+
+function isGzip(head: Uint8Array): boolean {
+  return head.length >= 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1;
 }
 
 /**
  * Standard input: read with `read(2)` like a file when its descriptor is one (`< file`), else as
- * a stream (`stdin` is `process.stdin`, whose `fd` is 0, or a test's stream).
+ * a stream (`stdin` is `process.stdin`, whose `fd` is 0, or a test's stream). A pipe is not read
+ * with `read(2)` in Node's thread pool: a read waiting there for a writer cannot be cancelled,
+ * and the process could not exit on Ctrl-C until the writer wrote or closed.
  */
-async function openStdin(stdin: CliIo['stdin']): Promise<ByteSource> {
+async function openStdin(io: StdinIo): Promise<ByteSource> {
   const name = 'standard input';
-  const fd = stdin.fd;
+  const fd = io.stdin.fd;
   const info = fd === undefined ? undefined : fstatSync(fd);
   const size = info?.isFile() ? info.size : undefined;
   if (fd !== undefined && info?.isFile()) {
     const head = new Uint8Array(2);
     const { bytesRead } = await readFd(fd, head);
     const peeked = head.subarray(0, bytesRead);
-    if (bytesRead === 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
+    if (isGzip(peeked)) {
       // Left open at the end (destroy closes a stream's descriptor whatever autoClose says):
       // standard input is the caller's.
       const raw = createReadStream('', {
@@ -230,9 +285,11 @@ async function openStdin(stdin: CliIo['stdin']): Promise<ByteSource> {
     }
     return new FileSource(name, fd, size, peeked);
   }
-  // A pipe, socket or terminal: Node's own stdin stream (reading fd 0 with read(2) directly
-  // would fail with EAGAIN on a non-blocking pipe).
-  const stream = stdin;
+  return streamStdin(name, io.stdin);
+}
+
+/** Standard input read as Node's stream (a pipe, a terminal, a socket, a test's stream), gzip found. */
+async function streamStdin(name: string, stream: CliIo['stdin']): Promise<ByteSource> {
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const first = await chunks.next();
   const head: Uint8Array = first.done ? new Uint8Array(0) : first.value;
@@ -245,8 +302,9 @@ async function openStdin(stdin: CliIo['stdin']): Promise<ByteSource> {
       yield next.value;
     }
   })();
-  if (head.length >= 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
-    return gunzipSource(name, head, Readable.from(rest), size);
+  if (isGzip(head)) {
+    const { Readable } = await import('node:stream');
+    return gunzipSource(name, head, Readable.from(rest), undefined);
   }
   const all = (async function* () {
     if (head.length > 0) yield head;
@@ -255,7 +313,7 @@ async function openStdin(stdin: CliIo['stdin']): Promise<ByteSource> {
   return new StreamSource(
     name,
     all,
-    size,
+    undefined,
     () => consumed,
     () => stream.destroy?.(),
   );

@@ -23,11 +23,26 @@ export class Output {
   private broken = false;
   private error: Error | null = null;
 
-  constructor(private readonly stream: NodeJS.WritableStream) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') this.broken = true;
-      else this.error = error;
-    });
+  private made: NodeJS.WritableStream | null = null;
+
+  /**
+   * Output to `target`; a function is called for the stream at the first write, so that output
+   * that stays empty never makes the stream (see CliIo).
+   */
+  constructor(private readonly target: NodeJS.WritableStream | (() => NodeJS.WritableStream)) {
+    if (typeof target !== 'function') void this.stream;
+  }
+
+  private get stream(): NodeJS.WritableStream {
+    if (this.made === null) {
+      const stream = typeof this.target === 'function' ? this.target() : this.target;
+      stream.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EPIPE') this.broken = true;
+        else this.error = error;
+      });
+      this.made = stream;
+    }
+    return this.made;
   }
 
   /** True once the reader went away (EPIPE): the command may stop early. */
@@ -131,13 +146,14 @@ export class Output {
   }
 
   private needsDrain(): boolean {
-    return (this.stream as { writableNeedDrain?: boolean }).writableNeedDrain === true;
+    if (this.made === null) return false;
+    return (this.made as { writableNeedDrain?: boolean }).writableNeedDrain === true;
   }
 
   /** Flushes and waits until everything written has been handed to the operating system. */
   async end(): Promise<void> {
     await this.flush();
-    if (this.broken) return;
+    if (this.broken || this.made === null) return; // nothing was ever written
     await new Promise<void>((resolve) => this.stream.write('', () => resolve()));
     if (this.error) throw this.error;
   }

@@ -7,7 +7,7 @@
 
 import type { Funnel } from '../index.js';
 import type { CliIo, OptionValues } from './command.js';
-import { type ByteSource, openInput } from './input.js';
+import { type ByteSource, openInputOf } from './input.js';
 import { flag, parseDelimiter, parseFields, parseFunnel, stringOption } from './options.js';
 import { Progress } from './progress.js';
 import { type RecordBatch, type RecordOptions, RecordReader } from './records.js';
@@ -75,12 +75,13 @@ export async function scanInputs(
     source: ByteSource,
   ) => Promise<boolean | undefined> | boolean | undefined,
 ): Promise<number> {
-  const progress = Progress.create(io, options, label);
+  // Made at the first batch: an empty run does not look at standard error (see CliIo).
+  let progress: Progress | null | undefined;
   let records = 0;
   let readBefore = 0;
   try {
     for (const name of inputs) {
-      const source = await openInput(name, io.stdin);
+      const source = await openInputOf(name, io);
       const reader = new RecordReader(source, recordOpts);
       try {
         for (;;) {
@@ -90,6 +91,7 @@ export async function scanInputs(
           if (batch === null) break;
           records += batch.count;
           if ((await each(batch, source)) === false) return records;
+          progress ??= Progress.create(io, options, label);
           progress?.update(records, readBefore + source.position(), source.size);
         }
         readBefore += source.position();

@@ -19,7 +19,8 @@
  *    only until the next write of that file.
  */
 
-import { type FileHandle, link, open, readdir, rename, unlink } from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { kindOf, NotRegularFileError, resolveTarget } from './regular-file.js';
 
@@ -50,7 +51,7 @@ export async function writeAtomically<T>(
   await removeStaleTemps(target.path);
   const temp = `${target.path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
   const mode = target.info === null ? 0o666 : target.info.mode & 0o777;
-  const fh = await open(temp, 'wx', mode);
+  const fh = await fsp.open(temp, 'wx', mode);
   let placed = false;
   try {
     if (target.info !== null) await fh.chmod(mode); // exactly the old bits, whatever the umask
@@ -61,7 +62,7 @@ export async function writeAtomically<T>(
     return result;
   } catch (error) {
     await fh.close().catch(() => {});
-    if (!placed) await unlink(temp).catch(() => {});
+    if (!placed) await fsp.unlink(temp).catch(() => {});
     throw error;
   }
 }
@@ -70,8 +71,8 @@ export async function writeAtomically<T>(
 async function place(temp: string, final: string, path: string, overwrite: boolean) {
   if (!overwrite) {
     try {
-      await link(temp, final);
-      await unlink(temp).catch(() => {});
+      await fsp.link(temp, final);
+      await fsp.unlink(temp).catch(() => {});
       return true;
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -86,7 +87,7 @@ async function place(temp: string, final: string, path: string, overwrite: boole
   const now = await resolveTarget(final);
   if (now.info !== null && !now.info.isFile())
     throw new NotRegularFileError(path, kindOf(now.info));
-  await rename(temp, final);
+  await fsp.rename(temp, final);
   return true;
 }
 
@@ -100,7 +101,7 @@ export async function removeStaleTemps(path: string): Promise<void> {
   const base = basename(path);
   let names: string[];
   try {
-    names = await readdir(dir);
+    names = await fsp.readdir(dir);
   } catch {
     return;
   }
@@ -112,7 +113,7 @@ export async function removeStaleTemps(path: string): Promise<void> {
     }
     const pid = Number(parts[0]);
     if (!Number.isSafeInteger(pid) || pid === process.pid || isAlive(pid)) continue;
-    await unlink(join(dir, name)).catch(() => {});
+    await fsp.unlink(join(dir, name)).catch(() => {});
   }
 }
 

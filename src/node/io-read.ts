@@ -7,10 +7,12 @@
  * parameters, and only then has the type's codec allocate the filter; the payload is read in
  * slices of at most 8 MiB straight into the filter's storage (its `PayloadSink` targets), with the
  * CRC-32C computed as the slices arrive and checked against the trailer before the filter is
- * returned. From a file, slice i + 1 is read while the CRC of slice i is computed. A type without
+ * returned. From a file handle, slice i + 1 is read while the CRC of slice i is computed (a
+ * descriptor read with blocking calls reads each slice when its turn comes). A type without
  * a sink is read into one buffer and decoded in place.
  */
 
+import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { FormatError, show } from '../errors.js';
 import type { ProgressOptions, ReadonlyMembershipFilter } from '../filters/filter.js';
@@ -41,17 +43,29 @@ export interface Source {
   expectEnd(size: number): Promise<void>;
 }
 
-export function fileSource(fh: FileHandle): Source {
+/**
+ * Reads a file from its start: through a `FileHandle` (each read in Node's thread pool, several
+ * in flight), or through a descriptor with blocking `read(2)` calls (for a process that waits for
+ * the bytes anyway: the command).
+ */
+export function fileSource(file: FileHandle | number): Source {
   let next = 0;
+  const read =
+    typeof file === 'number'
+      ? (target: Uint8Array, offset: number, length: number, position: number) => ({
+          bytesRead: readSync(file, target, offset, length, position),
+        })
+      : (target: Uint8Array, offset: number, length: number, position: number) =>
+          file.read(target, offset, length, position);
   return {
-    concurrent: true,
+    concurrent: typeof file !== 'number',
     async readInto(target, what) {
       const start = next;
       next += target.length;
       let done = 0;
       while (done < target.length) {
         const want = Math.min(SLICE * 16, target.length - done);
-        const { bytesRead } = await fh.read(target, done, want, start + done);
+        const { bytesRead } = await read(target, done, want, start + done);
         if (bytesRead === 0) {
           throw new FormatError(
             `truncated: the input ends inside the ${what} at byte ${start + done}`,

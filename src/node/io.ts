@@ -29,6 +29,7 @@
  * Writing (the sinks) is here; reading a container (the sources, the payload pipeline): io-read.ts.
  */
 
+import { closeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { FormatError, show } from '../errors.js';
@@ -46,7 +47,7 @@ import { codecOfFilter } from '../formats/type-table.js';
 import { writeAtomically } from './atomic-file.js';
 import { fileSource, readContainer, SLICE, streamSource } from './io-read.js';
 import { checkAborted } from './progress.js';
-import { openRegular } from './regular-file.js';
+import { openRegular, openRegularSync } from './regular-file.js';
 
 /** Anything bloomkit can save: every filter type has `toBytes()`. */
 export interface Serializable {
@@ -233,18 +234,51 @@ export async function load(
   return readContainer(streamSource(source as AsyncIterable<unknown>), maxBytes, options);
 }
 
+/**
+ * {@link load} of a file path, read with blocking `read(2)` calls straight into the filter's
+ * storage (the same checks, the same errors): for a process that has nothing else to do while
+ * its filter loads (the command), it spares a round trip through Node's thread pool per read.
+ * An application serving other work meanwhile calls `load`, which never blocks the event loop.
+ */
+export async function loadBlocking(
+  path: string,
+  options: LoadOptions = {},
+): Promise<ReadonlyMembershipFilter> {
+  const maxBytes = checkMaxBytes(options.maxBytes, Number.POSITIVE_INFINITY);
+  try {
+    const { fd, info } = openRegularSync(path);
+    try {
+      return await loadFrom(fd, info.size, maxBytes, options);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (error instanceof FormatError) throw new FormatError(`${path}: ${error.message}`);
+    throw error;
+  }
+}
+
 async function loadFile(source: string, options: LoadOptions): Promise<ReadonlyMembershipFilter> {
   const maxBytes = checkMaxBytes(options.maxBytes, Number.POSITIVE_INFINITY);
   const { handle: fh, info } = await openRegular(source);
   try {
-    const fileSize = info.size;
-    if (fileSize >= HEADER_BYTES) {
-      const head = new Uint8Array(HEADER_BYTES);
-      await fileSource(fh).readInto(head, 'header');
-      checkAnnouncedSize(containerSize(decodeHeader(head, fileSize)), fileSize, 'the file has');
-    }
-    return await readContainer(fileSource(fh), maxBytes, options);
+    return await loadFrom(fh, info.size, maxBytes, options);
   } finally {
     await fh.close();
   }
+}
+
+/** The container of the open file `file` (`fileSize` bytes), its announced size checked first. */
+async function loadFrom(
+  file: FileHandle | number,
+  fileSize: number,
+  maxBytes: number,
+  options: LoadOptions,
+): Promise<ReadonlyMembershipFilter> {
+  if (fileSize >= HEADER_BYTES) {
+    const head = new Uint8Array(HEADER_BYTES);
+    await fileSource(file).readInto(head, 'header');
+    checkAnnouncedSize(containerSize(decodeHeader(head, fileSize)), fileSize, 'the file has');
+  }
+  return readContainer(fileSource(file), maxBytes, options);
 }

@@ -6,13 +6,29 @@
  *   `fstat`: opening a FIFO that way returns at once (a plain open would wait for a writer
  *   forever), and the check is of the very file that was opened, so a file swapped in between
  *   a `stat` and the `open` cannot slip through. `O_NONBLOCK` changes nothing for a regular file.
+ *
+ * `node:fs/promises` is reached through `fs.promises` when first called, not imported: the
+ * command, bundled as CommonJS, then does not load it (and the readline and stream code it pulls
+ * in) on a run that never calls it.
+ * - `openRegularSync(path)` does the same with blocking calls, for a process that waits for the
+ *   file anyway (the command reading its filter file): no round trip through Node's thread pool
+ *   per call.
  * - `resolveTarget(path)` follows a chain of symbolic links (at most 40, as the kernel does) to
  *   the path a write lands on, and says what is there now: nothing, a regular file (with its
  *   mode, to keep), or something else, which writers refuse.
  */
 
-import { constants, type Stats } from 'node:fs';
-import { type FileHandle, lstat, open, readlink } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  promises as fsp,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  type Stats,
+} from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 
 /** The error for a path that names something other than a regular file. */
@@ -45,13 +61,26 @@ export function kindOf(info: Stats): string {
  * EACCES...) as it is. The caller closes the handle.
  */
 export async function openRegular(path: string): Promise<{ handle: FileHandle; info: Stats }> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const handle = await fsp.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new NotRegularFileError(path, kindOf(info));
     return { handle, info };
   } catch (error) {
     await handle.close();
+    throw error;
+  }
+}
+
+/** {@link openRegular} with blocking calls: the open file's descriptor, which the caller closes. */
+export function openRegularSync(path: string): { fd: number; info: Stats } {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw new NotRegularFileError(path, kindOf(info));
+    return { fd, info };
+  } catch (error) {
+    closeSync(fd);
     throw error;
   }
 }
@@ -79,20 +108,21 @@ const MAX_LINKS = 40;
 
 /**
  * Follows `path` through symbolic links to the file a write lands on (a dangling link: the file
- * it names, created by the write). Throws an ELOOP error after 40 links.
+ * it names, created by the write). Throws an ELOOP error after 40 links. Each step is a blocking
+ * `lstat` (or `readlink`): shorter than a trip through Node's thread pool.
  */
 export async function resolveTarget(path: string): Promise<Target> {
   let current = resolve(path);
   for (let hops = 0; hops <= MAX_LINKS; hops++) {
     let info: Stats;
     try {
-      info = await lstat(current);
+      info = lstatSync(current);
     } catch (error) {
       if ((error as { code?: string }).code === 'ENOENT') return { path: current, info: null };
       throw error;
     }
     if (!info.isSymbolicLink()) return { path: current, info };
-    current = resolve(dirname(current), await readlink(current));
+    current = resolve(dirname(current), readlinkSync(current));
   }
   throw Object.assign(new Error(`${path}: more than ${MAX_LINKS} symbolic links`), {
     code: 'ELOOP',

@@ -32,8 +32,9 @@ function selfUrl(): string {
 /**
  * The eval'd bootstrap that loads bloomkit in a worker and starts its loop. The worker module is
  * the first that exists of: parallel-worker.js beside this file (the one-file-per-module ESM
- * build), cli-worker.js (beside the bundled `bloomkit` command), node.js / node.cjs (a bundle
- * whose entry exports `runParallelWorker`).
+ * build), cli-worker.js / cli-worker.cjs (the worker entry bundled alone, beside the bundled
+ * `bloomkit` command, whose files are CommonJS in dist/), node.js / node.cjs (a bundle whose
+ * entry exports `runParallelWorker`).
  */
 function bootstrap(): string {
   const self = selfUrl();
@@ -45,7 +46,7 @@ function bootstrap(): string {
     return `import(${JSON.stringify(api)}).then(({ tsImport }) => tsImport(${JSON.stringify(worker)}, ${JSON.stringify(self)})).then((m) => m.runParallelWorker())`;
   }
   const names = self.endsWith('.cjs')
-    ? ['./node.cjs']
+    ? ['./cli-worker.cjs', './node.cjs']
     : ['./parallel-worker.js', './cli-worker.js', './node.js'];
   const urls = names.map((name) => new URL(name, self));
   const entry = (urls.find((url) => self.startsWith('file:') && existsSync(url)) ?? urls.at(-1)!)

@@ -22,6 +22,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { hotPathChunk } from '../../scripts/cli-chunks.js';
+import { commandAsCommonJs } from '../../scripts/cli-commonjs.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const CACHE = join(ROOT, 'node_modules', '.cache', 'bloomkit-cli');
@@ -31,6 +32,7 @@ const INPUTS = [
   'package.json',
   'package-lock.json',
   'scripts/cli-chunks.ts',
+  'scripts/cli-commonjs.ts',
   fileURLToPath(import.meta.url),
 ];
 const UNUSED_MS = 60 * 60 * 1000;
@@ -56,13 +58,15 @@ function prune(keep: string): void {
 }
 
 /**
- * The folder holding the built cli.js and node.js (and their shared chunks), fresh for the
+ * The folder holding the built command (cli.cjs and its CommonJS files, as in dist/) and the ES
+ * module build they are made from (main.js, commands.js and node.js for tests that import them,
+ * and their shared chunks), fresh for the
  * current sources: built now unless a test file already built these sources.
  */
 export async function cliBuild(): Promise<string> {
-  const key = `v3-${Math.floor(Math.max(...INPUTS.map((p) => newest(resolve(ROOT, p)))))}`;
+  const key = `v4-${Math.floor(Math.max(...INPUTS.map((p) => newest(resolve(ROOT, p)))))}`;
   const dir = join(CACHE, key);
-  if (statSync(join(dir, 'cli.js'), { throwIfNoEntry: false })) {
+  if (statSync(join(dir, 'cli.cjs'), { throwIfNoEntry: false })) {
     const now = new Date();
     utimesSync(dir, now, now); // used: kept by prune
     return dir;
@@ -89,8 +93,10 @@ export async function cliBuild(): Promise<string> {
       target: 'node20',
       outdir: temp,
       outExtension: { '.js': '.js' },
+      // As tsup leaves them out of dist/ (peer dependencies): loaded from node_modules.
+      external: ['redis', 'ioredis'],
       logLevel: 'error',
-      // As dist/cli.js is cut (tsup.config.ts): the code of a plain add or check in one file.
+      // As dist/cli.cjs is cut (tsup.config.ts): the code of a plain add or check in one file.
       plugins: [
         hotPathChunk({ root: ROOT, entry: 'src/cli.ts', apart: ['src/node/parallel-worker.ts'] }),
       ],
@@ -99,7 +105,9 @@ export async function cliBuild(): Promise<string> {
         js: "import { createRequire as __bkRequire } from 'node:module'; const require = __bkRequire(import.meta.url);",
       },
     });
-    chmodSync(join(temp, 'cli.js'), 0o755); // as installed: run by its #! line
+    // The command as dist/ ships it: each file also as CommonJS (scripts/cli-commonjs.ts).
+    await commandAsCommonJs(temp, temp, { sourcemap: false, removeFrom: false });
+    chmodSync(join(temp, 'cli.cjs'), 0o755); // as installed: run by its #! line
     try {
       renameSync(temp, dir);
     } catch (error) {

@@ -10,7 +10,7 @@
  *     const cli = inProcessCli();
  *     const r = await cli.run(['info', file]);   // { code, stdout (Buffer), stderr (string) }
  *
- * - As a subprocess (`buildCli`): `node cli.js ...`, exactly as the installed bin runs. For what
+ * - As a subprocess (`buildCli`): `node cli.cjs ...`, exactly as the installed bin runs. For what
  *   only a process shows: its `#!` line and exit status, signals, a closed pipe, standard input
  *   being fd 0 (a pipe or a regular file), worker threads, and one end-to-end run per command
  *   family.
@@ -171,13 +171,13 @@ export function inProcessCli(): InProcessCli {
 }
 
 export interface BuiltCli {
-  /** The folder holding cli.js and node.js (and their shared chunks); shared, do not write. */
+  /** The folder holding cli.cjs and node.js (and their shared chunks); shared, do not write. */
   readonly dir: string;
   /** Path of the built command (executable: runs by its `#!` line). */
   readonly bin: string;
   /** Path of the built `bloomkit/node` entry (for child scripts). */
   readonly nodeEntry: string;
-  /** Runs `node cli.js ...args` and waits for it. */
+  /** Runs `node cli.cjs ...args` and waits for it. */
   run(args: readonly string[], options?: RunOptions): CliResult;
   /** Starts the command without waiting (for signals). */
   start(args: readonly string[], options?: RunOptions): ReturnType<typeof spawn>;
@@ -190,7 +190,7 @@ export interface BuiltCli {
 export async function buildCli(): Promise<BuiltCli> {
   const dir = await cliBuild();
   const temps = new Temps();
-  const bin = join(dir, 'cli.js');
+  const bin = join(dir, 'cli.cjs');
   const spawnOptions = (options: RunOptions): SpawnSyncOptions => ({
     cwd: options.cwd,
     env: { ...process.env, BLOOMKIT_DEBUG: '', ...options.env },

@@ -13,14 +13,22 @@ import { promisify } from 'node:util';
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
 /** What `npm run build` reads: a change to any of these makes dist/ stale. */
-const INPUTS = ['src', 'web', 'scripts/build-web.ts', 'tsup.config.ts', 'package.json'];
+const INPUTS = [
+  'src',
+  'web',
+  'scripts/build-web.ts',
+  'scripts/cli-chunks.ts',
+  'scripts/cli-commonjs.ts',
+  'tsup.config.ts',
+  'package.json',
+];
 /** What `npm run build` writes that the package ships and the tests use. */
 const OUTPUTS = [
   'dist/index.js',
   'dist/index.cjs',
   'dist/index.d.ts',
   'dist/node.d.cts',
-  'dist/cli.js',
+  'dist/cli.cjs',
 ];
 
 /** The newest modification time below `path` (ms), skipping built output and node_modules. */

@@ -76,7 +76,8 @@ Examples:
     const threads = parseThreads(options);
     const recordOpts = recordOptions(options, filter.funnel);
     const sep = recordOpts.separator;
-    const output = new Output(io.stdout);
+    // Standard output is made at the first record printed (none on empty input).
+    const output = new Output(() => io.stdout);
     // The worker pool's code loads only when threads are asked for.
     const pool =
       threads > 1
