@@ -2,7 +2,8 @@
  * Worker code and programs for tests, bundled with esbuild (tsup's engine, and tsx's). A worker
  * started from a bundle loads plain JavaScript (~0.05 s of CPU); one started through tsx
  * (test/support/ts-worker.ts) compiles bloomkit's sources again in every thread (~0.8 s of CPU
- * each), which made the worker tests cost more than everything they check. The same holds for a child process run with `node --import tsx`.
+ * each), which made the worker tests cost more than everything they check. The same holds for a
+ * child process run with `node --import tsx`.
  *
  *   const path = await bundleWorker(new URL('./support/worker-race.ts', import.meta.url));
  *   const worker = new Worker(path, { workerData });
