@@ -10,8 +10,8 @@
  * command on this machine); a run whose sources are unchanged since the last one builds nothing.
  *
  * The build goes to node_modules/.cache/bloomkit-test-programs/<key>, where the key is the newest
- * modification time of what it is built from (src/, examples/, test/support/, the package and lock
- * files) and this working copy's path. Test files running at the same time may both build: each
+ * modification time of what it is built from (src/, examples/, test/support/, the lock file) and
+ * this working copy's path. Test files running at the same time may both build: each
  * builds into its own folder and renames it into place; the first rename wins and the other build
  * is dropped (a rename is atomic, so no test runs a half-written build). Builds no test used for an
  * hour are removed. Under a node_modules folder, vitest leaves the bundles to Node's own loader.
@@ -33,8 +33,12 @@ import { build } from 'esbuild';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const CACHE = join(ROOT, 'node_modules', '.cache', 'bloomkit-test-programs');
-/** What the build reads: a change to any of these makes a cached build stale. */
-const INPUTS = ['src', 'examples', 'test/support', 'package.json', 'package-lock.json'];
+/**
+ * What the build reads: a change to any of these makes a cached build stale. Not package.json:
+ * `npm pack` (test/package.test.ts) rewrites it for a moment during the run, and the bundles
+ * resolve nothing through it (their packages' versions are package-lock.json's).
+ */
+const INPUTS = ['src', 'examples', 'test/support', 'package-lock.json'];
 const UNUSED_MS = 60 * 60 * 1000;
 
 /**
