@@ -1,9 +1,9 @@
 /**
- * Worker code and programs for tests, bundled once per test file with esbuild (tsup's engine, and
- * tsx's) into a temporary folder. A worker started from a bundle loads plain JavaScript (~0.05 s
- * of CPU); one started through tsx (test/support/ts-worker.ts) compiles bloomkit's sources again
- * in every thread (~0.8 s of CPU each), which made the worker tests cost more than everything
- * they check. The same holds for a child process run with `node --import tsx`.
+ * Worker code and programs for tests, bundled with esbuild (tsup's engine, and tsx's). A worker
+ * started from a bundle loads plain JavaScript (~0.05 s of CPU); one started through tsx
+ * (test/support/ts-worker.ts) compiles bloomkit's sources again in every thread (~0.8 s of CPU
+ * each), which made the worker tests cost more than everything they check. The same holds for a
+ * child process run with `node --import tsx`.
  *
  *   const path = await bundleWorker(new URL('./support/worker-race.ts', import.meta.url));
  *   const worker = new Worker(path, { workerData });
@@ -11,9 +11,10 @@
  *   const node = await importNodeBundle(); // bloomkit/node built from src, as dist/node.js is
  *   await node.buildParallel(keys, { workers: 4, ... }); // its workers load the built files
  *
- * Workers and programs are bundled from the current sources at every run (nothing is cached on
- * disk), into a temporary folder that `removeBundles()` (in `afterAll`) deletes; `bloomkit/node`
- * is the command build's (cached on disk while the sources are unchanged).
+ * The workers and programs the test files run are built together, once for all test files, and
+ * cached on disk while the sources are unchanged (test/support/program-build.ts); any other entry
+ * is bundled from the current sources into a temporary folder that `removeBundles()` (in
+ * `afterAll`) deletes. `bloomkit/node` is the command build's (cached on disk the same way).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { cliBuild } from './cli-build.js';
+import { programBuild, programName } from './program-build.js';
 
 type NodeApi = typeof import('../../src/node.js');
 
@@ -59,7 +61,12 @@ function bundle(entry: URL | string, name: string, external: string[] = []): Pro
   const source = entry instanceof URL ? fileURLToPath(entry) : entry;
   const key = `${source} -> ${name}`;
   let out = built.get(key);
-  if (out === undefined) {
+  const shared = programName(source);
+  if (out === undefined && shared !== undefined) {
+    // One of the programs built together for all test files (program-build.ts).
+    out = programBuild().then((dir) => join(dir, `${shared}.mjs`));
+    built.set(key, out);
+  } else if (out === undefined) {
     const outfile = join(outDir(), name);
     out = build({
       entryPoints: [source],
