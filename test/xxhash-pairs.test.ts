@@ -9,33 +9,7 @@
 import { xxhash64 as hyparquetXxhash64 } from 'hyparquet/src/xxhash.js';
 import { describe, expect, it } from 'vitest';
 import { useWasmXxh64, xxh64Many, xxh64UsesWasm, xxViews } from '../src/hash/xxhash64.js';
-
-/** A seeded xorshift generator for reproducible inputs. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
-
-/** Random keys of lengths 0..300, each length `copies` times, in a seeded random order. */
-function shuffledKeys(seed: number, copies: number): Uint8Array[] {
-  const next = rng(seed);
-  const keys: Uint8Array[] = [];
-  for (let c = 0; c < copies; c++) {
-    for (let len = 0; len <= 300; len++) {
-      keys.push(Uint8Array.from({ length: len }, () => Math.floor(next() * 256)));
-    }
-  }
-  for (let i = keys.length - 1; i > 0; i--) {
-    const j = Math.floor(next() * (i + 1));
-    [keys[i], keys[j]] = [keys[j]!, keys[i]!];
-  }
-  return keys;
-}
+import { mulberry32, shuffledKeys } from './support/random.js';
 
 /** XXH64 of keys[start, start + count) through the batch kernel, as unsigned bigints. */
 function batch(keys: Uint8Array[], start: number, count: number): bigint[] {
@@ -74,7 +48,7 @@ describe('XXH64 batch kernel, two keys at a time', () => {
 
   it('hashes every pair of lengths 0..40 and 60..100 both ways round', () => {
     useWasmXxh64(true);
-    const next = rng(9);
+    const next = mulberry32(9);
     const lengths = [...Array.from({ length: 41 }, (_, i) => i), 60, 63, 64, 71, 95, 96, 100];
     const byLength = lengths.map((len) =>
       Uint8Array.from({ length: len }, () => Math.floor(next() * 256)),

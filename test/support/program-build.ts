@@ -9,37 +9,22 @@
  * writes the shared code once, as chunks beside the entries (about 1.0 s; measured with esbuild's
  * command on this machine); a run whose sources are unchanged since the last one builds nothing.
  *
- * The build goes to node_modules/.cache/bloomkit-test-programs/<key>, where the key is the newest
- * modification time of what it is built from (src/, examples/, test/support/, the lock file) and
- * this working copy's path. Test files running at the same time may both build: each
- * builds into its own folder and renames it into place; the first rename wins and the other build
- * is dropped (a rename is atomic, so no test runs a half-written build). Builds no test used for an
- * hour are removed. Under a node_modules folder, vitest leaves the bundles to Node's own loader.
+ * The build is kept under node_modules/.cache/bloomkit-test-programs (test/support/build-cache.ts),
+ * its key the newest modification time of what it is built from (src/, examples/, test/support/,
+ * the lock file) and this working copy's path. Under a node_modules folder, vitest leaves the
+ * bundles to Node's own loader.
  */
 import { createHash } from 'node:crypto';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { build } from 'esbuild';
+import { cachedBuild, newestOf, ROOT } from './build-cache.js';
 
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const CACHE = join(ROOT, 'node_modules', '.cache', 'bloomkit-test-programs');
 /**
  * What the build reads: a change to any of these makes a cached build stale. Not package.json:
  * `npm pack` (test/package.test.ts) rewrites it for a moment during the run, and the bundles
  * resolve nothing through it (their packages' versions are package-lock.json's).
  */
 const INPUTS = ['src', 'examples', 'test/support', 'package-lock.json'];
-const UNUSED_MS = 60 * 60 * 1000;
 
 /**
  * The entries built, by output name (`<name>.mjs` in the build's folder): every program and worker
@@ -65,26 +50,6 @@ export function programName(source: string): string | undefined {
   return undefined;
 }
 
-/** The newest modification time below `path` (ms); folders count (a removed file). */
-function newest(path: string): number {
-  const st = statSync(path, { throwIfNoEntry: false });
-  if (st === undefined) return 0;
-  if (!st.isDirectory()) return st.mtimeMs;
-  let max = st.mtimeMs;
-  for (const entry of readdirSync(path)) max = Math.max(max, newest(join(path, entry)));
-  return max;
-}
-
-/** Removes cached builds other than `keep` that no test used for an hour. */
-function prune(keep: string): void {
-  for (const entry of readdirSync(CACHE)) {
-    const dir = join(CACHE, entry);
-    if (entry === keep) continue;
-    const st = statSync(dir, { throwIfNoEntry: false });
-    if (st && Date.now() - st.mtimeMs > UNUSED_MS) rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 let current: { key: string; dir: Promise<string> } | undefined;
 
 /**
@@ -92,23 +57,15 @@ let current: { key: string; dir: Promise<string> } | undefined;
  * fresh for the current sources: built now unless a test file already built these sources.
  */
 export function programBuild(): Promise<string> {
-  const stamp = Math.floor(Math.max(...INPUTS.map((p) => newest(resolve(ROOT, p)))));
+  const stamp = newestOf(INPUTS);
   const where = createHash('sha256').update(ROOT).update(JSON.stringify(PROGRAMS)).digest('hex');
-  const key = `v1-${where.slice(0, 12)}-${stamp}`;
+  const key = `v2-${where.slice(0, 12)}-${stamp}`;
   if (current?.key !== key) current = { key, dir: buildInto(key) };
   return current.dir;
 }
 
-async function buildInto(key: string): Promise<string> {
-  const dir = join(CACHE, key);
-  if (statSync(join(dir, 'complete'), { throwIfNoEntry: false })) {
-    const now = new Date();
-    utimesSync(dir, now, now); // used: kept by prune
-    return dir;
-  }
-  mkdirSync(CACHE, { recursive: true });
-  const temp = mkdtempSync(join(CACHE, `.build-${process.pid}-`));
-  try {
+function buildInto(key: string): Promise<string> {
+  return cachedBuild('bloomkit-test-programs', key, async (temp) => {
     await build({
       absWorkingDir: ROOT,
       entryPoints: PROGRAMS as Record<string, string>,
@@ -127,17 +84,5 @@ async function buildInto(key: string): Promise<string> {
         js: "import { createRequire as __bkRequire } from 'node:module'; const require = __bkRequire(import.meta.url);",
       },
     });
-    writeFileSync(join(temp, 'complete'), '');
-    try {
-      renameSync(temp, dir);
-    } catch (error) {
-      // Another test file renamed its build of the same sources first: use that one.
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
-    }
-  } finally {
-    rmSync(temp, { recursive: true, force: true });
-  }
-  prune(key);
-  return dir;
+  });
 }

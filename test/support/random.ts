@@ -50,3 +50,22 @@ export function keys(prefix: string, n: number, from = 0): string[] {
 
 /** The 4-sigma upper edge of a binomial rate p measured over `n` trials. */
 export const upper = (p: number, n: number): number => p + 4 * Math.sqrt((p * (1 - p)) / n);
+
+/**
+ * Random keys of lengths 0..`maxLength`, each length `copies` times, in a seeded random order
+ * (the batch kernels' tests: every length next to every other in one chunk).
+ */
+export function shuffledKeys(seed: number, copies: number, maxLength = 300): Uint8Array[] {
+  const next = mulberry32(seed);
+  const keys: Uint8Array[] = [];
+  for (let c = 0; c < copies; c++) {
+    for (let len = 0; len <= maxLength; len++) {
+      keys.push(Uint8Array.from({ length: len }, () => Math.floor(next() * 256)));
+    }
+  }
+  for (let i = keys.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [keys[i], keys[j]] = [keys[j]!, keys[i]!];
+  }
+  return keys;
+}
