@@ -10,7 +10,7 @@
  * a server that must stay up); the rest runs main() in this process.
  */
 
-import { type ChildProcess, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import {
   existsSync,
@@ -200,6 +200,26 @@ describe('what is not a regular file', () => {
       expect(r.stderr).toContain('FIFO');
     }
     expect(lstatSync(fifo).isFIFO()).toBe(true);
+  }, 60_000);
+
+  it('a FIFO as an input, plain and gzip: its writer is waited for, never cut off, and every line is added', async () => {
+    const file = path('fifo-input.bloom');
+    ok(await cli.run(['create', file, '-n', '10000', '-p', '0.01']));
+    const keys = lines('fifo/', 3000);
+    writeFileSync(path('fifo-keys.txt'), `${keys.join('\n')}\n`);
+    for (const [name, writer] of [
+      ['in.fifo', `cat ${path('fifo-keys.txt')} > ${path('in.fifo')}`],
+      ['in-gz.fifo', `gzip -c ${path('fifo-keys.txt')} > ${path('in-gz.fifo')}`],
+    ] as const) {
+      mkfifo(path(name));
+      // The writer blocks in open() until the command opens the FIFO to read it.
+      const w = spawn('sh', ['-c', writer], { stdio: 'ignore' });
+      const exited = once(w, 'exit');
+      ok(await cli.run(['add', file, path(name)]));
+      const [code, signal] = await exited;
+      expect({ code, signal }, `${name}: its writer`).toEqual({ code: 0, signal: null });
+    }
+    expect(await missing(file, keys)).toBe(0);
   }, 60_000);
 
   it('a FIFO as an output: convert, merge, cascade and create --force refuse it, and it stays', async () => {

@@ -15,6 +15,7 @@ import {
   openSync,
   read as readCallback,
   readSync,
+  statSync,
 } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -205,25 +206,25 @@ export async function openInput(path: string, stdin: CliIo['stdin']): Promise<By
 export async function openInputOf(path: string, io: StdinIo): Promise<ByteSource> {
   if (path === '-') return openStdin(io);
   // A regular file is opened with blocking calls (no trip through the thread pool, and
-  // node:fs/promises is not loaded); O_NONBLOCK lets a FIFO's open return at once, and anything
-  // but a regular file is then opened again as before, in the thread pool (a FIFO waits there
-  // for its writer, never blocking the process).
+  // node:fs/promises is not loaded). Anything else (a FIFO, a pipe such as `<(cmd)`, a device) is
+  // told apart BEFORE it is opened: opening a FIFO's read end and closing it again would let a
+  // waiting writer write into a pipe that then loses its data or kills the writer (SIGPIPE).
   let fd: number;
   let size: number;
   try {
+    const kind = statSync(path);
+    if (kind.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    if (!kind.isFile()) return await openOther(path);
+    // O_NONBLOCK: should the path become a FIFO between the two calls, the open does not wait.
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     const info = fstatSync(fd);
-    if (info.isDirectory()) {
-      closeSync(fd);
-      throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-    }
     if (!info.isFile()) {
       closeSync(fd);
-      return openOther(path);
+      throw new CliError(`${path}: changed while it was being opened (no longer a regular file)`);
     }
     size = info.size;
   } catch (error) {
-    throw describeFsError(path, error);
+    throw error instanceof CliError ? error : describeFsError(path, error);
   }
   const head = new Uint8Array(2);
   const bytesRead = readSync(fd, head, 0, 2, 0);
@@ -235,22 +236,33 @@ export async function openInputOf(path: string, io: StdinIo): Promise<ByteSource
   return new FileSource(path, fd, size, null, true);
 }
 
-/** An input that is not a regular file (a FIFO, a device), opened in the thread pool. */
+/**
+ * An input that is not a regular file (a FIFO, a pipe such as `<(cmd)`, a device), opened in the
+ * thread pool (a FIFO's open waits there for its writer, never blocking the process) and read in
+ * order: it has no positions to read at (a positioned read fails with ESPIPE).
+ */
 async function openOther(path: string): Promise<ByteSource> {
   let handle: FileHandle;
+  let head: Uint8Array;
   try {
     handle = await fsp.open(path, 'r');
+    head = new Uint8Array(2);
+    let got = 0;
+    // Two bytes for the gzip magic: a pipe may hand them out one read at a time.
+    while (got < 2) {
+      const { bytesRead } = await handle.read(head, got, 2 - got, null);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    head = head.subarray(0, got);
   } catch (error) {
     throw describeFsError(path, error);
   }
-  const head = new Uint8Array(2);
-  const { bytesRead } = await handle.read(head, 0, 2, 0);
-  if (bytesRead === 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
-    await handle.close();
-    const raw = createReadStream(path, { start: 2, highWaterMark: STREAM_CHUNK });
+  if (isGzip(head)) {
+    const raw = handle.createReadStream({ highWaterMark: STREAM_CHUNK });
     return gunzipSource(path, head, raw, undefined);
   }
-  return new FileSource(path, handle, undefined);
+  return new FileSource(path, handle, undefined, head.length > 0 ? head : null);
 }
 
 function isGzip(head: Uint8Array): boolean {
