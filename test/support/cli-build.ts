@@ -1,6 +1,6 @@
 /**
  * The `bloomkit` command built with esbuild (tsup's engine), once for all test files, kept under
- * node_modules/.cache/bloomkit-cli while what it is built from (src/, the package and lock files,
+ * node_modules/.cache/bloomkit-cli while what it is built from (src/, the lock file,
  * the build scripts, this file) is unchanged (test/support/build-cache.ts).
  */
 
@@ -12,10 +12,13 @@ import { hotPathChunk } from '../../scripts/cli-chunks.js';
 import { commandAsCommonJs } from '../../scripts/cli-commonjs.js';
 import { cachedBuild, newestOf, ROOT } from './build-cache.js';
 
-/** What the build reads: a change to any of these makes a cached build stale. */
+/**
+ * What the build reads: a change to any of these makes a cached build stale. Not package.json:
+ * the command reads its version from it when run, and `npm pack` (test/package.test.ts) rewrites
+ * it for a moment during the run, which made test files starting then build the command again.
+ */
 const INPUTS = [
   'src',
-  'package.json',
   'package-lock.json',
   'scripts/cli-chunks.ts',
   'scripts/cli-commonjs.ts',
