@@ -19,10 +19,28 @@ import {
 } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BuildOptions } from 'esbuild';
 
 /** The package's root folder. */
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const UNUSED_MS = 60 * 60 * 1000;
+
+/**
+ * The esbuild options both cached builds share: bundled, split ES modules for Node 20 whose
+ * bundled CommonJS can still call require().
+ */
+export const SPLIT_NODE_BUILD = {
+  absWorkingDir: ROOT,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'error',
+  banner: {
+    js: "import { createRequire as __bkRequire } from 'node:module'; const require = __bkRequire(import.meta.url);",
+  },
+} as const satisfies BuildOptions;
 /** Written last into a finished build. */
 const COMPLETE = '.complete';
 

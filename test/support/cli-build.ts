@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { hotPathChunk } from '../../scripts/cli-chunks.js';
 import { commandAsCommonJs } from '../../scripts/cli-commonjs.js';
-import { cachedBuild, newestOf, ROOT } from './build-cache.js';
+import { cachedBuild, newestOf, ROOT, SPLIT_NODE_BUILD } from './build-cache.js';
 
 /**
  * What the build reads: a change to any of these makes a cached build stale. Not package.json:
@@ -33,7 +33,7 @@ const INPUTS = [
 export async function cliBuild(): Promise<string> {
   return cachedBuild('bloomkit-cli', `v5-${newestOf(INPUTS)}`, async (temp) => {
     await build({
-      absWorkingDir: ROOT,
+      ...SPLIT_NODE_BUILD,
       // cli.js: the command. main.js and commands.js: its main() and command table, for tests
       // that run it in their own process. cli-worker.js: what the command's worker threads
       // (--threads) load, as in dist/. node.js: bloomkit/node, for child scripts.
@@ -44,24 +44,14 @@ export async function cliBuild(): Promise<string> {
         node: 'src/node.ts',
         'cli-worker': 'src/node/parallel-worker.ts',
       },
-      bundle: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
       outdir: temp,
       outExtension: { '.js': '.js' },
       // As tsup leaves them out of dist/ (peer dependencies): loaded from node_modules.
       external: ['redis', 'ioredis'],
-      logLevel: 'error',
       // As dist/cli.cjs is cut (tsup.config.ts): the code of a plain add or check in one file.
       plugins: [
         hotPathChunk({ root: ROOT, entry: 'src/cli.ts', apart: ['src/node/parallel-worker.ts'] }),
       ],
-      // ESM output that still lets bundled CommonJS call require().
-      banner: {
-        js: "import { createRequire as __bkRequire } from 'node:module'; const require = __bkRequire(import.meta.url);",
-      },
     });
     // The command as dist/ ships it: each file also as CommonJS (scripts/cli-commonjs.ts).
     await commandAsCommonJs(temp, temp, { sourcemap: false, removeFrom: false });

@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
-import { cachedBuild, newestOf, ROOT } from './build-cache.js';
+import { cachedBuild, newestOf, ROOT, SPLIT_NODE_BUILD } from './build-cache.js';
 
 /**
  * What the build reads: a change to any of these makes a cached build stale. Not package.json:
@@ -67,22 +67,12 @@ export function programBuild(): Promise<string> {
 function buildInto(key: string): Promise<string> {
   return cachedBuild('bloomkit-test-programs', key, async (temp) => {
     await build({
-      absWorkingDir: ROOT,
+      ...SPLIT_NODE_BUILD,
       entryPoints: PROGRAMS as Record<string, string>,
-      bundle: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
       outdir: temp,
       outExtension: { '.js': '.mjs' },
       // pg's optional native binding is loaded only if installed (a require in a try).
       external: ['pg-native'],
-      logLevel: 'error',
-      // ESM output that still lets bundled CommonJS call require().
-      banner: {
-        js: "import { createRequire as __bkRequire } from 'node:module'; const require = __bkRequire(import.meta.url);",
-      },
     });
   });
 }
