@@ -17,6 +17,7 @@ main(process.argv.slice(2), {
   get stdin() {
     return process.stdin;
   },
+  stdinFd: 0,
 }).then(
   (code) => {
     process.exitCode = code;

@@ -13,9 +13,13 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import {
+  closeSync,
+  constants,
   existsSync,
+  promises as fsp,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   statSync,
@@ -65,6 +69,15 @@ function deadPid(): number {
 function mkfifo(p: string): void {
   const r = spawnSync('mkfifo', [p]);
   if (r.status !== 0) throw new Error(`mkfifo ${p}: ${r.stderr}`);
+}
+
+/** Waits until `done()` holds, polling every 20 ms; fails after `ms`. */
+async function until(done: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`not done after ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Runs the built command as a process; resolves with its exit status and stderr. */
@@ -220,6 +233,72 @@ describe('what is not a regular file', () => {
       expect({ code, signal }, `${name}: its writer`).toEqual({ code: 0, signal: null });
     }
     expect(await missing(file, keys)).toBe(0);
+  }, 60_000);
+
+  it('standard input as a pipe whose writer pauses: every line once, in order, plain and gzip', async () => {
+    // The command reads a pipe through a non-blocking descriptor of its own until a read would
+    // wait, then through Node's stream: the writer's pauses make it change over mid-input, and
+    // the first part (over 64 KiB, a pipe's capacity) takes several reads before the change.
+    const keys = lines('piped/', 9000);
+    const parts = [keys.slice(0, 6000), keys.slice(6000, 8000), keys.slice(8000)];
+    for (const [i, part] of parts.entries()) {
+      writeFileSync(path(`pipe-part${i}.txt`), `${part.join('\n')}\n`);
+    }
+    const cat = (tool: string) =>
+      parts.map((_, i) => `${tool} ${path(`pipe-part${i}.txt`)}`).join('; sleep 0.5; ');
+    const dedup = spawn('sh', [
+      '-c',
+      `(${cat('cat')}) | exec "$0" "$1" dedup`,
+      process.execPath,
+      bin.bin,
+    ]);
+    let out = '';
+    dedup.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    ok(await finished(dedup));
+    expect(out).toBe(`${keys.join('\n')}\n`);
+    // gzip members, one per part, cut by the pauses: read as one stream, as zcat does.
+    const file = path('pipe-gzip.bloom');
+    ok(await cli.run(['create', file, '-n', '20000', '-p', '0.01']));
+    const add = spawn('sh', [
+      '-c',
+      `(${cat('gzip -c')}) | exec "$0" "$1" add "$2"`,
+      process.execPath,
+      bin.bin,
+      file,
+    ]);
+    ok(await finished(add));
+    expect(await missing(file, keys)).toBe(0);
+  }, 60_000);
+
+  it('standard input as a pipe whose writer stays silent: Ctrl-C still ends the run (130)', async () => {
+    const file = path('pipe-silent.bloom');
+    ok(await cli.run(['create', file, '-n', '1000', '-p', '0.01']));
+    ok(await cli.run(['add', file], { input: 'k\n' }));
+    // A FIFO the test holds open for writing: the command's standard input is a pipe whose writer
+    // writes one line, then nothing.
+    const fifo = path('silent.fifo');
+    mkfifo(fifo);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = await fsp.open(fifo, 'w');
+    try {
+      const child = spawn(process.execPath, [bin.bin, 'check', file], {
+        stdio: [reader, 'pipe', 'pipe'],
+      });
+      closeSync(reader);
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      const done = finished(child);
+      await writer.write('k\n');
+      await until(() => out === 'k\n', 20_000);
+      child.kill('SIGINT');
+      expect((await done).code).toBe(130);
+    } finally {
+      await writer.close();
+    }
   }, 60_000);
 
   it('a FIFO as an output: convert, merge, cascade and create --force refuse it, and it stays', async () => {

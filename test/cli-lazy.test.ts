@@ -87,15 +87,25 @@ WebAssembly.Module = function (bytes) {
 });
 afterAll(() => cli?.dispose());
 
-/** The lines the probe `probe` wrote during `bloomkit ...args` (standard input empty). */
-function probed(probe: 'urls' | 'natives' | 'natives-cjs' | 'wasm', args: string[]): string[] {
+/**
+ * The lines the probe `probe` wrote during `bloomkit ...args` (standard input empty: a socket, as
+ * Node's spawn makes it, or with `pipe` a shell's pipe from a command that writes nothing).
+ */
+function probed(
+  probe: 'urls' | 'natives' | 'natives-cjs' | 'wasm',
+  args: string[],
+  pipe = false,
+): string[] {
   const out = join(dir, `${probe}-${args[0]}.txt`);
   writeFileSync(out, '');
   const loader =
     probe === 'natives-cjs'
       ? ['--require', join(dir, 'natives.cjs')]
       : ['--import', join(dir, `${probe}.mjs`)];
-  const r = spawnSync(process.execPath, [...loader, cli.bin, ...args], {
+  const argv = [process.execPath, ...loader, cli.bin, ...args];
+  const quoted = argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
+  const [file, fileArgs] = pipe ? ['sh', ['-c', `: | exec ${quoted}`]] : [argv[0]!, argv.slice(1)];
+  const r = spawnSync(file, fileArgs, {
     env: { ...process.env, PROBE_OUT: out, BLOOMKIT_DEBUG: '' },
     input: '',
     encoding: 'utf8',
@@ -148,6 +158,15 @@ describe.each(['check', 'add'])('a plain %s of a native classic filter file', (c
     // The files, and add's lock file, are opened and read with blocking calls: node:fs/promises
     // is not loaded.
     expect(natives).not.toContain('internal/fs/promises');
+  });
+
+  it('makes no standard stream either when standard input is an empty pipe', () => {
+    // A pipe is read through a non-blocking descriptor of its own while no read waits: an empty
+    // one is read to its end without process.stdin (whose socket loads net and stream).
+    const natives = probed('natives-cjs', [command, join(dir, 'f.bloom')], true);
+    expect(natives).toContain('fs');
+    const streams = ['stream', 'net', 'internal/fs/sync_write_stream', 'tty'];
+    expect(natives.filter((m) => streams.includes(m))).toEqual([]);
   });
 
   it(`loads none of Node's ${NOT_LOADED.join(', ')}`, () => {

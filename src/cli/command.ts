@@ -97,6 +97,11 @@ export interface CliIo {
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
   readonly stdin: NodeJS.ReadableStream & { fd?: number; isTTY?: boolean; destroy?(): void };
+  /**
+   * Standard input's descriptor (0 for the process), so that a run can see what it is without
+   * making `stdin`; left out (a test's stream), `stdin.fd` is asked.
+   */
+  readonly stdinFd?: number;
   /** The environment (`BLOOMKIT_DEBUG`); `process.env` when left out. */
   readonly env?: NodeJS.ProcessEnv;
 }

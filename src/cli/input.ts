@@ -15,12 +15,14 @@ import {
   openSync,
   read as readCallback,
   readSync,
+  type Stats,
   statSync,
 } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { CliError, type CliIo } from './command.js';
 import { copyBytes } from './separators.js';
+import { openStdinPipe, StdinPipe } from './stdin-pipe.js';
 
 /** A byte stream read into caller-owned buffers. */
 export interface ByteSource {
@@ -192,7 +194,7 @@ async function gunzipSource(
 }
 
 /** Where standard input is read from (see {@link CliIo}). */
-export type StdinIo = Pick<CliIo, 'stdin'>;
+export type StdinIo = Pick<CliIo, 'stdin' | 'stdinFd'>;
 
 /** Opens `path` (`-` for `stdin`, standard input) as a byte source, inflating gzip. */
 export async function openInput(path: string, stdin: CliIo['stdin']): Promise<ByteSource> {
@@ -270,17 +272,24 @@ function isGzip(head: Uint8Array): boolean {
 }
 
 /**
- * Standard input: read with `read(2)` like a file when its descriptor is one (`< file`), else as
- * a stream (`stdin` is `process.stdin`, whose `fd` is 0, or a test's stream). A pipe is not read
- * with `read(2)` in Node's thread pool: a read waiting there for a writer cannot be cancelled,
- * and the process could not exit on Ctrl-C until the writer wrote or closed.
+ * Standard input: read with `read(2)` like a file when its descriptor is one (`< file`); a pipe
+ * first through a non-blocking descriptor of its own while no read has to wait (see
+ * stdin-pipe.ts: an empty or written-out pipe makes no stream); else as a stream (`stdin` is
+ * `process.stdin`, whose `fd` is 0, or a test's stream). A pipe is not read with `read(2)` in
+ * Node's thread pool: a read waiting there for a writer cannot be cancelled, and the process
+ * could not exit on Ctrl-C until the writer wrote or closed.
  */
 async function openStdin(io: StdinIo): Promise<ByteSource> {
   const name = 'standard input';
-  const fd = io.stdin.fd;
-  const info = fd === undefined ? undefined : fstatSync(fd);
-  const size = info?.isFile() ? info.size : undefined;
+  const fd = io.stdinFd ?? io.stdin.fd;
+  let info: Stats | undefined;
+  try {
+    info = fd === undefined ? undefined : fstatSync(fd);
+  } catch {
+    info = undefined; // a closed descriptor: the stream says what is wrong
+  }
   if (fd !== undefined && info?.isFile()) {
+    const size = info.size;
     const head = new Uint8Array(2);
     const { bytesRead } = await readFd(fd, head);
     const peeked = head.subarray(0, bytesRead);
@@ -297,12 +306,21 @@ async function openStdin(io: StdinIo): Promise<ByteSource> {
     }
     return new FileSource(name, fd, size, peeked);
   }
-  return streamStdin(name, io.stdin);
+  const pipe = fd !== undefined && info?.isFIFO() ? openStdinPipe(fd) : null;
+  const stdin = new StdinPipe(pipe, () => io.stdin);
+  return streamStdin(name, stdin.chunks(), () => stdin.close());
 }
 
-/** Standard input read as Node's stream (a pipe, a terminal, a socket, a test's stream), gzip found. */
-async function streamStdin(name: string, stream: CliIo['stdin']): Promise<ByteSource> {
-  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+/**
+ * Standard input read as chunks (a pipe, a terminal, a socket, a test's stream), gzip found;
+ * `close` ends the reading.
+ */
+async function streamStdin(
+  name: string,
+  source: AsyncIterable<Uint8Array>,
+  close: () => void,
+): Promise<ByteSource> {
+  const chunks = source[Symbol.asyncIterator]();
   const first = await chunks.next();
   const head: Uint8Array = first.done ? new Uint8Array(0) : first.value;
   let consumed = head.length;
@@ -322,11 +340,5 @@ async function streamStdin(name: string, stream: CliIo['stdin']): Promise<ByteSo
     if (head.length > 0) yield head;
     yield* rest;
   })();
-  return new StreamSource(
-    name,
-    all,
-    undefined,
-    () => consumed,
-    () => stream.destroy?.(),
-  );
+  return new StreamSource(name, all, undefined, () => consumed, close);
 }
