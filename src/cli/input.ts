@@ -22,7 +22,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { CliError, type CliIo } from './command.js';
 import { copyBytes } from './separators.js';
-import { openStdinPipe, StdinPipe } from './stdin-pipe.js';
+import { type HandOver, openStdinPipe, StdinPipe } from './stdin-pipe.js';
 
 /** A byte stream read into caller-owned buffers. */
 export interface ByteSource {
@@ -307,7 +307,8 @@ async function openStdin(io: StdinIo): Promise<ByteSource> {
     return new FileSource(name, fd, size, peeked);
   }
   const pipe = fd !== undefined && info?.isFIFO() ? openStdinPipe(fd) : null;
-  const stdin = new StdinPipe(pipe, () => io.stdin);
+  // The stream's chunks are Buffers (no encoding is ever set on it).
+  const stdin = new StdinPipe(pipe, () => io.stdin as unknown as HandOver);
   return streamStdin(name, stdin.chunks(), () => stdin.close());
 }
 
