@@ -301,6 +301,29 @@ describe('what is not a regular file', () => {
     }
   }, 60_000);
 
+  it('standard input fed faster than it is read: SIGTERM still ends the run (143), the file whole', async () => {
+    const file = path('pipe-fast.bloom');
+    ok(await cli.run(['create', file, '-n', '1000', '-p', '0.01']));
+    const fifo = path('fast.fifo');
+    mkfifo(fifo);
+    // A writer that never ends and is mostly ahead: the command reads the pipe on its own
+    // descriptor, where only its turns of the event loop let the signal in (whether a read ever
+    // waits here depends on timing: test/cli-stdin-pipe.test.ts holds the reader to its turns).
+    const writer = spawn('sh', ['-c', `exec yes fast/line > ${fifo}`], { stdio: 'ignore' });
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const child = spawn(process.execPath, [bin.bin, 'add', file], {
+      stdio: [reader, 'pipe', 'pipe'],
+    });
+    closeSync(reader);
+    const done = finished(child);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    child.kill('SIGTERM');
+    const { code, stderr } = await done;
+    writer.kill();
+    expect(code, stderr).toBe(143);
+    expect(await missing(file, ['fast/line'])).toBe(0);
+  }, 60_000);
+
   it('a FIFO as an output: convert, merge, cascade and create --force refuse it, and it stays', async () => {
     const src = path('src.bloom');
     ok(await cli.run(['create', src, '-n', '1000', '-p', '0.01']));

@@ -15,6 +15,8 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 /** Bytes a non-blocking read asks for: a pipe's default capacity on Linux. */
 const PIPE_READ = 65536;
+/** Reads between two turns of the event loop (see {@link StdinPipe.chunks}): 256 KiB. */
+const YIELD_EVERY = 4;
 
 /**
  * A non-blocking descriptor of standard input's pipe (`fd`, 0 in the process), or null when it
@@ -50,7 +52,12 @@ export class StdinPipe {
   ) {}
 
   async *chunks(): AsyncGenerator<Uint8Array> {
-    while (this.fd !== null) {
+    for (let reads = 1; this.fd !== null; reads++) {
+      // The event loop runs now and then: signals (Ctrl-C, SIGTERM) are handled there, and
+      // while the writer stays ahead no read waits, so this loop alone would run in promise
+      // jobs only and never let them in.
+      if (reads % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (this.fd === null) return;
       const chunk = Buffer.allocUnsafe(PIPE_READ);
       let n: number;
       try {
