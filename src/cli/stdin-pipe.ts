@@ -7,8 +7,9 @@
  * net and stream code (some 5 ms of CPU, a tenth of an empty run's own cost). At the first read
  * that would wait (the writer is still at work), that descriptor is closed and the rest is read
  * through the stream: never both at once, so nothing is read twice or out of order. No read here
- * waits, so Ctrl-C is answered as before. Elsewhere (no `/proc`, not a pipe: a socket, a
- * terminal) {@link openStdinPipe} gives null and the stream is used from the start.
+ * waits and the event loop turns every few reads, so Ctrl-C and SIGTERM are answered as before.
+ * Elsewhere (no `/proc`, not a pipe: a socket, a terminal) {@link openStdinPipe} gives null and
+ * the stream is used from the start.
  */
 
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
