@@ -53,16 +53,15 @@ describe('StdinPipe', () => {
 
   it('hands over to the stream at the first read that would wait, bytes in order', async () => {
     const fifo = join(dir, 'silent.fifo');
-    const made = spawnSync('mkfifo', [fifo]);
-    expect(made.status).toBe(0);
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
     const writer = openSync(fifo, constants.O_WRONLY);
     try {
       writeFileSync(writer, 'first ');
       const rest = [Buffer.from('second '), Buffer.from('third')];
-      let made = 0;
+      let streams = 0;
       const pipe = new StdinPipe(reader, () => {
-        made++;
+        streams++;
         return (async function* () {
           yield* rest;
         })();
@@ -70,7 +69,7 @@ describe('StdinPipe', () => {
       const got: string[] = [];
       for await (const chunk of pipe.chunks()) got.push(Buffer.from(chunk).toString());
       expect(got).toEqual(['first ', 'second ', 'third']);
-      expect(made).toBe(1);
+      expect(streams).toBe(1);
     } finally {
       closeSync(writer);
     }
