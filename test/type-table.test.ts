@@ -28,6 +28,7 @@ import {
 import {
   CODECS,
   type FilterCodec,
+  filterBytes,
   fromBytes,
   type MembershipFilter,
   TYPE_NAMES,
@@ -243,6 +244,84 @@ describe('the command and the page give the same numbers', () => {
       }
     });
   }
+});
+
+describe('one question, one number: calc, create, info and the library', () => {
+  const sized = CODECS.filter((row) => row.model !== undefined && row.create !== undefined).map(
+    (row) => row.name,
+  );
+  // The edges: one key, a rate near 1, a tiny rate, and sizes whose bits are not whole words.
+  const grid: [number, number][] = [
+    [1, 0.5],
+    [1, 0.01],
+    [7, 0.3],
+    [1000, 0.01],
+    [1000, 1e-9],
+  ];
+
+  for (const type of sized) {
+    it(`${type}: calc, create --json, info --json and filterBytes give one size and shape`, async () => {
+      for (const [n, p] of grid) {
+        const what = `${type} n=${n} p=${p}`;
+        const calc = await cli.run([
+          'calc',
+          '-t',
+          type,
+          '-n',
+          String(n),
+          '-p',
+          String(p),
+          '--json',
+        ]);
+        if (calc.code !== 0) {
+          expect(() => filterBytes(type, n, p), what).toThrow(RangeError);
+          continue;
+        }
+        const c = JSON.parse(calc.stdout.toString('utf8'));
+        const file = join(dir, `one-number-${type}-${n}-${p}.bloom`);
+        const created = await json([
+          'create',
+          file,
+          '-t',
+          type,
+          '-n',
+          String(n),
+          '-p',
+          String(p),
+          '--json',
+        ]);
+        const { kind: _kind, ...shape } = c.shape as Record<string, number>;
+        expect(created, what).toMatchObject({ ...shape, bytes: c.bytes });
+        expect(await json(['info', file, '--json']), what).toMatchObject({
+          ...shape,
+          bytes: c.bytes,
+        });
+        expect(filterBytes(type, n, p), what).toBe(c.bytes);
+        // The table of every type prints the same size for this type's row.
+        expect(
+          c.types.find((r: { type: string }) => r.type === type),
+          what,
+        ).toMatchObject({
+          bits: c.m,
+          bytes: c.bytes,
+          fpp: c.p,
+        });
+      }
+    });
+  }
+
+  it('calc answers a size too small for its keys with p = 1, not an error about -p', async () => {
+    for (const type of ['classic', 'blocked', 'split-block']) {
+      const r = await cli.run(['calc', '-t', type, '-n', '1e9', '-m', '256', '--json']);
+      expect(r.code, `${type}: ${r.stderr}`).toBe(0);
+      const c = JSON.parse(r.stdout.toString('utf8'));
+      expect(c.p, type).toBe(1);
+      expect(c.types, type).toEqual([]);
+      const text = await cli.run(['calc', '-t', type, '-n', '1e9', '-m', '256']);
+      expect(text.code, `${type}: ${text.stderr}`).toBe(0);
+      expect(text.stdout.toString('utf8'), type).toMatch(/^p = 1 /m);
+    }
+  });
 });
 
 /** Every .ts file under `dir`, as paths relative to the repository root. */

@@ -49,10 +49,16 @@ export function poissonMix(lambda: number, f: (j: number) => number): number {
   return sum;
 }
 
-/** The model false positive rate of a 512-bit blocked filter at λ keys per block, k probes. */
+/**
+ * The model false positive rate of a 512-bit blocked filter at λ keys per block, k probes: a
+ * probability, at most 1 (the summed series can pass 1 by rounding when every term is 1).
+ */
 export function blockedFalsePositiveRate(lambda: number, k: number): number {
   const q = k * Math.log1p(-1 / BLOCK_BITS);
-  return poissonMix(lambda, (j) => (-Math.expm1(q * j)) ** k);
+  return Math.min(
+    1,
+    poissonMix(lambda, (j) => (-Math.expm1(q * j)) ** k),
+  );
 }
 
 /**
