@@ -75,7 +75,12 @@ export function bloomCells(
       const kOf = (x: number): number => k ?? optimalNumOfHashFunctions(x, m);
       const ok = (x: number): boolean => falsePositiveRate(x, m, kOf(x)) <= p!;
       if (!ok(1)) throw new RangeError(`${m} cells cannot hold even one key at rate ${p}`);
-      const guess = Math.max(1, Math.floor((m * LN2 * LN2) / -Math.log(p!)));
+      // Guava's n = m·ln²2 / −ln p, a first guess only: for p near 1 it passes 2^53 keys,
+      // where (1 − e^(−kn/m))^k is long 1; the search then bisects down from there.
+      const guess = Math.min(
+        Number.MAX_SAFE_INTEGER,
+        Math.max(1, Math.floor((m * LN2 * LN2) / -Math.log(p!))),
+      );
       const keys = largestInteger(ok(guess) ? guess : 1, Math.max(2, guess), ok);
       r = { cells: m, k: kOf(keys), n: keys };
       break;
