@@ -34,6 +34,7 @@ import {
   TYPE_NAMES,
   typeNamed,
 } from '../src/index.js';
+import { formatInt } from '../src/formats/view.js';
 import { fromSharedHandle } from '../src/node/shared-handle.js';
 import { solve } from '../web/src/calc.js';
 import { describe as inspectFilter } from '../web/src/inspect.js';
@@ -309,6 +310,24 @@ describe('one question, one number: calc, create, info and the library', () => {
       }
     });
   }
+
+  it("a full filter's count is no number in every tool: info text —, JSON null, the page —", async () => {
+    const file = join(dir, 'one-number-full.bloom');
+    await json(['create', file, '-n', '1', '-p', '0.5', '--json']);
+    const keys = `${Array.from({ length: 3000 }, (_, i) => `k${i}`).join('\n')}\n`;
+    const added = await cli.run(['add', file, '--json'], { input: keys });
+    expect(JSON.parse(added.stdout.toString('utf8'))).toMatchObject({ estimatedCount: null });
+    expect(await json(['info', file, '--json'])).toMatchObject({
+      bitsSet: 64,
+      estimatedCount: null,
+    });
+    const text = await cli.run(['info', file]);
+    expect(text.stdout.toString('utf8')).toMatch(/^estimatedCount: +—$/m);
+    expect(text.stdout.toString('utf8')).not.toMatch(/Infinity|NaN/);
+    // The page's inspector and live view write counts with formatInt.
+    expect(formatInt(Number.POSITIVE_INFINITY)).toBe('—');
+    expect(formatInt(Number.NaN)).toBe('—');
+  });
 
   it('calc answers a size too small for its keys with p = 1, not an error about -p', async () => {
     for (const type of ['classic', 'blocked', 'split-block']) {

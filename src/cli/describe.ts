@@ -48,8 +48,17 @@ export function describeFilter(filter: ReadonlyMembershipFilter): Facts {
   return facts;
 }
 
+/** What the text output writes for a number the filter cannot give. */
+export const NO_NUMBER = '—';
+
+/**
+ * One fact as text. A number the filter cannot give (a full filter's estimated count, ∞; an
+ * inverted cascade's, NaN) is `—`, as the page writes it and as `--json` writes null: never
+ * `Infinity` or `NaN` where a number is read.
+ */
 function formatValue(value: unknown): string {
   if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return NO_NUMBER;
     return Number.isInteger(value) ? value.toLocaleString('en-US') : String(value);
   }
   if (typeof value === 'string') return value;

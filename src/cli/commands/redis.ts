@@ -6,6 +6,7 @@ import {
   type OptionValues,
   optionHelp,
 } from '../command.js';
+import { NO_NUMBER } from '../describe.js';
 import {
   flag,
   INPUT_HELP,
@@ -141,7 +142,10 @@ Example:
           flag(options, 'json')
             ? `${JSON.stringify(f)}\n`
             : `${Object.entries(f)
-                .map(([k, v]) => `${k}: ${v}`)
+                .map(
+                  ([k, v]) =>
+                    `${k}: ${typeof v === 'number' && !Number.isFinite(v) ? NO_NUMBER : v}`,
+                )
                 .join('\n')}\n`,
         );
         return 0;
