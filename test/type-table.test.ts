@@ -25,16 +25,19 @@ import {
   typeNamesWith,
   typeRowNamed,
 } from '../src/formats/type-table.js';
+import { formatInt } from '../src/formats/view.js';
 import {
   CODECS,
+  DcsoBloomFilter,
   type FilterCodec,
   filterBytes,
   fromBytes,
   type MembershipFilter,
+  ShardedBloomFilter,
   TYPE_NAMES,
   typeNamed,
 } from '../src/index.js';
-import { formatInt } from '../src/formats/view.js';
+import { falsePositiveRate } from '../src/math.js';
 import { fromSharedHandle } from '../src/node/shared-handle.js';
 import { solve } from '../web/src/calc.js';
 import { describe as inspectFilter } from '../web/src/inspect.js';
@@ -327,6 +330,25 @@ describe('one question, one number: calc, create, info and the library', () => {
     // The page's inspector and live view write counts with formatInt.
     expect(formatInt(Number.POSITIVE_INFINITY)).toBe('—');
     expect(formatInt(Number.NaN)).toBe('—');
+  });
+
+  it('a filter that keeps its capacity (DCSO, sharded) is saturated against it, as info prints it', async () => {
+    const file = join(dir, 'one-number-dcso.bloom');
+    await json(['create', file, '-t', 'dcso', '-n', '100', '-p', '0.01', '--json']);
+    const keys = `${Array.from({ length: 3000 }, (_, i) => `k${i}`).join('\n')}\n`;
+    const added = await cli.run(['add', file], { input: keys });
+    expect(await json(['info', file, '--json'])).toMatchObject({ capacity: 100, fpp: 0.01 });
+    const dcso = DcsoBloomFilter.create({ capacity: 100, fpp: 0.01 });
+    const rate = falsePositiveRate(100, dcso.bitSize, dcso.hashes);
+    expect(dcso.designPoint()).toEqual({ capacity: 100, fpp: rate });
+    expect(added.stderr).toContain(
+      `design rate ${Number(rate.toPrecision(2))} (at about 100 keys)`,
+    );
+    const sharded = ShardedBloomFilter.create({ capacity: 5000, fpp: 0.001, shardBits: 4096 });
+    expect(sharded.designPoint()).toEqual({
+      capacity: 5000,
+      fpp: falsePositiveRate(5000, sharded.bitSize, sharded.hashes),
+    });
   });
 
   it('calc answers a size too small for its keys with p = 1, not an error about -p', async () => {

@@ -32,7 +32,7 @@ import {
 } from '../formats/native.js';
 import { hashIndex } from '../hash/batch.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
-import { bloomDesignPoint, estimateCount, expectedFpp } from '../math.js';
+import { estimateCount, expectedFpp, falsePositiveRate } from '../math.js';
 import {
   checkLayout,
   checkShardBits,
@@ -280,9 +280,13 @@ export class ShardedBloomFilter<K extends Key = Key>
     return estimateCount(this.bitCount(), this.bitSize, this.hashes);
   }
 
-  /** The classic design point over all its bits (math.ts `bloomDesignPoint`). */
+  /**
+   * The capacity its shape keeps (what `bloomkit redis info` prints) and the classic model rate
+   * there over all its bits, (1 − e^(−kn/m))^k.
+   */
   override designPoint(): { capacity: number; fpp: number } {
-    return bloomDesignPoint(this.bitSize, this.hashes);
+    const { capacity } = this.shape;
+    return { capacity, fpp: falsePositiveRate(capacity, this.bitSize, this.hashes) };
   }
 
   /** (bitCount/m)^k: the rate the bits set now imply (Guava's `expectedFpp`). */

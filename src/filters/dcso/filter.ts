@@ -26,7 +26,7 @@ import { BitArray } from '../../bits/bit-array.js';
 import { checkOptions, checkPositiveInteger, checkProbability, mustBe } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { checkFunnel, encodeKeyInto, type Funnel, type Key } from '../../hash/keys.js';
-import { bloomDesignPoint, expectedFpp, MAX_BITS } from '../../math.js';
+import { expectedFpp, falsePositiveRate, MAX_BITS } from '../../math.js';
 import { FilterBase, percent } from '../base.js';
 import { checkCombinable, type KeyOf, type MembershipFilter, type Requirement } from '../filter.js';
 import { readDcso, writeDcso } from './file.js';
@@ -194,9 +194,15 @@ export class DcsoBloomFilter<K extends Key = Key>
     return this.bits.bitCount();
   }
 
-  /** The classic filter's design point of its shape (`bloomDesignPoint`: n½ and the rate there). */
+  /**
+   * The capacity the file keeps (what `info` prints) and the classic model rate there,
+   * (1 − e^(−kn/m))^k: the design is read, not guessed from the shape as for a Guava file.
+   */
   override designPoint(): { capacity: number; fpp: number } {
-    return bloomDesignPoint(this.bitSize, this.hashes);
+    return {
+      capacity: this.capacity,
+      fpp: falsePositiveRate(this.capacity, this.bitSize, this.hashes),
+    };
   }
 
   /** (bitCount/m)^k: the rate that the bits set now imply. */
