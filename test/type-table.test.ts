@@ -351,6 +351,24 @@ describe('one question, one number: calc, create, info and the library', () => {
     });
   });
 
+  it("info rounds a scalable layer's numbers as its own: 6 significant digits", async () => {
+    const file = join(dir, 'one-number-scalable.bloom');
+    const created = await json([
+      'create',
+      file,
+      '-t',
+      'scalable',
+      '-n',
+      '1000',
+      '-p',
+      '0.01',
+      '--json',
+    ]);
+    // 0.01·(1 − 0.9) is 0.0009999999999999998 in doubles: printed as 0.001, as expectedFpp is.
+    expect(created.layers).toMatchObject([{ capacity: 1000, fpp: 0.001 }]);
+    expect((await json(['info', file, '--json'])).layers).toEqual(created.layers);
+  });
+
   it('calc answers a size too small for its keys with p = 1, not an error about -p', async () => {
     for (const type of ['classic', 'blocked', 'split-block']) {
       const r = await cli.run(['calc', '-t', type, '-n', '1e9', '-m', '256', '--json']);

@@ -24,11 +24,16 @@ export function typeName(filter: object): string {
   return codecOf(filter)?.name ?? filter.constructor.name;
 }
 
+/** Numbers to 6 significant digits, also inside a fact's list or object (a scalable layer's). */
 function round(value: unknown): unknown {
   if (typeof value === 'number') {
     return Number.isInteger(value) || !Number.isFinite(value)
       ? value
       : Number(value.toPrecision(6));
+  }
+  if (Array.isArray(value)) return value.map(round);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, round(v)]));
   }
   return value;
 }
