@@ -32,7 +32,7 @@ import {
 } from '../formats/native.js';
 import { hashIndex } from '../hash/batch.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
-import { estimateCount, expectedFpp, falsePositiveRate } from '../math.js';
+import { estimateCount, expectedFpp } from '../math.js';
 import {
   checkLayout,
   checkShardBits,
@@ -281,12 +281,11 @@ export class ShardedBloomFilter<K extends Key = Key>
   }
 
   /**
-   * The capacity its shape keeps (what `bloomkit redis info` prints) and the classic model rate
-   * there over all its bits, (1 − e^(−kn/m))^k.
+   * The design its shape keeps, as `bloomkit redis info` prints it: the capacity and the fpp it
+   * was created with.
    */
   override designPoint(): { capacity: number; fpp: number } {
-    const { capacity } = this.shape;
-    return { capacity, fpp: falsePositiveRate(capacity, this.bitSize, this.hashes) };
+    return { capacity: this.shape.capacity, fpp: this.shape.fpp };
   }
 
   /** (bitCount/m)^k: the rate the bits set now imply (Guava's `expectedFpp`). */

@@ -26,7 +26,7 @@ import { BitArray } from '../../bits/bit-array.js';
 import { checkOptions, checkPositiveInteger, checkProbability, mustBe } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { checkFunnel, encodeKeyInto, type Funnel, type Key } from '../../hash/keys.js';
-import { expectedFpp, falsePositiveRate, MAX_BITS } from '../../math.js';
+import { expectedFpp, MAX_BITS } from '../../math.js';
 import { FilterBase, percent } from '../base.js';
 import { checkCombinable, type KeyOf, type MembershipFilter, type Requirement } from '../filter.js';
 import { readDcso, writeDcso } from './file.js';
@@ -195,14 +195,11 @@ export class DcsoBloomFilter<K extends Key = Key>
   }
 
   /**
-   * The capacity the file keeps (what `info` prints) and the classic model rate there,
-   * (1 − e^(−kn/m))^k: the design is read, not guessed from the shape as for a Guava file.
+   * The design the file keeps, as `info` prints it: its capacity and the fpp it was made for (not
+   * guessed from the shape as for a Guava file, which keeps neither).
    */
   override designPoint(): { capacity: number; fpp: number } {
-    return {
-      capacity: this.capacity,
-      fpp: falsePositiveRate(this.capacity, this.bitSize, this.hashes),
-    };
+    return { capacity: this.capacity, fpp: this.fpp };
   }
 
   /** (bitCount/m)^k: the rate that the bits set now imply. */
