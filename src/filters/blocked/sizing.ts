@@ -119,10 +119,10 @@ export class BlockSizing {
     const blocks = Math.max(1, Math.ceil(capacity / lambda));
     if (!(blocks <= this.maxBlocks)) {
       // λ = 0: not even one key per block keeps the rate at fpp; no count of blocks is enough.
-      const needs = Number.isFinite(blocks) ? `${blocks} blocks` : 'more blocks';
-      throw new RangeError(
-        `capacity ${show(capacity)} at fpp ${show(fpp)} needs ${needs} of ${this.blockBits} bits, more than the maximum ${this.maxBlocks}`,
-      );
+      const needs = Number.isFinite(blocks)
+        ? `${blocks} blocks of ${this.blockBits} bits, more than the maximum ${this.maxBlocks}`
+        : `more than the maximum ${this.maxBlocks} blocks of ${this.blockBits} bits`;
+      throw new RangeError(`capacity ${show(capacity)} at fpp ${show(fpp)} needs ${needs}`);
     }
     return blocks;
   }
