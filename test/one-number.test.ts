@@ -8,7 +8,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatInt } from '../src/formats/view.js';
-import { CODECS, DcsoBloomFilter, filterBytes, ShardedBloomFilter } from '../src/index.js';
+import {
+  CODECS,
+  DcsoBloomFilter,
+  filterBytes,
+  ShardedBloomFilter,
+  solveSize,
+} from '../src/index.js';
 import { type InProcessCli, inProcessCli } from './support/cli.js';
 
 let cli: InProcessCli;
@@ -137,6 +143,21 @@ describe('one question, one number: calc, create, info and the library', () => {
     // 0.01·(1 − 0.9) is 0.0009999999999999998 in doubles: printed as 0.001, as expectedFpp is.
     expect(created.layers).toMatchObject([{ capacity: 1000, fpp: 0.001 }]);
     expect((await json(['info', file, '--json'])).layers).toEqual(created.layers);
+  });
+
+  it("calc's lower bound is the solver's (and the page's): log2(1/p) of the rate it prints", async () => {
+    for (const [n, p] of [
+      [1, 0.5],
+      [1000, 0.01],
+      [12_345, 0.05],
+    ]) {
+      const c = JSON.parse(
+        (await cli.run(['calc', '-n', String(n), '-p', String(p), '--json'])).stdout.toString(),
+      );
+      const solved = solveSize('classic', { n: n!, p: p! });
+      expect(c.p).toBe(solved.p);
+      expect(c.lowerBoundBitsPerKey, `n=${n} p=${p}`).toBe(Number(solved.lowerBound.toFixed(3)));
+    }
   });
 
   it('calc answers a size too small for its keys with p = 1, not an error about -p', async () => {

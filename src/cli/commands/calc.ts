@@ -3,14 +3,7 @@
  * table) as a command, so it prints exactly the numbers the web page's calculator shows.
  */
 
-import {
-  lowerBoundBitsPerKey,
-  type SizeAnswer,
-  type SizeInputs,
-  solveSize,
-  typeNamed,
-  typesWith,
-} from '../../index.js';
+import { type SizeAnswer, type SizeInputs, solveSize, typeNamed, typesWith } from '../../index.js';
 import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import {
   flag,
@@ -128,11 +121,12 @@ Examples:
     }
     const r = solve(type, given);
     const target = given.p ?? r.p;
-    // A rate of exactly 0 or 1 (a size far too small or too large for n) has no lower bound
-    // and no table of types sized for it: printed as null and left out, never an error.
-    const proper = target > 0 && target < 1;
-    const table = proper ? rows(r.n, target) : [];
-    const lowerBound = proper ? Number(lowerBoundBitsPerKey(target).toFixed(3)) : null;
+    // A rate of exactly 0 or 1 (a size far too small or too large for n) has no table of types
+    // sized for it, and no lower bound (the solver's NaN): null and left out, never an error.
+    const table = target > 0 && target < 1 ? rows(r.n, target) : [];
+    // The bound at the rate printed (r.p, what the page shows), not at the -p asked for: for
+    // n = 1 at -p 0.5 the filter's rate is 0.0155, whose bound is 6.01 bits per key, not 1.
+    const lowerBound = Number.isFinite(r.lowerBound) ? Number(r.lowerBound.toFixed(3)) : null;
     const result = {
       type,
       n: r.n,
