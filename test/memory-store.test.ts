@@ -6,6 +6,7 @@
  * outcome.
  */
 import { describe, expect, it } from 'vitest';
+import { cuckooFalsePositiveRate } from '../src/filters/cuckoo/sizing.js';
 import {
   FilterFullError,
   KEY_STATUS,
@@ -20,7 +21,6 @@ import {
   StoredFilterStaleError,
   StoredScalableBloomFilter,
 } from '../src/index.js';
-import { cuckooFalsePositiveRate } from '../src/filters/cuckoo/sizing.js';
 import { CUCKOO_MIN_FPP, ShardedBloomFilter } from '../src/redis.js';
 import { expectBytes } from './support/bytes.js';
 import { keys } from './support/random.js';
