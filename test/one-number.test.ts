@@ -160,6 +160,21 @@ describe('one question, one number: calc, create, info and the library', () => {
     }
   });
 
+  it('a rate too low for 255 hashes: create, calc and the library refuse with one message', async () => {
+    const message = 'fpp 1e-300 needs 996 hash functions, more than the maximum 255';
+    for (const type of ['classic', 'counting']) {
+      const file = join(dir, `one-number-k-${type}.bloom`);
+      const create = await cli.run(['create', file, '-t', type, '-n', '1', '-p', '1e-300']);
+      const calc = await cli.run(['calc', '-t', type, '-n', '1', '-p', '1e-300']);
+      expect(create.stderr, type).toBe(`bloomkit create: ${message}\n`);
+      expect(calc.stderr, type).toBe(`bloomkit calc: ${message}\n`);
+      expect(() => solveSize(type, { n: 1, p: 1e-300 })).toThrow(message);
+    }
+    expect(() => DcsoBloomFilter.create({ capacity: 1, fpp: 1e-300 })).toThrow(
+      'fpp 1e-300 needs 997 hash functions, more than the maximum 255',
+    );
+  });
+
   it('calc answers a size too small for its keys with p = 1, not an error about -p', async () => {
     for (const type of ['classic', 'blocked', 'split-block']) {
       const r = await cli.run(['calc', '-t', type, '-n', '1e9', '-m', '256', '--json']);

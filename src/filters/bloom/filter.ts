@@ -29,7 +29,14 @@ import {
   mitz64Indexes,
   type StrategyName,
 } from '../../hash/strategies.js';
-import { bloomDesignPoint, bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../../math.js';
+import {
+  bloomDesignPoint,
+  bloomSize,
+  checkHashesFor,
+  estimateCount,
+  expectedFpp,
+  MAX_BITS,
+} from '../../math.js';
 import { answerBytes, booleans, checkAnswers, checkOut, percent } from '../base.js';
 import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
@@ -123,7 +130,8 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
     checkOptions('options', options);
     checkProbability('fpp', options.fpp);
     const size = bloomSize(options.capacity, options.fpp);
-    return new BloomFilter<KeyOf<F>>({ ...options, bits: size.bits, hashes: size.hashes });
+    const hashes = checkHashesFor(options.fpp, size.hashes);
+    return new BloomFilter<KeyOf<F>>({ ...options, bits: size.bits, hashes });
   }
 
   /** Adds `key`. True iff a bit changed, i.e. the key was certainly not in the filter before. */

@@ -19,8 +19,10 @@ import {
 } from '../../formats/size-model.js';
 import {
   bloomSize,
+  checkHashesFor,
   falsePositiveRate,
   largestInteger,
+  MAX_HASHES,
   optimalNumOfHashFunctions,
 } from '../../math.js';
 import { BloomFilter } from './filter.js';
@@ -32,8 +34,6 @@ export type ClassicShape = {
 };
 
 const LN2 = Math.LN2;
-/** The most hashes a classic or counting filter takes. */
-const MAX_HASHES = 255;
 
 function roundUp64(bits: number): number {
   return Math.max(64, Math.ceil(bits / 64) * 64);
@@ -61,7 +61,7 @@ export function bloomCells(
     case 'np': {
       if (k === undefined) {
         const size = bloomSize(n!, p!);
-        r = { cells: size.bits, k: size.hashes, n: n! };
+        r = { cells: size.bits, k: checkHashesFor(p!, size.hashes), n: n! };
       } else r = { cells: cellsForFixedK(n!, p!, k), k, n: n! };
       break;
     }
