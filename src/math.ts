@@ -97,6 +97,16 @@ export function bloomSize(capacity: number, fpp: number): BloomSize {
   return { optimalBits, bits, hashes };
 }
 
+/**
+ * The shape `BloomFilter.create` and `CountingBloomFilter.create` give for (capacity, fpp):
+ * {@link bloomSize}, refused past {@link MAX_HASHES} hash functions ({@link checkHashesFor}).
+ */
+export function sizeBloom(capacity: number, fpp: number): BloomSize {
+  const size = bloomSize(capacity, fpp);
+  checkHashesFor(fpp, size.hashes);
+  return size;
+}
+
 function checkFinite(name: string, value: unknown, min: number, exclusive: boolean): number {
   if (
     typeof value !== 'number' ||
