@@ -53,6 +53,23 @@ function javaRound(x: number): number {
   return x - f >= 0.5 ? f + 1 : f;
 }
 
+/** The most hash functions a classic, counting or DCSO filter takes (one byte in our header). */
+export const MAX_HASHES = 255;
+
+/**
+ * `hashes` if at most {@link MAX_HASHES}, else the one refusal every tool gives for a rate too
+ * low for that limit (create, calc and the page alike): `fpp 1e-300 needs 996 hash functions,
+ * more than the maximum 255`. Guava's own sizing has no such limit ({@link bloomSize} keeps it).
+ */
+export function checkHashesFor(fpp: number, hashes: number): number {
+  if (hashes > MAX_HASHES) {
+    throw new RangeError(
+      `fpp ${show(fpp)} needs ${hashes} hash functions, more than the maximum ${MAX_HASHES}`,
+    );
+  }
+  return hashes;
+}
+
 /** The shape of a classic Bloom filter as Guava sizes it for (capacity, fpp). */
 export interface BloomSize {
   /** Bits requested by the formula, before rounding up to whole 64-bit words. */
@@ -78,6 +95,16 @@ export function bloomSize(capacity: number, fpp: number): BloomSize {
   const bits = Math.max(64, Math.ceil(optimalBits / 64) * 64);
   const hashes = optimalNumOfHashFunctions(capacity, Math.max(1, optimalBits));
   return { optimalBits, bits, hashes };
+}
+
+/**
+ * The shape `BloomFilter.create` and `CountingBloomFilter.create` give for (capacity, fpp):
+ * {@link bloomSize}, refused past {@link MAX_HASHES} hash functions ({@link checkHashesFor}).
+ */
+export function sizeBloom(capacity: number, fpp: number): BloomSize {
+  const size = bloomSize(capacity, fpp);
+  checkHashesFor(fpp, size.hashes);
+  return size;
 }
 
 function checkFinite(name: string, value: unknown, min: number, exclusive: boolean): number {

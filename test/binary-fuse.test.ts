@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { FormatError } from '../src/errors.js';
+import { binaryFuseCodec } from '../src/filters/binary-fuse/codec.js';
 import { fuseShape } from '../src/filters/binary-fuse/construct.js';
 import { BinaryFuseFilter } from '../src/filters/binary-fuse/filter.js';
 import { mix, mixed, mulhi64, splitmix64 } from '../src/filters/binary-fuse/mix.js';
 import { packKeys } from '../src/filters/packed.js';
+import { describeFilter, solveSize } from '../src/index.js';
 import { forge } from './support/native-bytes.js';
 import { countFound, packedSequence } from './support/packed-keys.js';
 import { keys, lcg, upper } from './support/random.js';
@@ -181,4 +183,26 @@ describe('BinaryFuseFilter native format', () => {
       expect(() => BinaryFuseFilter.fromBytes(forge(bytes, edit))).toThrow(message);
     });
   }
+});
+
+describe('BinaryFuseFilter facts, as info and the page show them', () => {
+  it('give the bits and bytes the size model (calc) gives; an empty filter has no bits per key', () => {
+    for (const [n, f] of [
+      [1, 8],
+      [1000, 8],
+      [1000, 16],
+    ] as const) {
+      const filter = BinaryFuseFilter.build(keys('facts', n), { fingerprintBits: f });
+      const model = solveSize('binary-fuse', { n, p: 2 ** -f });
+      expect(describeFilter(filter), `n=${n} f=${f}`).toMatchObject({
+        bits: model.bits,
+        bytes: model.bytes,
+        expectedFpp: model.p,
+      });
+    }
+    const empty = BinaryFuseFilter.build([]);
+    expect(describeFilter(empty)).toMatchObject({ keys: 0, bitsPerKey: null });
+    const shape = Object.fromEntries(binaryFuseCodec.view!(empty).shape);
+    expect(shape['bits per key']).toBe('—');
+  });
 });

@@ -7,6 +7,7 @@ import { FilterCascade } from '../src/filters/cascade/filter.js';
 import type { CascadeHash } from '../src/filters/cascade/hashing.js';
 import { packKeys } from '../src/filters/packed.js';
 import { murmur3x86_32 } from '../src/hash/murmur3-x86-32.js';
+import { estimateCount } from '../src/math.js';
 import { murmurhash3X86_32, rustCascadeFromBytes, rustCascadeHas } from './support/rust-cascade.js';
 
 const SAMPLE = new URL('./fixtures/mlbf/test_v2_murmur_mlbf', import.meta.url);
@@ -196,6 +197,17 @@ describe('FilterCascade.build, read back by the transcribed rust-cascade reader'
     expect(() => FilterCascade.build({ include: [], exclude: 5 as never })).toThrow(
       /exclude must be an iterable of keys \(not a string\), got 5/,
     );
+  });
+
+  it("an MLBF cascade's count is the classic estimator of layer 1 (math.ts estimateCount)", () => {
+    /** A version 2 file with one MurmurHash3 layer of 64 bits, 3 hashes, and these 8 bytes. */
+    const mlbf = (bits: number[]) =>
+      Uint8Array.from([2, 0, 0, 0, 1, 64, 0, 0, 0, 3, 0, 0, 0, 1, ...bits]);
+    const some = FilterCascade.fromMlbf(mlbf([0xff, 0x0f, 0, 1, 0, 0, 0x80, 0]))!;
+    expect(some.estimatedCount()).toBe(estimateCount(14, 64, 3));
+    // Every bit set: no count, as for every other filter (not 87, the estimate at 63 bits).
+    const full = FilterCascade.fromMlbf(mlbf([255, 255, 255, 255, 255, 255, 255, 255]))!;
+    expect(full.estimatedCount()).toBe(Number.POSITIVE_INFINITY);
   });
 
   it('round-trips through the native format with its counts and funnel', () => {

@@ -143,6 +143,34 @@ describe('bloomkit dedup', () => {
     expect(bad.stderr).toContain('junk.bloom');
   });
 
+  it('ends with the rate and saturation its state file has, the figures add and info print', async () => {
+    const keys = `${Array.from({ length: 3000 }, (_, i) => `u${i}`).join('\n')}\n`;
+    for (const type of TYPES) {
+      const state = join(dir, `figures-${type}.bloom`);
+      const args = [
+        'dedup',
+        '-n',
+        '1000',
+        '-p',
+        '0.01',
+        '--type',
+        type,
+        '--state',
+        state,
+        '--json',
+      ];
+      const run = await cli.run(args, { input: keys });
+      const summary = JSON.parse(run.stderr.trim().split('\n').at(-1)!);
+      const add = await cli.run(['add', state, '--json'], { input: '' });
+      const info = await cli.run(['info', state, '--json']);
+      const after = JSON.parse(add.stdout.toString('utf8'));
+      const facts = JSON.parse(info.stdout.toString('utf8'));
+      expect(summary.saturation, type).toBe(after.saturation);
+      expect(summary.saturated, type).toBe(after.saturated);
+      expect(summary.fpp, type).toBe(Number(facts.expectedFpp.toPrecision(3)));
+    }
+  });
+
   it('on Ctrl-C saves the state whole, then exits 130', async () => {
     const state = join(dir, 'interrupted.bloom');
     const child = bin.start(['dedup', '--state', state]);

@@ -88,6 +88,38 @@ describe.skipIf(!hasRedis)('bloomkit redis', () => {
     expect((await cli.run(['redis', 'frob', 'x', ...url])).code).toBe(2);
   });
 
+  it('add and info print the figures add and info print for a file with the same bits', async () => {
+    const dir = cli.tempDir();
+    const url = ['--url', server.url];
+    const input = `${keys('https://example.com/full/', 3000).join('\n')}\n`;
+    writeFileSync(join(dir, 'keys.txt'), input);
+    expect(
+      (await cli.run(['redis', 'create', 'small', '-n', '1000', '-p', '0.01', ...url])).code,
+    ).toBe(0);
+    const add = await cli.run(['redis', 'add', 'small', join(dir, 'keys.txt'), '--json', ...url]);
+    expect(add.code, add.stderr).toBe(0);
+    // The same keys into a classic filter file of the same (capacity, fpp): one shard, same bits.
+    const file = join(dir, 'small.bloom');
+    expect((await cli.run(['create', file, '-n', '1000', '-p', '0.01'])).code).toBe(0);
+    const local = await cli.run(['add', file, join(dir, 'keys.txt'), '--json']);
+    const figures = JSON.parse(add.stdout.toString());
+    const filed = JSON.parse(local.stdout.toString());
+    expect(figures).toMatchObject({
+      records: 3000,
+      estimatedCount: filed.estimatedCount,
+      saturated: true,
+    });
+    // Saturation is against the design each keeps: the Redis filter its (1000, 0.01).
+    expect(add.stderr).toContain('bloomkit redis add: warning: the filter small is saturated');
+    expect(add.stderr).toContain('design rate 0.01 (at about 1,000 keys)');
+    const info = JSON.parse(
+      (await cli.run(['redis', 'info', 'small', '--json', ...url])).stdout.toString(),
+    );
+    const facts = JSON.parse((await cli.run(['info', file, '--json'])).stdout.toString());
+    expect(info.estimatedCount).toBe(facts.estimatedCount);
+    expect(info.expectedFpp).toBe(facts.expectedFpp);
+  });
+
   it('refuses a server without persistence unless --durability best-effort, and says so in info', async () => {
     const lax = await startRedis({ appendonly: false });
     try {

@@ -28,8 +28,10 @@ import {
   FilterFullError,
   type ScalableBloomFilter,
   SplitBlockBloomFilter,
+  solveSize,
+  typesWith,
 } from '../src/index.js';
-import { estimateCount, expectedFpp } from '../src/math.js';
+import { estimateCount, expectedFpp, falsePositiveRate } from '../src/math.js';
 import { Deduper } from '../src/node/deduper.js';
 
 /** The smallest filter of each bit type, and 5,000 distinct keys: enough to set every bit. */
@@ -149,5 +151,46 @@ describe('a Deduper on a full state', () => {
     d.seenBatch(packKeys('string', KEYS));
     expect(d.currentFpp).toBeLessThan(0.01);
     expect((d.state as ScalableBloomFilter).layerCount).toBe(1);
+  });
+});
+
+describe('the size solvers at the edges of n, p and m', () => {
+  const inputs: { n?: number; p?: number; m?: number }[] = [];
+  for (const p of [1e-300, 1e-12, 0.5, 0.999999, 1 - 2 ** -53]) {
+    for (const n of [1, 1000, 2 ** 31, 2 ** 53 - 1]) inputs.push({ n, p });
+    for (const m of [1, 64, 2 ** 20, 2 ** 36]) inputs.push({ m, p });
+  }
+  for (const n of [1, 2 ** 53 - 1]) for (const m of [1, 2 ** 36]) inputs.push({ n, m });
+
+  it.each(typesWith('model'))(
+    '%s: a shape with finite numbers and 0 ≤ p ≤ 1, or a RangeError naming the inputs',
+    (type) => {
+      for (const input of inputs) {
+        const what = `${type} ${JSON.stringify(input)}`;
+        try {
+          const r = solveSize(type, input);
+          for (const x of [r.p, r.bits, r.bytes, r.bitsPerKey])
+            expect(x, what).toSatisfy(Number.isFinite);
+          expect(Number.isSafeInteger(r.n), what).toBe(true);
+          expect(r.p, what).toBeGreaterThanOrEqual(0);
+          expect(r.p, what).toBeLessThanOrEqual(1);
+        } catch (error) {
+          expect(error, what).toBeInstanceOf(RangeError);
+          // About the inputs given, never an internal step's figure (a capacity of 2.8e17 keys
+          // that no one asked for, or a count of Infinity blocks).
+          expect((error as Error).message, what).not.toMatch(/Infinity|NaN|safe integer/);
+        }
+      }
+    },
+  );
+
+  it('the classic filter: 2^36 bits at p = 0.999999 hold the most keys with k = 1 (not an error)', () => {
+    const m = 2 ** 36;
+    const r = solveSize('classic', { m, p: 0.999999 });
+    expect(r.k).toBe(1);
+    // The largest n with (1 − e^(−n/m)) ≤ p: n ≈ −m·ln(1 − p) = 9.49e11 keys.
+    expect(falsePositiveRate(r.n, m, 1)).toBeLessThanOrEqual(0.999999);
+    expect(falsePositiveRate(r.n + 1, m, 1)).toBeGreaterThan(0.999999);
+    expect(r.n / (-m * Math.log1p(-0.999999))).toBeCloseTo(1, 8);
   });
 });

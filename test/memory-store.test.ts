@@ -6,6 +6,7 @@
  * outcome.
  */
 import { describe, expect, it } from 'vitest';
+import { cuckooFalsePositiveRate } from '../src/filters/cuckoo/sizing.js';
 import {
   FilterFullError,
   KEY_STATUS,
@@ -20,7 +21,7 @@ import {
   StoredFilterStaleError,
   StoredScalableBloomFilter,
 } from '../src/index.js';
-import { ShardedBloomFilter } from '../src/redis.js';
+import { CUCKOO_MIN_FPP, ShardedBloomFilter } from '../src/redis.js';
 import { expectBytes } from './support/bytes.js';
 import { keys } from './support/random.js';
 
@@ -177,6 +178,20 @@ describe('stored filters over MemoryShardStore', () => {
     expect(acked.length).toBeGreaterThan(200);
     expect(await f.estimatedCount()).toBe(acked.length);
     expect((await f.hasMany(acked)).every(Boolean)).toBe(true);
+  });
+
+  it("cuckoo: its rate is the cuckoo filter's one model at its load, 16-bit fingerprints", async () => {
+    const store = new MemoryShardStore();
+    const f = await StoredCuckooFilter.create(store, 'm', {
+      capacity: 200,
+      fpp: 0.01,
+      shardBits: 4096,
+    });
+    await f.addMany(keys('m', 150));
+    const load = (await f.estimatedCount()) / (f.shards * f.buckets * 4);
+    // The in-memory filter's expectedFpp(), CuckooFilter at 16 bits: one formula for both.
+    expect(await f.expectedFpp()).toBe(cuckooFalsePositiveRate(load, 16));
+    expect(CUCKOO_MIN_FPP).toBe(cuckooFalsePositiveRate(1, 16));
   });
 
   it('scalable: grows layers, each shard within its share; clear drops them', async () => {

@@ -15,6 +15,7 @@ import {
   splitBlockFalsePositiveRate,
   splitBlockSize,
 } from '../src/index.js';
+import { estimateCount } from '../src/math.js';
 import { countFound, packedSequence } from './support/packed-keys.js';
 
 // Conformance: the split-block rows of test/conformance/table.ts (plain, shared, Parquet bytes).
@@ -176,6 +177,8 @@ describe('SplitBlockBloomFilter values and API', () => {
       expect(Math.abs(fp / probes - model), `fpp ${fpp}`).toBeLessThan(4 * sigma);
       expect(Math.abs(fp / probes - f.expectedFpp())).toBeLessThan(4 * sigma);
       expect(Math.abs(f.estimatedCount() - n)).toBeLessThan(0.02 * n);
+      // The classic estimator with k = 8 (m/k = 32 per block): one formula with the other filters.
+      expect(f.estimatedCount()).toBe(estimateCount(f.bitCount, f.bitSize, 8));
     }
   });
 

@@ -315,6 +315,16 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     expect(splitBlockFalsePositiveRate(r['split-block'].n / z)).toBeLessThanOrEqual(0.001);
     expect(splitBlockFalsePositiveRate((r['split-block'].n + 1) / z)).toBeGreaterThan(0.001);
 
+    // A size far too small for n: p = 1 and no lower bound, as calc says (not ∞ or NaN); a
+    // cuckoo table of 40 bits takes 8 bytes, as create and info say.
+    await open('#calculator?type=classic&n=1000000000&m=64');
+    expect(await page.textContent('#view-calculator [data-out="p"]')).toBe('100%');
+    const bound = await page.textContent('#view-calculator .bound');
+    expect(bound).toContain('no lower bound');
+    expect(`${bound} ${await page.textContent('#compare')}`).not.toMatch(/∞|NaN/);
+    await open('#calculator?type=cuckoo&n=1&p=0.01');
+    expect(await page.getAttribute('#view-calculator [data-out="bytes"]', 'data-value')).toBe('8');
+
     // Bad input is named, with what the field takes, not guessed.
     for (const p of ['1.5', '2']) {
       await page.fill('#calc-p', p);

@@ -24,11 +24,16 @@ export function typeName(filter: object): string {
   return codecOf(filter)?.name ?? filter.constructor.name;
 }
 
+/** Numbers to 6 significant digits, also inside a fact's list or object (a scalable layer's). */
 function round(value: unknown): unknown {
   if (typeof value === 'number') {
     return Number.isInteger(value) || !Number.isFinite(value)
       ? value
       : Number(value.toPrecision(6));
+  }
+  if (Array.isArray(value)) return value.map(round);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, round(v)]));
   }
   return value;
 }
@@ -48,8 +53,17 @@ export function describeFilter(filter: ReadonlyMembershipFilter): Facts {
   return facts;
 }
 
+/** What the text output writes for a number the filter cannot give. */
+export const NO_NUMBER = '—';
+
+/**
+ * One fact as text. A number the filter cannot give (a full filter's estimated count, ∞; an
+ * inverted cascade's, NaN) is `—`, as the page writes it and as `--json` writes null: never
+ * `Infinity` or `NaN` where a number is read.
+ */
 function formatValue(value: unknown): string {
   if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return NO_NUMBER;
     return Number.isInteger(value) ? value.toLocaleString('en-US') : String(value);
   }
   if (typeof value === 'string') return value;

@@ -18,8 +18,12 @@ export interface SizeAnswer<S extends SizeShape = SizeShape> {
   readonly n: number;
   /** The model false positive rate at n keys. */
   readonly p: number;
-  /** Memory of the table in bits, and in bytes. */
+  /** Memory of the table in bits. */
   readonly bits: number;
+  /**
+   * Bytes a filter of the shape allocates: ⌈bits/8⌉, or whole words where the type allocates
+   * them (a cuckoo table of 40 bits takes 8 bytes); what `filterBytes`, `create` and `info` give.
+   */
   readonly bytes: number;
   /** Probes per key, or null (fingerprint types). */
   readonly k: number | null;
@@ -71,7 +75,7 @@ export function solveSize(type: string, input: SizeInputs): SizeAnswer {
     n,
     p,
     bits,
-    bytes: Math.ceil(bits / 8),
+    bytes: model.bytes?.(shape) ?? Math.ceil(bits / 8),
     k: model.hashes(shape),
     bitsPerKey: bits / n,
     lowerBound: p > 0 && p < 1 ? lowerBoundBitsPerKey(p) : Number.NaN,

@@ -68,10 +68,12 @@ export function bitsSetIn(data: Uint32Array | Uint8Array): number {
   return c;
 }
 
-/** A count as the page writes it: `1,048,576`. */
+/**
+ * A count as the page writes it: `1,048,576`; `—` for no number (a full filter's estimated
+ * count is ∞: the bits no longer tell; `bloomkit info` writes `—` too, `--json` null).
+ */
 export function formatInt(x: number): string {
-  if (Number.isNaN(x)) return '—';
-  return Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '∞';
+  return Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '—';
 }
 
 /** A rate as the page writes it: a percent from 0.1%, else `1.23e-5`. */

@@ -32,7 +32,7 @@ import {
 } from '../formats/native.js';
 import { hashIndex } from '../hash/batch.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
-import { bloomDesignPoint, estimateCount, expectedFpp } from '../math.js';
+import { estimateCount, expectedFpp } from '../math.js';
 import {
   checkLayout,
   checkShardBits,
@@ -280,9 +280,12 @@ export class ShardedBloomFilter<K extends Key = Key>
     return estimateCount(this.bitCount(), this.bitSize, this.hashes);
   }
 
-  /** The classic design point over all its bits (math.ts `bloomDesignPoint`). */
+  /**
+   * The design its shape keeps, as `bloomkit redis info` prints it: the capacity and the fpp it
+   * was created with.
+   */
   override designPoint(): { capacity: number; fpp: number } {
-    return bloomDesignPoint(this.bitSize, this.hashes);
+    return { capacity: this.shape.capacity, fpp: this.shape.fpp };
   }
 
   /** (bitCount/m)^k: the rate the bits set now imply (Guava's `expectedFpp`). */

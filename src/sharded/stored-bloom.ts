@@ -18,6 +18,7 @@
  */
 
 import { show } from '../errors.js';
+import { type Saturation, saturationAt } from '../filters/base.js';
 import type { AsyncMembershipFilter, KeyOf } from '../filters/filter.js';
 import type { Funnel, Key } from '../hash/keys.js';
 import { estimateCount, expectedFpp } from '../math.js';
@@ -192,6 +193,17 @@ export class StoredBloomFilter<K extends Key = Key>
   /** (bitCount/m)^k: the rate the bits set now imply (Guava's `expectedFpp`). */
   async expectedFpp(): Promise<number> {
     return expectedFpp(await this.bitCount(), this.bitSize, this.hashes);
+  }
+
+  /**
+   * How far past its design the filter is (`FilterBase.saturation` of the in-memory filters): the
+   * capacity and fpp it was created with, the rate its bits imply now and their ratio, saturated
+   * past 10. The same figure as `ShardedBloomFilter.saturation()` of a local copy, and what
+   * `bloomkit redis add` warns with.
+   */
+  async saturation(): Promise<Saturation> {
+    const { capacity, fpp } = this.shape;
+    return saturationAt({ capacity, fpp }, await this.expectedFpp());
   }
 
   /**

@@ -19,7 +19,8 @@
  *   does). Remove only keys you added: removing a key never added may remove another key's equal
  *   fingerprint.
  *
- * Rate: a key never added matches one of 8 slots with probability at most 1 − (1 − 1/65535)^8 ≈
+ * Rate (the cuckoo filter's model, `cuckooFalsePositiveRate` at 16 bits): a key never added
+ * matches one of 8 slots with probability at most 1 − (1 − 1/65535)^8 ≈
  * 1.22e-4 (less while the buckets are not full), so `fpp` must be at least that. Sizing: each of
  * the S shards has room for its mean share μ = capacity/S plus 4√μ (keys spread binomially, and a
  * full shard cannot overflow into another) at a 95% load: nb = the power of two ≥ (μ + 4√μ)/3.8,
@@ -28,6 +29,7 @@
  */
 
 import { checkPositiveInteger, checkProbability, show } from '../errors.js';
+import { cuckooFalsePositiveRate } from '../filters/cuckoo/sizing.js';
 import type { AsyncMembershipFilter, KeyOf, ProgressOptions } from '../filters/filter.js';
 import { hashKeyInto } from '../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../hash/keys.js';
@@ -67,8 +69,10 @@ export interface StoredCuckooFilterOptions extends StoredCreateOptions {
 const SLOTS = 4;
 const LOAD = 0.95;
 const MAX_KICKS = 500;
-/** The rate of 16-bit fingerprints compared against 8 slots. */
-export const CUCKOO_MIN_FPP = 1 - (1 - 1 / 65535) ** (2 * SLOTS);
+/** Fingerprint bits: a fingerprint is one of 2^16 − 1 values (never 0, the empty slot). */
+const FINGERPRINT_BITS = 16;
+/** The rate of 16-bit fingerprints compared against 8 full slots (the cuckoo model at load 1). */
+export const CUCKOO_MIN_FPP = cuckooFalsePositiveRate(1, FINGERPRINT_BITS);
 
 /**
  * The shape of a cuckoo filter as a sharded shape: `shardBits` is buckets per shard (nb) and
@@ -245,12 +249,13 @@ export class StoredCuckooFilter<K extends Key = Key>
   }
 
   /**
-   * The rate the occupancy implies: a key never added meets 8 slots, each holding its fingerprint
-   * with probability α/65535 at load α, so 1 − (1 − α/65535)^8.
+   * The rate the occupancy implies: the cuckoo filter's one model (`cuckooFalsePositiveRate`, what
+   * `CuckooFilter.expectedFpp()` gives) at load α with 16-bit fingerprints,
+   * 1 − (1 − 1/65535)^(8α).
    */
   async expectedFpp(): Promise<number> {
     const load = (await this.estimatedCount()) / (this.shape.shards * this.shape.shardBits * SLOTS);
-    return 1 - (1 - load / 65535) ** (2 * SLOTS);
+    return cuckooFalsePositiveRate(load, FINGERPRINT_BITS);
   }
 
   /** Number of fingerprints stored (occupied slots), over all shards. */

@@ -48,6 +48,7 @@ function bloomAdapter(f: StoredBloomFilter<string>): FilterAdapter {
   return {
     ...adapter(f as StoredLike),
     expectedFpp: () => f.expectedFpp(),
+    saturation: () => f.saturation(),
     roundTrip: async () =>
       bloomAdapter(
         (await StoredBloomFilter.fromBytes(

@@ -81,6 +81,7 @@ function adapter(f: RedisFilterLike): FilterAdapter {
 function bloomAdapter(backend: RedisBackend, f: RedisBloomFilter<string>): FilterAdapter {
   return {
     ...adapter(f as RedisFilterLike),
+    saturation: () => f.saturation(),
     // Export to the native format and import into a new Redis filter.
     roundTrip: async () =>
       bloomAdapter(

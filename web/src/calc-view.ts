@@ -174,10 +174,12 @@ export function calculatorView(root: HTMLElement, store: Store): void {
 
   const showResult = (r: CalcResult): void => {
     tiles.bytes.set(formatBytes(r.bytes), r.bytes, `${formatInt(r.bits)} bits`);
+    // At a rate of 0 or 1 there is no lower bound (NaN): said in words, as calc leaves it out.
+    const bounded = Number.isFinite(r.lowerBound);
     tiles.bitsPerKey.set(
       formatNumber(r.bitsPerKey, 4),
       r.bitsPerKey,
-      `lower bound ${formatNumber(r.lowerBound, 3)}`,
+      bounded ? `lower bound ${formatNumber(r.lowerBound, 3)}` : 'no lower bound at this rate',
     );
     tiles.p.set(formatRate(r.p), r.p, oneIn(r.p));
     tiles.n.set(
@@ -190,34 +192,41 @@ export function calculatorView(root: HTMLElement, store: Store): void {
       r.k,
       r.k === null ? 'fingerprints instead' : 'bits probed per key',
     );
-    const ratio = r.bitsPerKey / r.lowerBound;
-    const pct = Math.min(100, (r.lowerBound / r.bitsPerKey) * 100);
-    fill(
-      bound,
-      h(
-        'div',
-        { class: 'bound-text' },
-        h('strong', {}, `${formatNumber(ratio, 3)}×`),
-        ' the information-theoretic minimum of ',
-        h('strong', {}, `${formatNumber(r.lowerBound, 3)} bits/key`),
-        ` (log₂ 1/p) for this rate.`,
-      ),
-      h(
-        'div',
-        {
-          class: 'bar',
-          role: 'img',
-          'aria-label': `lower bound is ${pct.toFixed(0)}% of the size`,
-        },
-        h('span', { class: 'bar-min', style: `width:${pct}%` }),
-      ),
-      h(
-        'div',
-        { class: 'bar-legend' },
-        h('span', {}, `minimum ${formatNumber(r.lowerBound, 3)}`),
-        h('span', {}, `overhead ${formatNumber(r.bitsPerKey - r.lowerBound, 3)} bits/key`),
-      ),
-    );
+    if (!bounded) {
+      fill(
+        bound,
+        h('div', { class: 'bound-text' }, `A rate of ${formatRate(r.p)} has no lower bound.`),
+      );
+    } else {
+      const ratio = r.bitsPerKey / r.lowerBound;
+      const pct = Math.min(100, (r.lowerBound / r.bitsPerKey) * 100);
+      fill(
+        bound,
+        h(
+          'div',
+          { class: 'bound-text' },
+          h('strong', {}, `${formatNumber(ratio, 3)}×`),
+          ' the information-theoretic minimum of ',
+          h('strong', {}, `${formatNumber(r.lowerBound, 3)} bits/key`),
+          ` (log₂ 1/p) for this rate.`,
+        ),
+        h(
+          'div',
+          {
+            class: 'bar',
+            role: 'img',
+            'aria-label': `lower bound is ${pct.toFixed(0)}% of the size`,
+          },
+          h('span', { class: 'bar-min', style: `width:${pct}%` }),
+        ),
+        h(
+          'div',
+          { class: 'bar-legend' },
+          h('span', {}, `minimum ${formatNumber(r.lowerBound, 3)}`),
+          h('span', {}, `overhead ${formatNumber(r.bitsPerKey - r.lowerBound, 3)} bits/key`),
+        ),
+      );
+    }
     fill(
       shapeTable,
       h('caption', {}, 'Shape'),

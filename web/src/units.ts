@@ -107,6 +107,7 @@ export function oneIn(p: number): string {
 
 /** A number with `digits` significant digits, no exponent below 1e6. */
 export function formatNumber(x: number, digits = 3): string {
+  if (Number.isNaN(x)) return '—';
   if (!Number.isFinite(x)) return '∞';
   if (Math.abs(x) >= 1e6 || (Math.abs(x) < 1e-3 && x !== 0)) return x.toExponential(digits - 1);
   return Number(x.toPrecision(digits)).toLocaleString('en-US', { maximumFractionDigits: 6 });

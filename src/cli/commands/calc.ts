@@ -3,14 +3,7 @@
  * table) as a command, so it prints exactly the numbers the web page's calculator shows.
  */
 
-import {
-  lowerBoundBitsPerKey,
-  type SizeAnswer,
-  type SizeInputs,
-  solveSize,
-  typeNamed,
-  typesWith,
-} from '../../index.js';
+import { type SizeAnswer, type SizeInputs, solveSize, typeNamed, typesWith } from '../../index.js';
 import { CliError, type Command, type OptionSpec, optionHelp } from '../command.js';
 import {
   flag,
@@ -34,6 +27,8 @@ function solve(type: string, given: SizeInputs): SizeAnswer {
 interface Row {
   type: string;
   bits: number;
+  /** What a filter of the shape allocates (`SizeAnswer.bytes`), the size the table prints. */
+  bytes: number;
   bitsPerKey: number;
   shape: string;
   fpp: number;
@@ -60,6 +55,7 @@ function rows(n: number, p: number): Row[] {
     out.push({
       type,
       bits: r.bits,
+      bytes: r.bytes,
       bitsPerKey: Number(r.bitsPerKey.toFixed(2)),
       shape: shapeText(r.shape),
       fpp: r.p,
@@ -125,7 +121,12 @@ Examples:
     }
     const r = solve(type, given);
     const target = given.p ?? r.p;
-    const table = rows(r.n, target);
+    // A rate of exactly 0 or 1 (a size far too small or too large for n) has no table of types
+    // sized for it, and no lower bound (the solver's NaN): null and left out, never an error.
+    const table = target > 0 && target < 1 ? rows(r.n, target) : [];
+    // The bound at the rate printed (r.p, what the page shows), not at the -p asked for: for
+    // n = 1 at -p 0.5 the filter's rate is 0.0155, whose bound is 6.01 bits per key, not 1.
+    const lowerBound = Number.isFinite(r.lowerBound) ? Number(r.lowerBound.toFixed(3)) : null;
     const result = {
       type,
       n: r.n,
@@ -134,7 +135,7 @@ Examples:
       p: r.p,
       bytes: r.bytes,
       bitsPerKey: Number(r.bitsPerKey.toFixed(3)),
-      lowerBoundBitsPerKey: Number(lowerBoundBitsPerKey(target).toFixed(3)),
+      lowerBoundBitsPerKey: lowerBound,
       shape: r.shape,
       from: r.from,
       notes: r.notes,
@@ -148,20 +149,29 @@ Examples:
       `n = ${r.n.toLocaleString('en-US')} keys`,
       `m = ${r.bits.toLocaleString('en-US')} bits (${humanBytes(r.bytes)}), ${result.bitsPerKey} bits per key`,
       ...(r.k === null ? [] : [`k = ${r.k} hashes`]),
-      `p = ${r.p.toPrecision(4)} (${type} filter: ${shapeText(r.shape)}; the lower bound for any filter at this rate is ${result.lowerBoundBitsPerKey} bits per key)`,
+      `p = ${rateText(r.p)} (${type} filter: ${shapeText(r.shape)}${lowerBound === null ? '' : `; the lower bound for any filter at this rate is ${lowerBound} bits per key`})`,
       ...r.notes.map((note) => `(${note})`),
-      '',
-      `Every type for n = ${r.n.toLocaleString('en-US')} keys at p = ${target.toPrecision(4)}:`,
-      `  ${'type'.padEnd(12)}${'size'.padStart(12)}${'bits/key'.padStart(10)}  ${'rate'.padEnd(11)}shape`,
-      ...table.map(
-        (row) =>
-          `  ${row.type.padEnd(12)}${humanBytes(row.bits / 8).padStart(12)}${String(row.bitsPerKey).padStart(10)}  ${row.fpp.toPrecision(3).padEnd(11)}${row.shape}`,
-      ),
+      ...(table.length === 0
+        ? []
+        : [
+            '',
+            `Every type for n = ${r.n.toLocaleString('en-US')} keys at p = ${target.toPrecision(4)}:`,
+            `  ${'type'.padEnd(12)}${'size'.padStart(12)}${'bits/key'.padStart(10)}  ${'rate'.padEnd(11)}shape`,
+            ...table.map(
+              (row) =>
+                `  ${row.type.padEnd(12)}${humanBytes(row.bytes).padStart(12)}${String(row.bitsPerKey).padStart(10)}  ${row.fpp.toPrecision(3).padEnd(11)}${row.shape}`,
+            ),
+          ]),
     ];
     io.stdout.write(`${lines.join('\n')}\n`);
     return 0;
   },
 };
+
+/** A rate to 4 significant digits; exactly 0 and 1 as they are (not `1.000`). */
+function rateText(p: number): string {
+  return p === 0 || p === 1 ? String(p) : p.toPrecision(4);
+}
 
 function humanBytes(n: number): string {
   if (n < 1024) return `${Math.round(n)} B`;

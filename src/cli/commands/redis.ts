@@ -6,6 +6,7 @@ import {
   type OptionValues,
   optionHelp,
 } from '../command.js';
+import { NO_NUMBER } from '../describe.js';
 import {
   flag,
   INPUT_HELP,
@@ -23,6 +24,7 @@ import {
   DEFAULT_REDIS_TIMEOUT_S,
   redisTarget,
 } from '../redis-connect.js';
+import { saturationJson, saturationWarning } from '../saturation.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
 import { CHECK_OUTPUT_OPTIONS, endCheck } from './check.js';
 
@@ -65,7 +67,7 @@ const REDIS_OPTIONS: OptionSpec = {
     ]),
   ),
   ...jsonOption(
-    'print the result as JSON: create and info their facts, add {"records", "new"}, check with -c {"records", "selected"}',
+    'print the result as JSON: create and info their facts, add {"records", "new", "estimatedCount", "saturation", "saturated"}, check with -c {"records", "selected"}',
   ),
 };
 
@@ -81,7 +83,8 @@ strings, plain Redis or Redis Cluster), shared by every process that opens NAME.
   add NAME [INPUT...]    add each record
   check NAME [INPUT...] [-v] [-c] [-q]
                          print the records that may be in it (as check)
-  info NAME [--json]     its shape, estimated count and the server's persistence
+  info NAME [--json]     its shape, estimated count, rate now and the server's
+                         persistence
 
 ${optionHelp(REDIS_OPTIONS)}
 ${INPUT_HELP}
@@ -135,13 +138,18 @@ Example:
         const f = {
           ...facts(filter),
           estimatedCount: Math.round(await filter.estimatedCount()),
+          // The rate the bits imply now, to 6 digits as info prints a file's.
+          expectedFpp: Number((await filter.expectedFpp()).toPrecision(6)),
           persistence: filter.persistence?.mode ?? 'unknown',
         };
         io.stdout.write(
           flag(options, 'json')
             ? `${JSON.stringify(f)}\n`
             : `${Object.entries(f)
-                .map(([k, v]) => `${k}: ${v}`)
+                .map(
+                  ([k, v]) =>
+                    `${k}: ${typeof v === 'number' && !Number.isFinite(v) ? NO_NUMBER : v}`,
+                )
                 .join('\n')}\n`,
         );
         return 0;
@@ -149,7 +157,7 @@ Example:
       if (filter.funnel !== 'string') {
         throw new CliError(`${name}: keys of funnel ${filter.funnel}; the command sends text keys`);
       }
-      return await addOrCheck(verb as 'add' | 'check', filter, inputs, options, io);
+      return await addOrCheck(verb as 'add' | 'check', name, filter, inputs, options, io);
     } catch (error) {
       if (error instanceof CliError) throw error;
       // The library names its option; the command has a flag for it.
@@ -178,6 +186,7 @@ function facts(filter: RedisBloomFilter<string>): Record<string, string | number
 
 async function addOrCheck(
   verb: 'add' | 'check',
+  name: string,
   filter: RedisBloomFilter<string>,
   inputs: string[],
   options: OptionValues,
@@ -223,7 +232,26 @@ async function addOrCheck(
       },
     );
     if (verb === 'add') {
-      if (flag(options, 'json')) output.text(`${JSON.stringify({ records, new: added })}\n`);
+      const json = flag(options, 'json');
+      // As add on a file: warn once the filter passed 10 times its design rate, and in --json
+      // the estimated count and the saturation figure (one BITCOUNT per shard).
+      const figure = records > 0 || json ? await filter.saturation() : undefined;
+      if (figure?.saturated) {
+        io.stderr.write(
+          saturationWarning(
+            'redis add',
+            `the filter ${name}`,
+            figure,
+            'it answers "maybe" for more and more keys never added',
+            'Make a larger filter (redis create with a larger -n under another name) and add the keys to it.',
+          ),
+        );
+      }
+      if (json) {
+        const estimatedCount = Math.round(await filter.estimatedCount());
+        const more = figure === undefined ? {} : saturationJson(figure);
+        output.text(`${JSON.stringify({ records, new: added, estimatedCount, ...more })}\n`);
+      }
       await output.end();
       return interrupt.signal === null ? 0 : interrupt.exitCode;
     }

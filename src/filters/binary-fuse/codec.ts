@@ -15,6 +15,9 @@ export const binaryFuseCodec = nativeCodec(
     segmentLength: f.segmentLength,
     segmentCount: f.segmentCount,
     fingerprints: f.fingerprints.length,
+    // The table's size, as calc and the size model give it for these keys.
+    bits: f.bitSize,
+    bytes: f.bitSize / 8,
     keys: f.keyCount,
     bitsPerKey: f.keyCount > 0 ? f.bitsPerKey : null,
     expectedFpp: 2 ** -f.fingerprintBits,
@@ -28,7 +31,7 @@ export const binaryFuseCodec = nativeCodec(
         ['keys', formatInt(f.keyCount)],
         ['fingerprint bits (f)', String(f.fingerprintBits)],
         ['segments × length', `${formatInt(f.segmentCount + 2)} × ${formatInt(f.segmentLength)}`],
-        ['bits per key', f.bitsPerKey.toFixed(2)],
+        ['bits per key', f.keyCount > 0 ? f.bitsPerKey.toFixed(2) : '—'],
         ['key encoding', f.funnel],
       ],
       fill: Number.NaN,

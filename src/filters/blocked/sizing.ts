@@ -49,10 +49,16 @@ export function poissonMix(lambda: number, f: (j: number) => number): number {
   return sum;
 }
 
-/** The model false positive rate of a 512-bit blocked filter at λ keys per block, k probes. */
+/**
+ * The model false positive rate of a 512-bit blocked filter at λ keys per block, k probes: a
+ * probability, at most 1 (the summed series can pass 1 by rounding when every term is 1).
+ */
 export function blockedFalsePositiveRate(lambda: number, k: number): number {
   const q = k * Math.log1p(-1 / BLOCK_BITS);
-  return poissonMix(lambda, (j) => (-Math.expm1(q * j)) ** k);
+  return Math.min(
+    1,
+    poissonMix(lambda, (j) => (-Math.expm1(q * j)) ** k),
+  );
 }
 
 /**
@@ -112,9 +118,11 @@ export class BlockSizing {
     }
     const blocks = Math.max(1, Math.ceil(capacity / lambda));
     if (!(blocks <= this.maxBlocks)) {
-      throw new RangeError(
-        `capacity ${show(capacity)} at fpp ${show(fpp)} needs ${blocks} blocks of ${this.blockBits} bits, more than the maximum ${this.maxBlocks}`,
-      );
+      // λ = 0: not even one key per block keeps the rate at fpp; no count of blocks is enough.
+      const needs = Number.isFinite(blocks)
+        ? `${blocks} blocks of ${this.blockBits} bits, more than the maximum ${this.maxBlocks}`
+        : `more than the maximum ${this.maxBlocks} blocks of ${this.blockBits} bits`;
+      throw new RangeError(`capacity ${show(capacity)} at fpp ${show(fpp)} needs ${needs}`);
     }
     return blocks;
   }

@@ -29,7 +29,7 @@ import {
   mitz64Indexes,
   type StrategyName,
 } from '../../hash/strategies.js';
-import { bloomDesignPoint, bloomSize, estimateCount, expectedFpp, MAX_BITS } from '../../math.js';
+import { bloomDesignPoint, estimateCount, expectedFpp, MAX_BITS, sizeBloom } from '../../math.js';
 import { answerBytes, booleans, checkAnswers, checkOut, percent } from '../base.js';
 import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
 import type { KeyOf, MembershipFilter, PackedKeys, Requirement } from '../filter.js';
@@ -122,7 +122,7 @@ export class BloomFilter<K extends Key = Key> extends BitFilter<K> implements Me
   ): BloomFilter<KeyOf<F>> {
     checkOptions('options', options);
     checkProbability('fpp', options.fpp);
-    const size = bloomSize(options.capacity, options.fpp);
+    const size = sizeBloom(options.capacity, options.fpp);
     return new BloomFilter<KeyOf<F>>({ ...options, bits: size.bits, hashes: size.hashes });
   }
 

@@ -19,8 +19,10 @@ import {
 } from '../../formats/size-model.js';
 import {
   bloomSize,
+  checkHashesFor,
   falsePositiveRate,
   largestInteger,
+  MAX_HASHES,
   optimalNumOfHashFunctions,
 } from '../../math.js';
 import { BloomFilter } from './filter.js';
@@ -32,8 +34,6 @@ export type ClassicShape = {
 };
 
 const LN2 = Math.LN2;
-/** The most hashes a classic or counting filter takes. */
-const MAX_HASHES = 255;
 
 function roundUp64(bits: number): number {
   return Math.max(64, Math.ceil(bits / 64) * 64);
@@ -61,7 +61,7 @@ export function bloomCells(
     case 'np': {
       if (k === undefined) {
         const size = bloomSize(n!, p!);
-        r = { cells: size.bits, k: size.hashes, n: n! };
+        r = { cells: size.bits, k: checkHashesFor(p!, size.hashes), n: n! };
       } else r = { cells: cellsForFixedK(n!, p!, k), k, n: n! };
       break;
     }
@@ -75,7 +75,12 @@ export function bloomCells(
       const kOf = (x: number): number => k ?? optimalNumOfHashFunctions(x, m);
       const ok = (x: number): boolean => falsePositiveRate(x, m, kOf(x)) <= p!;
       if (!ok(1)) throw new RangeError(`${m} cells cannot hold even one key at rate ${p}`);
-      const guess = Math.max(1, Math.floor((m * LN2 * LN2) / -Math.log(p!)));
+      // Guava's n = m·ln²2 / −ln p, a first guess only: for p near 1 it passes 2^53 keys,
+      // where (1 − e^(−kn/m))^k is long 1; the search then bisects down from there.
+      const guess = Math.min(
+        Number.MAX_SAFE_INTEGER,
+        Math.max(1, Math.floor((m * LN2 * LN2) / -Math.log(p!))),
+      );
       const keys = largestInteger(ok(guess) ? guess : 1, Math.max(2, guess), ok);
       r = { cells: m, k: kOf(keys), n: keys };
       break;

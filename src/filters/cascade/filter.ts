@@ -18,6 +18,7 @@
 import { checkOptions, mustBe } from '../../errors.js';
 import { joinContainer } from '../../formats/native.js';
 import { checkFunnel, encodeKeyInto, type Funnel, type Key, keyBytes } from '../../hash/keys.js';
+import { estimateCount } from '../../math.js';
 import { ReadonlyFilterBase } from '../base.js';
 import type { KeyOf, ReadonlyMembershipFilter } from '../filter.js';
 import { buildLayers } from './build.js';
@@ -207,18 +208,18 @@ export class FilterCascade<K extends Key = string>
 
   /**
    * The number of included keys when known (built here, or read from bloomkit's format); for a
-   * cascade read from MLBF, layer 1's estimate −(m/k)·ln(1 − X/m) (X bits set), or NaN when the
-   * cascade is inverted (layer 1 then holds the excluded keys).
+   * cascade read from MLBF, layer 1's estimate −(m/k)·ln(1 − X/m) (X bits set; math.ts
+   * `estimateCount`, `Infinity` when all are set), or NaN when the cascade is inverted (layer 1
+   * then holds the excluded keys).
    */
   override estimatedCount(): number {
     if (this.includeCount !== undefined) return this.includeCount;
     const top = this.layers[0];
-    if (this.inverted || top === undefined || top.hashes === 0) return Number.NaN;
+    if (this.inverted || top === undefined || top.hashes === 0 || top.bits === 0) return Number.NaN;
     let set = 0;
     for (const byte of top.data) set += POPCOUNT[byte]!;
-    return Math.round(
-      (-top.bits / top.hashes) * Math.log1p(-Math.min(set, top.bits - 1) / top.bits),
-    );
+    // The classic estimator, as for every filter: ∞ when every bit of layer 1 is set.
+    return estimateCount(set, top.bits, top.hashes);
   }
 
   /** bloomkit's native binary form: the MLBF v2 file in a container (see format.ts). */

@@ -44,7 +44,7 @@ import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { mitz64Probes, views } from '../../hash/hasher.js';
 import { checkFunnel, type Funnel, type Key } from '../../hash/keys.js';
 import { Modulus } from '../../hash/strategies.js';
-import { bloomDesignPoint, bloomSize, estimateCount, expectedFpp } from '../../math.js';
+import { bloomDesignPoint, estimateCount, expectedFpp, sizeBloom } from '../../math.js';
 import { checkOut, FilterBase, percent } from '../base.js';
 import { BloomFilter } from '../bloom/filter.js';
 import type { DeletableFilter, KeyOf, PackedKeys } from '../filter.js';
@@ -125,7 +125,7 @@ export class CountingBloomFilter<K extends Key = Key>
     checkOptions('options', options);
     checkPositiveInteger('capacity', options.capacity);
     checkProbability('fpp', options.fpp);
-    const size = bloomSize(options.capacity, options.fpp);
+    const size = sizeBloom(options.capacity, options.fpp);
     if (size.bits > MAX_COUNTERS) {
       throw new RangeError(
         `capacity ${options.capacity} at fpp ${options.fpp} needs ${size.bits} counters, more than the maximum ${MAX_COUNTERS}`,

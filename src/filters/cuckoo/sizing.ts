@@ -52,7 +52,7 @@ export function cuckooDesignPoint(
 ): { capacity: number; fpp: number } {
   const capacity = cuckooSafeCapacity(buckets);
   const load = capacity / (B * buckets);
-  return { capacity, fpp: -Math.expm1(2 * B * load * Math.log1p(-1 / (2 ** fingerprintBits - 1))) };
+  return { capacity, fpp: cuckooFalsePositiveRate(load, fingerprintBits) };
 }
 
 /** The smallest power of two ≥ x (x ≥ 1). */

@@ -26,7 +26,7 @@ import { BitArray } from '../../bits/bit-array.js';
 import { checkOptions, checkPositiveInteger, checkProbability, mustBe } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { checkFunnel, encodeKeyInto, type Funnel, type Key } from '../../hash/keys.js';
-import { bloomDesignPoint, expectedFpp, MAX_BITS } from '../../math.js';
+import { checkHashesFor, expectedFpp, MAX_BITS } from '../../math.js';
 import { FilterBase, percent } from '../base.js';
 import { checkCombinable, type KeyOf, type MembershipFilter, type Requirement } from '../filter.js';
 import { readDcso, writeDcso } from './file.js';
@@ -130,6 +130,7 @@ export class DcsoBloomFilter<K extends Key = Key>
   ): DcsoBloomFilter<KeyOf<F>> {
     checkOptions('options', options);
     const size = dcsoSize(options.capacity, options.fpp);
+    checkHashesFor(options.fpp, size.hashes);
     return new DcsoBloomFilter<KeyOf<F>>({ ...options, ...size });
   }
 
@@ -194,9 +195,12 @@ export class DcsoBloomFilter<K extends Key = Key>
     return this.bits.bitCount();
   }
 
-  /** The classic filter's design point of its shape (`bloomDesignPoint`: n½ and the rate there). */
+  /**
+   * The design the file keeps, as `info` prints it: its capacity and the fpp it was made for (not
+   * guessed from the shape as for a Guava file, which keeps neither).
+   */
   override designPoint(): { capacity: number; fpp: number } {
-    return bloomDesignPoint(this.bitSize, this.hashes);
+    return { capacity: this.capacity, fpp: this.fpp };
   }
 
   /** (bitCount/m)^k: the rate that the bits set now imply. */

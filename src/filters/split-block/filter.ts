@@ -28,6 +28,7 @@ import type { SharedFilterHandle } from '../../bits/shared-handle.js';
 import { checkOptions, checkPositiveInteger } from '../../errors.js';
 import { type DecodeOptions, joinContainer } from '../../formats/native.js';
 import { bytesToWords, wordsToBytes } from '../../formats/words.js';
+import { estimateCount } from '../../math.js';
 import { checkOut, percent } from '../base.js';
 import { xxh64Chunks } from '../batch-chunks.js';
 import { BitFilter, bitsOf, sharedBits } from '../bit-filter.js';
@@ -274,8 +275,8 @@ export class SplitBlockBloomFilter<K extends Key = Key>
    * n̂ = −32·z·ln(1 − X/m), rounded; `Infinity` when every bit is set.
    */
   override estimatedCount(): number {
-    const x = -32 * this.blocks * Math.log1p(-this.bits.bitCount() / this.bitSize);
-    return Number.isFinite(x) ? Math.round(x) : Number.POSITIVE_INFINITY;
+    // The classic estimator with k = 8: m/k = 256·z/8 = 32·z.
+    return estimateCount(this.bits.bitCount(), this.bitSize, 8);
   }
 
   override designPoint(): { capacity: number; fpp: number } {

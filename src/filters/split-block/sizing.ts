@@ -74,10 +74,16 @@ export function checkParquetType(type: unknown): ParquetPhysicalType {
   throw mustBe('type', `one of ${Object.keys(PARQUET_TYPE_IDS).join(', ')}`, type);
 }
 
-/** The model false positive rate of a split-block filter at λ values per block. */
+/**
+ * The model false positive rate of a split-block filter at λ values per block: a probability, at
+ * most 1 (the summed series can pass 1 by rounding when every term is 1).
+ */
 export function splitBlockFalsePositiveRate(lambda: number): number {
   const q = Math.log1p(-1 / 32);
-  return poissonMix(lambda, (j) => (-Math.expm1(q * j)) ** 8);
+  return Math.min(
+    1,
+    poissonMix(lambda, (j) => (-Math.expm1(q * j)) ** 8),
+  );
 }
 
 /**
