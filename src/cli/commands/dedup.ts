@@ -151,8 +151,9 @@ Examples:
     let batchesSinceWarning = 0;
     const recordOpts = recordOptions(options, deduper.state.funnel);
     const sep = recordOpts.separator;
-    const output = new Output(io.stdout);
     const interrupt = new Interrupt();
+    // A signal ends any wait for the reader (see end() below for what the state then keeps).
+    const output = new Output(io.stdout, interrupt.arrived);
     let flags = new Uint8Array(0);
     let printed = 0;
     try {
@@ -173,15 +174,24 @@ Examples:
           printed += output.records(data, starts, ends, count, flags, 0, sep);
           await output.flush();
           // Checkpoint only after the records it acknowledges were handed to the output.
-          if (deduper.checkpointDue) await output.end().then(() => deduper.checkpoint());
+          if (deduper.checkpointDue && (await output.end())) await deduper.checkpoint();
           return !output.closed;
         },
       );
-      await output.end();
-      try {
-        await deduper.close();
-      } catch (error) {
-        throw asCliError(state ?? '--state', error);
+      // Output a signal cut short (a reader that stopped reading) may never be read: the state
+      // is then not saved past its last checkpoint, so that no record is taken for seen that was
+      // never handed over (the next run prints those records again rather than lose them).
+      const handedOver = await output.end();
+      if (!handedOver && state !== null) {
+        io.stderr.write(
+          `dedup: standard output was not read to the end; ${state} is left as at its last checkpoint\n`,
+        );
+      } else {
+        try {
+          await deduper.close();
+        } catch (error) {
+          throw asCliError(state ?? '--state', error);
+        }
       }
       const stats = deduper.stats;
       const summary = {
@@ -204,7 +214,7 @@ Examples:
               ? '(the filter is saturated: many of them may be new keys)'
               : `(of which ${aboutCount(stats.expectedFalseDrops)} new keys dropped by a ` +
                 'false positive)') +
-            `${state === null ? '' : `; state saved to ${state}`}\n`,
+            `${state === null || !handedOver ? '' : `; state saved to ${state}`}\n`,
         );
       }
       return interrupt.signal === null ? 0 : interrupt.exitCode;

@@ -185,8 +185,8 @@ async function addOrCheck(
 ): Promise<number> {
   const decoder = new TextDecoder();
   const recordOpts = recordOptions(options, 'bytes');
-  const output = new Output(io.stdout);
   const interrupt = new Interrupt();
+  const output = new Output(io.stdout, interrupt.arrived);
   const want = !flag(options, 'invert');
   let selected = 0;
   let added = 0;
