@@ -145,6 +145,21 @@ describe.skipIf(!hasRedis)('bloomkit redis when the server cannot answer', () =>
     }
   });
 
+  it('never prints the password of the URL: a wrong one, and a right one with another error', async () => {
+    const at = server.url.replace(/^redis:\/\//, '');
+    for (const [url, args] of [
+      // A user the server does not know: WRONGPASS at the connection.
+      [`redis://nobody:sekrit-1@${at}`, ['info', 'x']],
+      // The default user takes any password here (none set): the filter is what is missing.
+      [`redis://default:sekrit-1@${at}`, ['info', 'no-such-filter']],
+    ] as const) {
+      const r = await cli.run(['redis', ...args, '--url', url]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).not.toContain('sekrit-1');
+      expect(r.stderr).toContain(url.replace('sekrit-1', '***'));
+    }
+  });
+
   // One server for both: stopped (SIGSTOP) for a while in each test, then let go (SIGCONT).
   let frozen: RedisServerHandle;
   beforeAll(async () => {

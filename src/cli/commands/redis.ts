@@ -22,6 +22,7 @@ import {
   connectRedis,
   DEFAULT_REDIS_TIMEOUT_S,
   redisTarget,
+  shownUrl,
 } from '../redis-connect.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
 import { CHECK_OUTPUT_OPTIONS, endCheck } from './check.js';
@@ -157,7 +158,7 @@ Example:
         "durability: 'best-effort'",
         '--durability best-effort',
       );
-      throw new CliError(`${url}: ${message}`);
+      throw new CliError(`${shownUrl(url)}: ${message}`);
     } finally {
       closeRedis(client);
     }
