@@ -207,10 +207,13 @@ async function addOrCheck(
           keys.push(decoder.decode(bytes.subarray(offsets[i]!, end)));
         }
         if (verb === 'add') {
-          added += await filter.addMany(keys);
+          const fresh = await unlessInterrupted(filter.addMany(keys), interrupt);
+          if (fresh === null) return false;
+          added += fresh;
           return true;
         }
-        const answers = await filter.hasMany(keys);
+        const answers = await unlessInterrupted(filter.hasMany(keys), interrupt);
+        if (answers === null) return false;
         for (let i = 0; i < batch.count; i++) {
           if (answers[i] !== want) continue;
           selected++;
@@ -232,4 +235,15 @@ async function addOrCheck(
   } finally {
     interrupt.dispose();
   }
+}
+
+/**
+ * `work` (a batch sent to the server), or null as soon as Ctrl-C or SIGTERM arrives: a batch
+ * waits for the server up to --timeout, and a signal must not wait that long. The batch's keys
+ * may then be partly added (adding a key twice changes nothing: run the add again); the
+ * connection is closed at the end, and the batch's own outcome is not waited for.
+ */
+async function unlessInterrupted<T>(work: Promise<T>, interrupt: Interrupt): Promise<T | null> {
+  work.catch(() => {}); // dropped with the connection when the signal came first
+  return Promise.race([work, interrupt.arrived]);
 }
