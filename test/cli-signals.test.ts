@@ -1,14 +1,24 @@
 /**
  * The built command under signals it meets from outside, as real processes: SIGTERM and Ctrl-C
  * (SIGINT) while its standard output is a pipe that nobody reads (a reader that went to sleep,
- * a stopped pager). The command must still end promptly with 143 or 130, whatever it had
- * printed and not yet handed over, and a dedup --state file must never count as seen a record
- * that was never handed to the reader.
+ * a stopped pager), and while an input's writer is silent (a FIFO named as an input, or
+ * standard input, whose writer has written nothing yet or never comes). The command must still
+ * end promptly with 143 or 130, its filter file whole, whatever it had printed and not yet
+ * handed over, and a dedup --state file must never count as seen a record that was never
+ * handed to the reader.
  */
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, constants, existsSync, openSync, readSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MembershipFilter } from '../src/filters/filter.js';
@@ -136,5 +146,78 @@ describe('dedup --state with standard output a pipe that nobody reads', () => {
     // 1e-4, under 5 of the ~190,000 keys not handed over are false positives (expected 19e-1).
     const lost = keys.filter((k) => !handed.has(k) && seen.has(k)).length;
     expect(lost).toBeLessThan(10);
+  }, 30_000);
+});
+
+/**
+ * Starts `bloomkit ...args` with standard input `stdin` (a descriptor, or 'ignore'), sends
+ * `signal` after `waitMs`; the exit status and the ms from the signal to the exit (SIGKILL
+ * after 10 s).
+ */
+async function signalled(
+  args: string[],
+  stdin: number | 'ignore',
+  signal: NodeJS.Signals,
+  waitMs = 800,
+): Promise<{ code: number | null; ms: number; stderr: string }> {
+  const child = spawn(process.execPath, [bin.bin, ...args], { stdio: [stdin, 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+  await new Promise((resolve) => setTimeout(resolve, waitMs));
+  const sent = Date.now();
+  child.kill(signal);
+  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const [code] = await exited;
+  clearTimeout(killer);
+  return { code, ms: Date.now() - sent, stderr };
+}
+
+describe('an input whose writer is silent', () => {
+  it('a FIFO input, standard input, --threads 2, cascade build: SIGTERM ends each at once, nothing written', async () => {
+    const file = path('silent.bloom');
+    expect(bin.run(['create', file, '-n', '1000', '-p', '0.01']).code).toBe(0);
+    const before = readFileSync(file);
+    writeFileSync(path('exclude.txt'), 'x\n');
+    const fifo = path('silent.fifo');
+    mkfifo(fifo);
+    // The test holds the FIFO open for writing (and reading, so the open does not wait) and
+    // never writes: a writer that has not written yet.
+    const held = openSync(fifo, constants.O_RDWR);
+    try {
+      const stdinPipe = () => openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+      for (const [args, stdin] of [
+        [['add', file, fifo], 'ignore'],
+        [['check', file, fifo], 'ignore'],
+        [['add', '--threads', '2', file, fifo], 'ignore'],
+        [
+          ['cascade', 'build', '--include', fifo, '--exclude', path('exclude.txt'), path('c.bf')],
+          'ignore',
+        ],
+        [['add', file], stdinPipe()],
+        [['add', '--threads', '2', file], stdinPipe()],
+      ] as const) {
+        const r = await signalled([...args], stdin, 'SIGTERM');
+        if (typeof stdin === 'number') closeSync(stdin);
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(143);
+        expect(r.ms, args.join(' ')).toBeLessThan(2000);
+      }
+    } finally {
+      closeSync(held);
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(existsSync(path('c.bf'))).toBe(false);
+  }, 60_000);
+
+  it('a FIFO input that no writer ever opens: Ctrl-C ends add with 130', async () => {
+    const file = path('nowriter.bloom');
+    expect(bin.run(['create', file, '-n', '1000', '-p', '0.01']).code).toBe(0);
+    const fifo = path('nowriter.fifo');
+    mkfifo(fifo);
+    const r = await signalled(['add', file, fifo], 'ignore', 'SIGINT');
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.ms).toBeLessThan(2000);
   }, 30_000);
 });

@@ -38,7 +38,7 @@ import { CliError, type CliIo, type OptionValues } from './command.js';
 import { type ByteSource, openInput } from './input.js';
 import { Progress } from './progress.js';
 import type { RecordBatch, RecordOptions } from './records.js';
-import type { Interrupt } from './scan.js';
+import { type Interrupt, openedUnlessInterrupted } from './scan.js';
 
 export { warmThreads } from '../node/worker-threads.js';
 
@@ -179,7 +179,8 @@ async function* inputChunks(
   let before = 0;
   for (const name of inputs) {
     if (interrupt.signal !== null) return;
-    const source = await openInput(name, io.stdin);
+    const source = await openedUnlessInterrupted(openInput(name, io.stdin), interrupt);
+    if (source === null) return;
     reading({ source, before });
     const chunks = new TextChunks((into) => source.read(into), separator);
     try {
