@@ -175,12 +175,14 @@ export class Output {
 
   /**
    * Flushes and waits until everything written has been handed to the operating system; true
-   * then (or when nothing was written, or the reader went away), false when the wait was cut
-   * short by `stop` (see the constructor): some of the output may never reach the reader.
+   * then (or when nothing was written), false when some of it never was: the reader went away
+   * (EPIPE: what followed was dropped), or the wait was cut short by `stop` (see the
+   * constructor).
    */
   async end(): Promise<boolean> {
     await this.flush();
-    if (this.broken || this.made === null) return true; // nothing was ever written
+    if (this.broken) return false;
+    if (this.made === null) return true; // nothing was ever written
     const stream = this.stream;
     let written =
       !this.stopped &&

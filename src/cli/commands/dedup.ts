@@ -178,9 +178,10 @@ Examples:
           return !output.closed;
         },
       );
-      // Output a signal cut short (a reader that stopped reading) may never be read: the state
-      // is then not saved past its last checkpoint, so that no record is taken for seen that was
-      // never handed over (the next run prints those records again rather than lose them).
+      // Output that a reader went away from (`| head`), or that a signal cut short (a reader
+      // that stopped reading), was not all handed over: the state is then not saved past its
+      // last checkpoint, so that no record is taken for seen that was never handed over (the
+      // next run prints those records again rather than lose them).
       const handedOver = await output.end();
       if (!handedOver && state !== null) {
         io.stderr.write(
