@@ -8,7 +8,7 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -296,5 +296,51 @@ describe('the progress line', () => {
     expect(progressLine('dedup', 5000, 2, 2 ** 20, 2 ** 22, 200)).toBe(
       'dedup [#####...............] 25% 5000 records, 2500/s, 1.0 MiB of 4.0 MiB, 6s left',
     );
+  });
+});
+
+/** A tmpfs of `size` mounted at `at` (as root, where mounting is allowed); false otherwise. */
+function mountTmpfs(at: string, size: string): boolean {
+  if (process.getuid?.() !== 0) return false;
+  mkdirSync(at, { recursive: true });
+  return spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', at]).status === 0;
+}
+
+describe('a file system that is full, then read-only (a tmpfs of its own, as root)', () => {
+  let at = '';
+  let mounted = false;
+  beforeAll(() => {
+    at = join(dir, 'small-fs');
+    mounted = mountTmpfs(at, '3m');
+  });
+  afterAll(() => {
+    if (mounted) spawnSync('umount', [at]);
+  });
+
+  it('add, convert, dedup --state: exit 2 naming the file and why, the filter file unchanged, no file left', (ctx) => {
+    if (!mounted) ctx.skip();
+    const file = join(at, 'f.bloom');
+    // 1.8 MB of 3 MB: the new copy of it has no room.
+    expect(run(['create', file, '-n', '1500000', '-p', '0.01'], '').code).toBe(0);
+    const before = readFileSync(file);
+    const keys = 'full-1\nfull-2\n';
+    const runs: [string[], RegExp][] = [
+      [['add', file], /f\.bloom: no space left on the device/],
+      [['convert', file, join(at, 'g.guava'), '--to', 'guava'], /g\.guava: no space left/],
+      [['dedup', '--state', join(at, 's.bloom'), '-n', '1500000', '-q'], /s\.bloom: no space left/],
+    ];
+    for (const [args, message] of runs) {
+      const r = run(args, keys);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(readdirSync(at)).toEqual(['f.bloom']);
+    // Read-only now: add cannot even take its lock, and says so in words.
+    expect(spawnSync('mount', ['-o', 'remount,ro', at]).status).toBe(0);
+    const r = run(['add', file], keys);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`bloomkit add: ${file}: read-only file system\n`);
+    expect(readFileSync(file).equals(before)).toBe(true);
   });
 });

@@ -52,6 +52,8 @@ export function describeFsError(name: string, error: unknown): CliError {
     ENOTDIR: 'a part of the path is not a directory',
     EMFILE: 'too many open files',
     ENOSPC: 'no space left on the device',
+    EDQUOT: 'disk quota exceeded',
+    EROFS: 'read-only file system',
   };
   const what = (code && words[code]) ?? (error instanceof Error ? error.message : String(error));
   return new CliError(`${name}: ${what}`);
