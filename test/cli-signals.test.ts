@@ -17,6 +17,7 @@ import {
   openSync,
   readFileSync,
   readSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -245,5 +246,30 @@ describe('an input whose writer is silent', () => {
     const r = await signalled(['add', file, fifo], 'ignore', 'SIGINT');
     expect(r.code, r.stderr).toBe(130);
     expect(r.ms).toBeLessThan(2000);
+  }, 30_000);
+});
+
+describe('a signal while add loads a large filter', () => {
+  it('ends the run, leaves the file as it was and removes the lock file', async () => {
+    const file = path('large.bloom');
+    // About 120 MB: its load (half a second) is long enough to be caught holding the lock.
+    expect(bin.run(['create', file, '-n', '100000000', '-p', '0.01']).code).toBe(0);
+    const before = statSync(file);
+    writeFileSync(path('one.txt'), 'one\n');
+    const child = spawn(process.execPath, [bin.bin, 'add', file, path('one.txt')], {
+      stdio: 'ignore',
+    });
+    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    // Once the lock file is there, the filter is being read.
+    while (!existsSync(`${file}.lock`) && child.exitCode === null) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    child.kill('SIGTERM');
+    const [code, signal] = await exited;
+    clearTimeout(killer);
+    expect(code === 143 || signal === 'SIGTERM', `code ${code}, signal ${signal}`).toBe(true);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    expect(statSync(file).mtimeMs).toBe(before.mtimeMs);
   }, 30_000);
 });

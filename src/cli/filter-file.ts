@@ -354,9 +354,25 @@ export function updatesFile(command: Command): Command {
     ...command,
     async run(invocation) {
       const lock = await lockForUpdate(invocation.args[0]!, invocation.io.env);
+      // Ctrl-C or SIGTERM before the command handles them itself (its Interrupt, made once the
+      // filter is read: a large one takes a second to load) would end the process with the
+      // lock file left behind: it is removed first, then the signal does what it does.
+      const early = (signal: NodeJS.Signals) => {
+        if (process.listenerCount(signal) > 1) return; // the command's own handler has it
+        stopEarly();
+        void lock.release(); // blocking calls: done before the next line
+        process.kill(process.pid, signal);
+      };
+      const stopEarly = () => {
+        process.off('SIGINT', early);
+        process.off('SIGTERM', early);
+      };
+      process.on('SIGINT', early);
+      process.on('SIGTERM', early);
       try {
         return await command.run(invocation);
       } finally {
+        stopEarly();
         await lock.release();
       }
     },
