@@ -249,27 +249,31 @@ describe('an input whose writer is silent', () => {
   }, 30_000);
 });
 
-describe('a signal while add loads a large filter', () => {
+describe('a signal while add or dedup --state loads a large filter', () => {
   it('ends the run, leaves the file as it was and removes the lock file', async () => {
     const file = path('large.bloom');
     // About 120 MB: its load (half a second) is long enough to be caught holding the lock.
     expect(bin.run(['create', file, '-n', '100000000', '-p', '0.01']).code).toBe(0);
     const before = statSync(file);
     writeFileSync(path('one.txt'), 'one\n');
-    const child = spawn(process.execPath, [bin.bin, 'add', file, path('one.txt')], {
-      stdio: 'ignore',
-    });
-    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    // Once the lock file is there, the filter is being read.
-    while (!existsSync(`${file}.lock`) && child.exitCode === null) {
-      await new Promise((resolve) => setTimeout(resolve, 2));
+    for (const args of [
+      ['add', file, path('one.txt')],
+      ['dedup', '--state', file, path('one.txt')],
+    ]) {
+      const child = spawn(process.execPath, [bin.bin, ...args], { stdio: 'ignore' });
+      const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      // Once the lock file is there, the filter is being read.
+      while (!existsSync(`${file}.lock`) && child.exitCode === null) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      child.kill('SIGTERM');
+      const [code, signal] = await exited;
+      clearTimeout(killer);
+      const what = `${args[0]}: code ${code}, signal ${signal}`;
+      expect(code === 143 || signal === 'SIGTERM', what).toBe(true);
+      expect(existsSync(`${file}.lock`), what).toBe(false);
+      expect(statSync(file).mtimeMs, what).toBe(before.mtimeMs);
     }
-    child.kill('SIGTERM');
-    const [code, signal] = await exited;
-    clearTimeout(killer);
-    expect(code === 143 || signal === 'SIGTERM', `code ${code}, signal ${signal}`).toBe(true);
-    expect(existsSync(`${file}.lock`)).toBe(false);
-    expect(statSync(file).mtimeMs).toBe(before.mtimeMs);
   }, 30_000);
 });
