@@ -8,7 +8,15 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -343,4 +351,36 @@ describe('a file system that is full, then read-only (a tmpfs of its own, as roo
     expect(r.stderr).toBe(`bloomkit add: ${file}: read-only file system\n`);
     expect(readFileSync(file).equals(before)).toBe(true);
   });
+});
+
+describe('several inputs, one of them missing', () => {
+  it('fails at once naming it, before any input is read: nothing printed, nothing saved', () => {
+    const file = join(dir, 'several.bloom');
+    expect(run(['create', file, '-n', '1000', '-p', '0.01'], '').code).toBe(0);
+    expect(run(['add', file], 'there\n').code).toBe(0);
+    const before = readFileSync(file);
+    writeFileSync(join(dir, 'there.txt'), 'there\nnew\n');
+    const missing = join(dir, 'no-such-input.txt');
+    // A first input that would never end (a FIFO whose writer, this test, never writes).
+    const fifo = join(dir, 'never.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const held = openSync(fifo, constants.O_RDWR);
+    try {
+      for (const args of [
+        ['add', file, join(dir, 'there.txt'), missing],
+        ['add', file, fifo, missing],
+        ['add', '--threads', '2', file, fifo, missing],
+        ['check', file, join(dir, 'there.txt'), missing],
+        ['dedup', join(dir, 'there.txt'), missing],
+      ]) {
+        const r = run(args, '', 10_000);
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stderr).toBe(`bloomkit ${args[0]}: ${missing}: no such file\n`);
+        expect(r.stdout.length, args.join(' ')).toBe(0);
+      }
+    } finally {
+      closeSync(held);
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
+  }, 60_000);
 });

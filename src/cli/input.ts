@@ -7,6 +7,7 @@
  */
 
 import {
+  accessSync,
   closeSync,
   constants,
   createReadStream,
@@ -57,6 +58,25 @@ export function describeFsError(name: string, error: unknown): CliError {
   };
   const what = (code && words[code]) ?? (error instanceof Error ? error.message : String(error));
   return new CliError(`${name}: ${what}`);
+}
+
+/**
+ * Checks every input named (`-` aside) before the first is read: each must exist, be readable
+ * and not be a directory. A misspelt last input then fails the run at once (status 2), not
+ * after the inputs before it were read (an `add` saves nothing from a run that fails anyway).
+ */
+export function checkInputs(inputs: readonly string[]): void {
+  for (const path of inputs) {
+    if (path === '-') continue;
+    try {
+      if (statSync(path).isDirectory()) {
+        throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+      }
+      accessSync(path, constants.R_OK);
+    } catch (error) {
+      throw describeFsError(path, error);
+    }
+  }
 }
 
 /** A plain file read with `read(2)` straight into the caller's buffer. */

@@ -7,7 +7,7 @@
 
 import type { Funnel } from '../index.js';
 import type { CliIo, OptionValues } from './command.js';
-import { type ByteSource, openInputOf } from './input.js';
+import { type ByteSource, checkInputs, openInputOf } from './input.js';
 import { flag, parseDelimiter, parseFields, parseFunnel, stringOption } from './options.js';
 import { Progress } from './progress.js';
 import { type RecordBatch, type RecordOptions, RecordReader } from './records.js';
@@ -98,6 +98,7 @@ export async function scanInputs(
   let progress: Progress | null | undefined;
   let records = 0;
   let readBefore = 0;
+  checkInputs(inputs);
   try {
     for (const name of inputs) {
       const source = await openedUnlessInterrupted(openInputOf(name, io), interrupt);

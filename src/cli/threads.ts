@@ -35,7 +35,7 @@ import { type TextChunk, TextChunks } from '../node/parallel-text.js';
 import { buildTogether, type Chunk, readAhead } from '../node/parallel-together.js';
 import { mergesByOr, type SharedFilter, sharedTwin } from '../node/shared-handle.js';
 import { CliError, type CliIo, type OptionValues } from './command.js';
-import { type ByteSource, openInput } from './input.js';
+import { type ByteSource, checkInputs, openInput } from './input.js';
 import { Progress } from './progress.js';
 import type { RecordBatch, RecordOptions } from './records.js';
 import { type Interrupt, openedUnlessInterrupted } from './scan.js';
@@ -177,6 +177,7 @@ async function* inputChunks(
   reading: (at: { source: ByteSource; before: number }) => void,
 ): AsyncGenerator<Chunk> {
   let before = 0;
+  checkInputs(inputs);
   for (const name of inputs) {
     if (interrupt.signal !== null) return;
     const source = await openedUnlessInterrupted(openInput(name, io.stdin), interrupt);
