@@ -8,7 +8,15 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -297,4 +305,82 @@ describe('the progress line', () => {
       'dedup [#####...............] 25% 5000 records, 2500/s, 1.0 MiB of 4.0 MiB, 6s left',
     );
   });
+});
+
+/** A tmpfs of `size` mounted at `at` (as root, where mounting is allowed); false otherwise. */
+function mountTmpfs(at: string, size: string): boolean {
+  if (process.getuid?.() !== 0) return false;
+  mkdirSync(at, { recursive: true });
+  return spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', at]).status === 0;
+}
+
+describe('a file system that is full, then read-only (a tmpfs of its own, as root)', () => {
+  let at = '';
+  let mounted = false;
+  beforeAll(() => {
+    at = join(dir, 'small-fs');
+    mounted = mountTmpfs(at, '3m');
+  });
+  afterAll(() => {
+    if (mounted) spawnSync('umount', [at]);
+  });
+
+  it('add, convert, dedup --state: exit 2 naming the file and why, the filter file unchanged, no file left', (ctx) => {
+    if (!mounted) ctx.skip();
+    const file = join(at, 'f.bloom');
+    // 1.8 MB of 3 MB: the new copy of it has no room.
+    expect(run(['create', file, '-n', '1500000', '-p', '0.01'], '').code).toBe(0);
+    const before = readFileSync(file);
+    const keys = 'full-1\nfull-2\n';
+    const runs: [string[], RegExp][] = [
+      [['add', file], /f\.bloom: no space left on the device/],
+      [['convert', file, join(at, 'g.guava'), '--to', 'guava'], /g\.guava: no space left/],
+      [['dedup', '--state', join(at, 's.bloom'), '-n', '1500000', '-q'], /s\.bloom: no space left/],
+    ];
+    for (const [args, message] of runs) {
+      const r = run(args, keys);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(readdirSync(at)).toEqual(['f.bloom']);
+    // Read-only now: add cannot even take its lock, and says so in words.
+    expect(spawnSync('mount', ['-o', 'remount,ro', at]).status).toBe(0);
+    const r = run(['add', file], keys);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`bloomkit add: ${file}: read-only file system\n`);
+    expect(readFileSync(file).equals(before)).toBe(true);
+  });
+});
+
+describe('several inputs, one of them missing', () => {
+  it('fails at once naming it, before any input is read: nothing printed, nothing saved', () => {
+    const file = join(dir, 'several.bloom');
+    expect(run(['create', file, '-n', '1000', '-p', '0.01'], '').code).toBe(0);
+    expect(run(['add', file], 'there\n').code).toBe(0);
+    const before = readFileSync(file);
+    writeFileSync(join(dir, 'there.txt'), 'there\nnew\n');
+    const missing = join(dir, 'no-such-input.txt');
+    // A first input that would never end (a FIFO whose writer, this test, never writes).
+    const fifo = join(dir, 'never.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const held = openSync(fifo, constants.O_RDWR);
+    try {
+      for (const args of [
+        ['add', file, join(dir, 'there.txt'), missing],
+        ['add', file, fifo, missing],
+        ['add', '--threads', '2', file, fifo, missing],
+        ['check', file, join(dir, 'there.txt'), missing],
+        ['dedup', join(dir, 'there.txt'), missing],
+      ]) {
+        const r = run(args, '', 10_000);
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stderr).toBe(`bloomkit ${args[0]}: ${missing}: no such file\n`);
+        expect(r.stdout.length, args.join(' ')).toBe(0);
+      }
+    } finally {
+      closeSync(held);
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
+  }, 60_000);
 });

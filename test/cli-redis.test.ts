@@ -177,6 +177,21 @@ describe.skipIf(!hasRedis)('bloomkit redis when the server cannot answer', () =>
     }
   });
 
+  it('never prints the password of the URL: a wrong one, and a right one with another error', async () => {
+    const at = server.url.replace(/^redis:\/\//, '');
+    for (const [url, args] of [
+      // A user the server does not know: WRONGPASS at the connection.
+      [`redis://nobody:sekrit-1@${at}`, ['info', 'x']],
+      // The default user takes any password here (none set): the filter is what is missing.
+      [`redis://default:sekrit-1@${at}`, ['info', 'no-such-filter']],
+    ] as const) {
+      const r = await cli.run(['redis', ...args, '--url', url]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).not.toContain('sekrit-1');
+      expect(r.stderr).toContain(url.replace('sekrit-1', '***'));
+    }
+  });
+
   // One server for both: stopped (SIGSTOP) for a while in each test, then let go (SIGCONT).
   let frozen: RedisServerHandle;
   beforeAll(async () => {
@@ -235,5 +250,49 @@ describe.skipIf(!hasRedis)('bloomkit redis when the server cannot answer', () =>
     expect(code, err).toBe(2);
     expect(err).toContain(frozen.url);
     expect((Date.now() - started) / 1000).toBeLessThan(8);
+  });
+
+  it('a SIGTERM while a batch waits for a stopped server ends the run at once with 143', async () => {
+    const child = bin.start(['redis', 'add', 'f', '--url', frozen.url, '--timeout', '30']);
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    child.stdout!.resume();
+    const exited = new Promise<number | null>((resolve) => {
+      const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.on('exit', (c) => {
+        clearTimeout(kill);
+        resolve(c);
+      });
+    });
+    child.stdin!.write('a\n');
+    const watcher = createClient({ url: frozen.url });
+    await watcher.connect();
+    try {
+      for (let i = 0; i < 300; i++) {
+        const info = await watcher.info('clients');
+        if (Number(/connected_clients:(\d+)/.exec(info)?.[1]) >= 2) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      watcher.destroy();
+    }
+    process.kill(frozen.pid, 'SIGSTOP');
+    let code: number | null;
+    let seconds: number;
+    try {
+      // A batch that now waits for the server (up to --timeout, 30 s), then the signal.
+      child.stdin!.write('b\n');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const sent = Date.now();
+      child.kill('SIGTERM');
+      code = await exited;
+      seconds = (Date.now() - sent) / 1000;
+    } finally {
+      process.kill(frozen.pid, 'SIGCONT');
+    }
+    expect(code, err).toBe(143);
+    expect(seconds).toBeLessThan(2);
   });
 });

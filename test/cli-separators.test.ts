@@ -187,3 +187,32 @@ describe('RecordReader over the separator buffer', () => {
     });
   }
 });
+
+describe('RecordReader over a record longer than many reads', () => {
+  it('searches each byte for the separator once, not once per read (a 16 MiB line in 64 KiB reads)', async () => {
+    const line = 16 << 20;
+    const data = new Uint8Array(line + 3).fill(0x61);
+    data[line] = 10;
+    data[line + 2] = 10;
+    // Every byte the reader's separator searches look at: a search over the whole buffer at
+    // each read (as before) looks at about line^2 / (2 * 64 KiB) bytes, 2 GiB here.
+    let searched = 0;
+    const lastIndexOf = Buffer.prototype.lastIndexOf;
+    Buffer.prototype.lastIndexOf = function (
+      this: Buffer,
+      ...args: Parameters<Buffer['lastIndexOf']>
+    ): number {
+      const from = typeof args[1] === 'number' ? args[1] : this.length - 1;
+      searched += Math.min(this.length, from + 1);
+      return lastIndexOf.apply(this, args);
+    };
+    let records: string[][];
+    try {
+      records = await readAll(data, 10, 1 << 16);
+    } finally {
+      Buffer.prototype.lastIndexOf = lastIndexOf;
+    }
+    expect(records.map((r) => r[0]!.length)).toEqual([line, 1]);
+    expect(searched).toBeLessThan(2 * data.length);
+  });
+});

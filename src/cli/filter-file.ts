@@ -31,7 +31,7 @@ import type { Funnel } from '../hash/keys.js';
 import { writeAtomically } from '../node/atomic-file.js';
 import { loadBlocking, save } from '../node/io.js';
 import { NotRegularFileError, openRegularSync, readRegular } from '../node/regular-file.js';
-import { CliError, type Command } from './command.js';
+import { CliError, type Command, type Invocation } from './command.js';
 import { describeFsError } from './input.js';
 
 export type FileKind =
@@ -345,19 +345,43 @@ export async function lockForUpdate(
 }
 
 /**
- * `command` with its `run` holding the lock on its first argument (the filter file it reads,
- * changes and writes back) from before the read until after the write, released however the run
- * ends.
+ * `command` with its `run` holding the lock on the filter file it reads, changes and writes back
+ * (`fileOf`: its first argument by default; null for a run that keeps no file) from before the
+ * read until after the write, released however the run ends.
  */
-export function updatesFile(command: Command): Command {
+export function updatesFile(
+  command: Command,
+  fileOf: (invocation: Invocation) => string | null = (invocation) => invocation.args[0]!,
+): Command {
   return {
     ...command,
     async run(invocation) {
-      const lock = await lockForUpdate(invocation.args[0]!, invocation.io.env);
+      const file = fileOf(invocation);
+      if (file === null) return command.run(invocation);
+      // Ctrl-C or SIGTERM before the command handles them itself (its Interrupt, made once the
+      // filter is read: a large one takes a second to load) would end the process with the
+      // lock file left behind: it is removed first, then the signal does what it does. Set up
+      // before the lock is taken: a signal handler runs between tasks, never between the lock
+      // file's creation and `lock` being set.
+      let lock: { release(): Promise<void> } | null = null;
+      const early = (signal: NodeJS.Signals) => {
+        if (process.listenerCount(signal) > 1) return; // the command's own handler has it
+        stopEarly();
+        void lock?.release(); // blocking calls: done before the next line
+        process.kill(process.pid, signal);
+      };
+      const stopEarly = () => {
+        process.off('SIGINT', early);
+        process.off('SIGTERM', early);
+      };
+      process.on('SIGINT', early);
+      process.on('SIGTERM', early);
       try {
+        lock = await lockForUpdate(file, invocation.io.env);
         return await command.run(invocation);
       } finally {
-        await lock.release();
+        stopEarly();
+        await lock?.release();
       }
     },
   };

@@ -7,6 +7,7 @@
  */
 
 import {
+  accessSync,
   closeSync,
   constants,
   createReadStream,
@@ -52,9 +53,30 @@ export function describeFsError(name: string, error: unknown): CliError {
     ENOTDIR: 'a part of the path is not a directory',
     EMFILE: 'too many open files',
     ENOSPC: 'no space left on the device',
+    EDQUOT: 'disk quota exceeded',
+    EROFS: 'read-only file system',
   };
   const what = (code && words[code]) ?? (error instanceof Error ? error.message : String(error));
   return new CliError(`${name}: ${what}`);
+}
+
+/**
+ * Checks every input named (`-` aside) before the first is read: each must exist, be readable
+ * and not be a directory. A misspelt last input then fails the run at once (status 2), not
+ * after the inputs before it were read (an `add` saves nothing from a run that fails anyway).
+ */
+export function checkInputs(inputs: readonly string[]): void {
+  for (const path of inputs) {
+    if (path === '-') continue;
+    try {
+      if (statSync(path).isDirectory()) {
+        throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+      }
+      accessSync(path, constants.R_OK);
+    } catch (error) {
+      throw describeFsError(path, error);
+    }
+  }
 }
 
 /** A plain file read with `read(2)` straight into the caller's buffer. */
@@ -216,6 +238,7 @@ export async function openInputOf(path: string, io: StdinIo): Promise<ByteSource
   try {
     const kind = statSync(path);
     if (kind.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    if (kind.isFIFO()) return await openFifo(path);
     if (!kind.isFile()) return await openOther(path);
     // O_NONBLOCK: should the path become a FIFO between the two calls, the open does not wait.
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -239,7 +262,31 @@ export async function openInputOf(path: string, io: StdinIo): Promise<ByteSource
 }
 
 /**
- * An input that is not a regular file (a FIFO, a pipe such as `<(cmd)`, a device), opened in the
+ * A FIFO or a pipe (`mkfifo`, `<(cmd)`), read through the event loop, never in the thread pool:
+ * a wait there for a writer (in `open` or `read`) cannot be cancelled, and neither Ctrl-C nor
+ * SIGTERM nor `process.exit` could end the command until the writer wrote or went away. The
+ * open does not wait (`O_NONBLOCK`); the reads wait for the writer in the event loop, where a
+ * signal ends them. Linux reports no end of input before a writer has come and gone: a writer
+ * that opens the FIFO after the command is waited for, as with a blocking open.
+ */
+async function openFifo(path: string): Promise<ByteSource> {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFIFO()) {
+      closeSync(fd);
+      throw new CliError(`${path}: changed while it was being opened (no longer a FIFO)`);
+    }
+  } catch (error) {
+    throw error instanceof CliError ? error : describeFsError(path, error);
+  }
+  const { Socket } = await import('node:net');
+  const pipe = new Socket({ fd, readable: true, writable: false });
+  return streamStdin(path, pipe, () => pipe.destroy());
+}
+
+/**
+ * An input that is neither a regular file nor a FIFO (a device), opened in the
  * thread pool (a FIFO's open waits there for its writer, never blocking the process) and read in
  * order: it has no positions to read at (a positioned read fails with ESPIPE).
  */
@@ -313,8 +360,8 @@ async function openStdin(io: StdinIo): Promise<ByteSource> {
 }
 
 /**
- * Standard input read as chunks (a pipe, a terminal, a socket, a test's stream), gzip found;
- * `close` ends the reading.
+ * Standard input (or a FIFO) read as chunks (a pipe, a terminal, a socket, a test's stream),
+ * gzip found; `close` ends the reading.
  */
 async function streamStdin(
   name: string,

@@ -24,13 +24,26 @@ export class Output {
   private error: Error | null = null;
 
   private made: NodeJS.WritableStream | null = null;
+  /** Writes handed to the stream whose callback has not come yet (not yet taken by the OS). */
+  private pending = 0;
+  /** Set once `stop` resolved. */
+  private stopped = false;
 
   /**
    * Output to `target`; a function is called for the stream at the first write, so that output
-   * that stays empty never makes the stream (see CliIo).
+   * that stays empty never makes the stream (see CliIo). Once `stop` resolves (Ctrl-C or
+   * SIGTERM: the interrupt's `arrived`), no wait for the reader goes on: {@link flush} and
+   * {@link end} return at once, so a reader that stopped reading (a full pipe) cannot hold the
+   * command past a signal.
    */
-  constructor(private readonly target: NodeJS.WritableStream | (() => NodeJS.WritableStream)) {
+  constructor(
+    private readonly target: NodeJS.WritableStream | (() => NodeJS.WritableStream),
+    private readonly stop: Promise<unknown> = new Promise(() => {}),
+  ) {
     if (typeof target !== 'function') void this.stream;
+    void stop.then(() => {
+      this.stopped = true;
+    });
   }
 
   private get stream(): NodeJS.WritableStream {
@@ -123,7 +136,9 @@ export class Output {
     const len = this.len;
     this.len = 0;
     if (this.broken) return; // nobody reads: the bytes are dropped, the buffer kept
+    this.pending++;
     this.stream.write(full.subarray(0, len), () => {
+      this.pending--;
       if (this.free.length < KEEP) this.free.push(full);
     });
     this.buf = this.free.pop() ?? Buffer.allocUnsafe(SIZE);
@@ -134,15 +149,23 @@ export class Output {
     this.spill();
     if (this.error) throw this.error;
     if (this.broken || !this.needsDrain()) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.stream.off('drain', done);
-        this.stream.off('close', done);
-        resolve();
-      };
+    let done = () => {};
+    const drained = new Promise<void>((resolve) => {
+      done = () => resolve();
       this.stream.on('drain', done);
       this.stream.on('close', done);
     });
+    try {
+      await this.untilStop(drained);
+    } finally {
+      this.stream.off('drain', done);
+      this.stream.off('close', done);
+    }
+  }
+
+  /** True when `work` ended first; false when {@link stop} came first (or had come). */
+  private untilStop(work: Promise<void>): Promise<boolean> {
+    return Promise.race([work.then(() => true), this.stop.then(() => false)]);
   }
 
   private needsDrain(): boolean {
@@ -150,11 +173,27 @@ export class Output {
     return (this.made as { writableNeedDrain?: boolean }).writableNeedDrain === true;
   }
 
-  /** Flushes and waits until everything written has been handed to the operating system. */
-  async end(): Promise<void> {
+  /**
+   * Flushes and waits until everything written has been handed to the operating system; true
+   * then (or when nothing was written), false when some of it never was: the reader went away
+   * (EPIPE: what followed was dropped), or the wait was cut short by `stop` (see the
+   * constructor).
+   */
+  async end(): Promise<boolean> {
     await this.flush();
-    if (this.broken || this.made === null) return; // nothing was ever written
-    await new Promise<void>((resolve) => this.stream.write('', () => resolve()));
+    if (this.broken) return false;
+    if (this.made === null) return true; // nothing was ever written
+    const stream = this.stream;
+    let written =
+      !this.stopped &&
+      (await this.untilStop(new Promise<void>((resolve) => stream.write('', () => resolve()))));
+    if (!written) {
+      // After the signal: what the OS took at once has its callback by the next turn of the
+      // event loop; a write still waiting then waits for a reader that is not reading.
+      await new Promise((resolve) => setImmediate(resolve));
+      written = this.pending === 0;
+    }
     if (this.error) throw this.error;
+    return written;
   }
 }

@@ -87,13 +87,19 @@ export class RecordReader {
       this.used = 0;
     }
     const sep = this.options.separator;
+    // The bytes kept from the last batch hold no separator (it ended at the last one): only the
+    // bytes read since are searched, so a record of gigabytes read from a pipe in 64 KiB pieces
+    // is searched once, not once per piece (which took 34 s for one 300 MB line, 3.5 s for 100).
+    let searched = this.len;
     for (;;) {
       if (!this.eof && this.len < this.buf.length) {
         const n = await this.source.read(this.buf.subarray(this.len));
         if (n === 0) this.eof = true;
         else this.len += n;
       }
-      const last = this.len === 0 ? -1 : this.buf.lastIndexOf(sep, this.len - 1);
+      const at = this.buf.subarray(searched, this.len).lastIndexOf(sep);
+      const last = at < 0 ? -1 : searched + at;
+      searched = this.len;
       if (last >= 0) return this.batch(last + 1);
       if (this.eof) return this.len === 0 ? null : this.batch(this.len);
       if (this.len === this.buf.length) this.grow();

@@ -38,6 +38,14 @@ export function redisTarget(options: OptionValues): { url: string; timeoutMs: nu
   return { url, timeoutMs: Math.ceil(seconds * 1000) };
 }
 
+/**
+ * `url` as messages show it: its password (`redis://user:PASSWORD@host`) replaced by `***`, so
+ * that an error line copied into a log or a ticket does not carry the server's password.
+ */
+export function shownUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*:)[^/]*@/i, '$1***@');
+}
+
 /** Resolves as `promise` does, or rejects with `onTimeout()` after `ms`; the timer never lingers. */
 export async function withDeadline<T>(
   promise: Promise<T>,
@@ -82,17 +90,18 @@ export async function connectRedis(url: string, timeoutMs: number): Promise<Redi
     lastError = error;
   });
   const seconds = timeoutMs / 1000;
+  const shown = shownUrl(url);
   try {
     await withDeadline(
       client.connect(),
       timeoutMs,
-      () => new CliError(`${url}: no answer within ${seconds} s (is the server running?)`),
+      () => new CliError(`${shown}: no answer within ${seconds} s (is the server running?)`),
     );
   } catch (error) {
     destroy(client);
     if (error instanceof CliError) throw error;
     const cause = (error as Error).message || (lastError as Error | null)?.message || 'failed';
-    throw new CliError(`${url}: cannot connect (${cause})`);
+    throw new CliError(`${shown}: cannot connect (${cause})`);
   }
   return client;
 }

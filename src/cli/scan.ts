@@ -7,7 +7,7 @@
 
 import type { Funnel } from '../index.js';
 import type { CliIo, OptionValues } from './command.js';
-import { type ByteSource, openInputOf } from './input.js';
+import { type ByteSource, checkInputs, openInputOf } from './input.js';
 import { flag, parseDelimiter, parseFields, parseFunnel, stringOption } from './options.js';
 import { Progress } from './progress.js';
 import { type RecordBatch, type RecordOptions, RecordReader } from './records.js';
@@ -60,6 +60,25 @@ export class Interrupt {
 }
 
 /**
+ * The input `opening` opens, or null if the interrupt comes first. Opening may wait for a
+ * writer's first bytes (standard input's or a FIFO's: the gzip magic); a signal ends that wait
+ * too, and a source that opens after it is closed then.
+ */
+export async function openedUnlessInterrupted(
+  opening: Promise<ByteSource>,
+  interrupt: Interrupt,
+): Promise<ByteSource | null> {
+  const source = await Promise.race([opening, interrupt.arrived]);
+  if (source === null) {
+    opening.then(
+      (late) => late.close(),
+      () => {},
+    );
+  }
+  return source;
+}
+
+/**
  * Calls `each` with every batch of every input, in order. Returns the number of records read;
  * stops early (without error) once `interrupt.signal` is set or `each` returns false.
  */
@@ -79,9 +98,11 @@ export async function scanInputs(
   let progress: Progress | null | undefined;
   let records = 0;
   let readBefore = 0;
+  checkInputs(inputs);
   try {
     for (const name of inputs) {
-      const source = await openInputOf(name, io);
+      const source = await openedUnlessInterrupted(openInputOf(name, io), interrupt);
+      if (source === null) return records;
       const reader = new RecordReader(source, recordOpts);
       try {
         for (;;) {

@@ -35,10 +35,10 @@ import { type TextChunk, TextChunks } from '../node/parallel-text.js';
 import { buildTogether, type Chunk, readAhead } from '../node/parallel-together.js';
 import { mergesByOr, type SharedFilter, sharedTwin } from '../node/shared-handle.js';
 import { CliError, type CliIo, type OptionValues } from './command.js';
-import { type ByteSource, openInput } from './input.js';
+import { type ByteSource, checkInputs, openInput } from './input.js';
 import { Progress } from './progress.js';
 import type { RecordBatch, RecordOptions } from './records.js';
-import type { Interrupt } from './scan.js';
+import { type Interrupt, openedUnlessInterrupted } from './scan.js';
 
 export { warmThreads } from '../node/worker-threads.js';
 
@@ -177,9 +177,11 @@ async function* inputChunks(
   reading: (at: { source: ByteSource; before: number }) => void,
 ): AsyncGenerator<Chunk> {
   let before = 0;
+  checkInputs(inputs);
   for (const name of inputs) {
     if (interrupt.signal !== null) return;
-    const source = await openInput(name, io.stdin);
+    const source = await openedUnlessInterrupted(openInput(name, io.stdin), interrupt);
+    if (source === null) return;
     reading({ source, before });
     const chunks = new TextChunks((into) => source.read(into), separator);
     try {

@@ -76,14 +76,15 @@ Examples:
     const threads = parseThreads(options);
     const recordOpts = recordOptions(options, filter.funnel);
     const sep = recordOpts.separator;
-    // Standard output is made at the first record printed (none on empty input).
-    const output = new Output(() => io.stdout);
     // The worker pool's code loads only when threads are asked for.
     const pool =
       threads > 1
         ? await (await import('../threads.js')).ThreadedFilter.start(filter, threads, 'has', file)
         : null;
     const interrupt = new Interrupt();
+    // Standard output is made at the first record printed (none on empty input); a signal ends
+    // any wait for its reader.
+    const output = new Output(() => io.stdout, interrupt.arrived);
     let flags = new Uint8Array(0);
     let selected = 0;
     /** Counts or prints the selected records of `batch`; false once no more is wanted. */

@@ -23,6 +23,7 @@ import {
   connectRedis,
   DEFAULT_REDIS_TIMEOUT_S,
   redisTarget,
+  shownUrl,
 } from '../redis-connect.js';
 import { saturationJson, saturationWarning } from '../saturation.js';
 import { Interrupt, inputList, recordOptions, scanInputs } from '../scan.js';
@@ -165,7 +166,7 @@ Example:
         "durability: 'best-effort'",
         '--durability best-effort',
       );
-      throw new CliError(`${url}: ${message}`);
+      throw new CliError(`${shownUrl(url)}: ${message}`);
     } finally {
       closeRedis(client);
     }
@@ -194,8 +195,8 @@ async function addOrCheck(
 ): Promise<number> {
   const decoder = new TextDecoder();
   const recordOpts = recordOptions(options, 'bytes');
-  const output = new Output(io.stdout);
   const interrupt = new Interrupt();
+  const output = new Output(io.stdout, interrupt.arrived);
   const want = !flag(options, 'invert');
   let selected = 0;
   let added = 0;
@@ -215,10 +216,13 @@ async function addOrCheck(
           keys.push(decoder.decode(bytes.subarray(offsets[i]!, end)));
         }
         if (verb === 'add') {
-          added += await filter.addMany(keys);
+          const fresh = await unlessInterrupted(filter.addMany(keys), interrupt);
+          if (fresh === null) return false;
+          added += fresh;
           return true;
         }
-        const answers = await filter.hasMany(keys);
+        const answers = await unlessInterrupted(filter.hasMany(keys), interrupt);
+        if (answers === null) return false;
         for (let i = 0; i < batch.count; i++) {
           if (answers[i] !== want) continue;
           selected++;
@@ -259,4 +263,15 @@ async function addOrCheck(
   } finally {
     interrupt.dispose();
   }
+}
+
+/**
+ * `work` (a batch sent to the server), or null as soon as Ctrl-C or SIGTERM arrives: a batch
+ * waits for the server up to --timeout, and a signal must not wait that long. The batch's keys
+ * may then be partly added (adding a key twice changes nothing: run the add again); the
+ * connection is closed at the end, and the batch's own outcome is not waited for.
+ */
+async function unlessInterrupted<T>(work: Promise<T>, interrupt: Interrupt): Promise<T | null> {
+  work.catch(() => {}); // dropped with the connection when the signal came first
+  return Promise.race([work, interrupt.arrived]);
 }
