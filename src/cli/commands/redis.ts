@@ -68,7 +68,7 @@ const REDIS_OPTIONS: OptionSpec = {
     ]),
   ),
   ...jsonOption(
-    'print the result as JSON: create and info their facts, add {"records", "new", "estimatedCount", "saturation", "saturated"}, check with -c {"records", "selected"}',
+    'print the result as JSON: create and info their facts, add {"records", "new", "estimatedCount", "saturation", "saturated"} (the first two only after a signal), check with -c {"records", "selected"}',
   ),
 };
 
@@ -238,8 +238,10 @@ async function addOrCheck(
     if (verb === 'add') {
       const json = flag(options, 'json');
       // As add on a file: warn once the filter passed 10 times its design rate, and in --json
-      // the estimated count and the saturation figure (one BITCOUNT per shard).
-      const figure = records > 0 || json ? await filter.saturation() : undefined;
+      // the estimated count and the saturation figure (one BITCOUNT per shard). After Ctrl-C or
+      // SIGTERM, no more round trips (a server that stopped answering may be why): no figures.
+      const asks = interrupt.signal === null;
+      const figure = asks && (records > 0 || json) ? await filter.saturation() : undefined;
       if (figure?.saturated) {
         io.stderr.write(
           saturationWarning(
@@ -252,9 +254,14 @@ async function addOrCheck(
         );
       }
       if (json) {
-        const estimatedCount = Math.round(await filter.estimatedCount());
-        const more = figure === undefined ? {} : saturationJson(figure);
-        output.text(`${JSON.stringify({ records, new: added, estimatedCount, ...more })}\n`);
+        const more =
+          figure === undefined
+            ? {}
+            : {
+                estimatedCount: Math.round(await filter.estimatedCount()),
+                ...saturationJson(figure),
+              };
+        output.text(`${JSON.stringify({ records, new: added, ...more })}\n`);
       }
       await output.end();
       return interrupt.signal === null ? 0 : interrupt.exitCode;
