@@ -45,6 +45,7 @@ const WATCH =
  */
 const SLOW_FIRST = [
   'package',
+  'cli-signals',
   'web',
   'apps-examples',
   'apps-cache-guard',
