@@ -40,7 +40,7 @@ const DEDUP_OPTIONS: OptionSpec = {
   state: {
     type: 'string',
     arg: 'FILE',
-    help: 'remember the keys across runs in FILE: read at the start if it exists (then -n, -p and --type may be left out; given, they must match it), written at the end, atomically (also on Ctrl-C), and every --checkpoint-every records that were new',
+    help: 'remember the keys across runs in FILE: read at the start if it exists (then -n, -p and --type may be left out; given, they must match it), written at the end, atomically (also on Ctrl-C, unless some output was never read: then it stays at its last checkpoint), and every --checkpoint-every records that were new',
   },
   'checkpoint-every': {
     type: 'string',
@@ -79,7 +79,7 @@ ${INPUT_HELP}
 
 ${RECORD_BYTES_HELP}
 
-Exit status: 0 when done, 2 on an error, 130 after Ctrl-C (the state is saved first).
+Exit status: 0 when done, 2 on an error, 130 after Ctrl-C (the state is saved first, as above).
 
 Examples:
   bloomkit dedup urls.txt > unique.txt
