@@ -192,6 +192,24 @@ describe.skipIf(!hasRedis)('bloomkit redis when the server cannot answer', () =>
     }
   });
 
+  /** `redis add f` on the frozen server, its stderr kept; SIGKILLed if it still runs after 20 s. */
+  function watched(more: string[]) {
+    const child = bin.start(['redis', 'add', 'f', '--url', frozen.url, ...more]);
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    child.stdout!.resume();
+    const exited = new Promise<number | null>((resolve) => {
+      const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.on('exit', (c) => {
+        clearTimeout(kill);
+        resolve(c);
+      });
+    });
+    return { child, exited, stderr: () => err };
+  }
+
   // One server for both: stopped (SIGSTOP) for a while in each test, then let go (SIGCONT).
   let frozen: RedisServerHandle;
   beforeAll(async () => {
@@ -216,19 +234,7 @@ describe.skipIf(!hasRedis)('bloomkit redis when the server cannot answer', () =>
   });
 
   it('with a server stopped mid-run, exits 2 within --timeout naming the URL', async () => {
-    const child = bin.start(['redis', 'add', 'f', '--url', frozen.url, '--timeout', '1']);
-    let err = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    child.stdout!.resume();
-    const exited = new Promise<number | null>((resolve) => {
-      const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      child.on('exit', (c) => {
-        clearTimeout(kill);
-        resolve(c);
-      });
-    });
+    const { child, exited, stderr } = watched(['--timeout', '1']);
     // Once the command is connected (a second client on the server), the server stops.
     child.stdin!.write('a\n');
     const watcher = createClient({ url: frozen.url });
@@ -247,25 +253,13 @@ describe.skipIf(!hasRedis)('bloomkit redis when the server cannot answer', () =>
     child.stdin!.end('b\n');
     const code = await exited;
     process.kill(frozen.pid, 'SIGCONT');
-    expect(code, err).toBe(2);
-    expect(err).toContain(frozen.url);
+    expect(code, stderr()).toBe(2);
+    expect(stderr()).toContain(frozen.url);
     expect((Date.now() - started) / 1000).toBeLessThan(8);
   });
 
   it('a SIGTERM while a batch waits for a stopped server ends the run at once with 143', async () => {
-    const child = bin.start(['redis', 'add', 'f', '--url', frozen.url, '--timeout', '30']);
-    let err = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    child.stdout!.resume();
-    const exited = new Promise<number | null>((resolve) => {
-      const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      child.on('exit', (c) => {
-        clearTimeout(kill);
-        resolve(c);
-      });
-    });
+    const { child, exited, stderr } = watched(['--timeout', '30']);
     // Once a first batch is in (the command is in its loop, its signal handler set: a signal
     // before that ends the process by Node's default), the server stops.
     child.stdin!.write('sigterm/first\n');
@@ -293,7 +287,7 @@ describe.skipIf(!hasRedis)('bloomkit redis when the server cannot answer', () =>
     } finally {
       process.kill(frozen.pid, 'SIGCONT');
     }
-    expect(code, err).toBe(143);
+    expect(code, stderr()).toBe(143);
     expect(seconds).toBeLessThan(2);
   });
 });

@@ -8,7 +8,7 @@
  * handed to the reader (nor when the reader goes away: `| head -1`).
  */
 
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import {
   closeSync,
@@ -44,6 +44,33 @@ function mkfifo(p: string): void {
 }
 
 /**
+ * Starts `bloomkit ...args` with standard input `stdin` and output `stdout` (descriptors, or
+ * 'ignore'), sends `signal` after `waitMs`; the exit status and the ms from the signal to the
+ * exit (SIGKILL after 10 s, so that a hang shows as a failure, not a stuck test).
+ */
+async function signalled(
+  args: string[],
+  stdin: number | 'ignore',
+  signal: NodeJS.Signals,
+  waitMs = 800,
+  stdout: number | 'ignore' = 'ignore',
+): Promise<{ code: number | null; ms: number; stderr: string }> {
+  const child = spawn(process.execPath, [bin.bin, ...args], { stdio: [stdin, stdout, 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+  await new Promise((resolve) => setTimeout(resolve, waitMs));
+  const sent = Date.now();
+  child.kill(signal);
+  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const [code] = await exited;
+  clearTimeout(killer);
+  return { code, ms: Date.now() - sent, stderr };
+}
+
+/**
  * Starts `bloomkit ...args` with standard output a pipe that is never read (a FIFO held open
  * for reading and writing here, so it fills and stays full), sends `signal` after `waitMs`, and
  * resolves to the exit status, the time from the signal to the exit (SIGKILL after 10 s, so
@@ -61,21 +88,7 @@ async function signalWithStuckOutput(
   // Read at the end through a description of its own that never waits (the child may change
   // the flags of the one it shares).
   const drain = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-  const child: ChildProcess = spawn(process.execPath, [bin.bin, ...args], {
-    stdio: ['ignore', out, 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
-  await new Promise((resolve) => setTimeout(resolve, waitMs));
-  const sent = Date.now();
-  child.kill(signal);
-  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  const [code] = await exited;
-  const ms = Date.now() - sent;
-  clearTimeout(killer);
+  const { code, ms, stderr } = await signalled(args, 'ignore', signal, waitMs, out);
   const chunks: Buffer[] = [];
   for (;;) {
     const chunk = Buffer.alloc(1 << 16);
@@ -149,32 +162,6 @@ describe('dedup --state with standard output a pipe that nobody reads', () => {
     expect(lost).toBeLessThan(10);
   }, 30_000);
 });
-
-/**
- * Starts `bloomkit ...args` with standard input `stdin` (a descriptor, or 'ignore'), sends
- * `signal` after `waitMs`; the exit status and the ms from the signal to the exit (SIGKILL
- * after 10 s).
- */
-async function signalled(
-  args: string[],
-  stdin: number | 'ignore',
-  signal: NodeJS.Signals,
-  waitMs = 800,
-): Promise<{ code: number | null; ms: number; stderr: string }> {
-  const child = spawn(process.execPath, [bin.bin, ...args], { stdio: [stdin, 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
-  await new Promise((resolve) => setTimeout(resolve, waitMs));
-  const sent = Date.now();
-  child.kill(signal);
-  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  const [code] = await exited;
-  clearTimeout(killer);
-  return { code, ms: Date.now() - sent, stderr };
-}
 
 describe('dedup --state whose reader goes away (| head -1)', () => {
   it('exits 0; the state holds no key whose record the reader did not get', async () => {

@@ -26,11 +26,7 @@ beforeAll(() => {
 });
 afterAll(() => cli?.dispose());
 
-async function json(args: string[]): Promise<Record<string, unknown>> {
-  const r = await cli.run(args);
-  expect(r.code, `bloomkit ${args.join(' ')}: ${r.stderr}`).toBe(0);
-  return JSON.parse(r.stdout.toString('utf8')) as Record<string, unknown>;
-}
+const json = (args: string[]) => cli.json(args);
 
 describe('one question, one number: calc, create, info and the library', () => {
   const sized = CODECS.filter((row) => row.model !== undefined && row.create !== undefined).map(
@@ -49,33 +45,15 @@ describe('one question, one number: calc, create, info and the library', () => {
     it(`${type}: calc, create --json, info --json and filterBytes give one size and shape`, async () => {
       for (const [n, p] of grid) {
         const what = `${type} n=${n} p=${p}`;
-        const calc = await cli.run([
-          'calc',
-          '-t',
-          type,
-          '-n',
-          String(n),
-          '-p',
-          String(p),
-          '--json',
-        ]);
+        const sizing = ['-t', type, '-n', String(n), '-p', String(p), '--json'];
+        const calc = await cli.run(['calc', ...sizing]);
         if (calc.code !== 0) {
           expect(() => filterBytes(type, n, p), what).toThrow(RangeError);
           continue;
         }
         const c = JSON.parse(calc.stdout.toString('utf8'));
         const file = join(dir, `one-number-${type}-${n}-${p}.bloom`);
-        const created = await json([
-          'create',
-          file,
-          '-t',
-          type,
-          '-n',
-          String(n),
-          '-p',
-          String(p),
-          '--json',
-        ]);
+        const created = await json(['create', file, ...sizing]);
         const { kind: _kind, ...shape } = c.shape as Record<string, number>;
         expect(created, what).toMatchObject({ ...shape, bytes: c.bytes });
         expect(await json(['info', file, '--json']), what).toMatchObject({

@@ -64,11 +64,7 @@ beforeAll(() => {
 });
 afterAll(() => cli?.dispose());
 
-async function json(args: string[]): Promise<Record<string, unknown>> {
-  const r = await cli.run(args);
-  expect(r.code, `bloomkit ${args.join(' ')}: ${r.stderr}`).toBe(0);
-  return JSON.parse(r.stdout.toString('utf8')) as Record<string, unknown>;
-}
+const json = (args: string[]) => cli.json(args);
 
 describe('the codec table reaches every consumer', () => {
   it('names every type once: names and aliases resolve to their row, nothing else does', () => {

@@ -66,6 +66,8 @@ class Temps {
 export interface InProcessCli {
   /** Runs `bloomkit ...args` in this process; resolves when main() does. */
   run(args: readonly string[], options?: RunOptions): Promise<CliResult>;
+  /** `run` of a `--json` command: its standard output parsed; throws unless it exits 0. */
+  json(args: readonly string[]): Promise<Record<string, unknown>>;
   /** A fresh temporary folder, removed by `dispose`. */
   tempDir(): string;
   dispose(): void;
@@ -165,6 +167,11 @@ export function inProcessCli(): InProcessCli {
   const temps = new Temps();
   return {
     run: runMain,
+    async json(args) {
+      const r = await runMain(args);
+      if (r.code !== 0) throw new Error(`bloomkit ${args.join(' ')}: exit ${r.code}: ${r.stderr}`);
+      return JSON.parse(r.stdout.toString('utf8')) as Record<string, unknown>;
+    },
     tempDir: () => temps.tempDir(),
     dispose: () => temps.dispose(),
   };
