@@ -53,29 +53,24 @@ export class Interrupt {
     return this.signal === 'SIGTERM' ? 143 : 130;
   }
 
+  /**
+   * `work`'s value, or null if the signal comes first (a wait for input, a server or a writer
+   * ends with it). Work that settles after the signal is left to itself: a late value goes to
+   * `late` (say, to close a source opened too late), a late rejection is dropped.
+   */
+  async before<T>(work: Promise<T>, late?: (value: T) => void): Promise<T | null> {
+    work.catch(() => {});
+    const first = await Promise.race([work, this.arrived]);
+    if (first === null && this.signal !== null && late !== undefined) {
+      work.then(late, () => {});
+    }
+    return first;
+  }
+
   dispose(): void {
     process.off('SIGINT', this.handler);
     process.off('SIGTERM', this.handler);
   }
-}
-
-/**
- * The input `opening` opens, or null if the interrupt comes first. Opening may wait for a
- * writer's first bytes (standard input's or a FIFO's: the gzip magic); a signal ends that wait
- * too, and a source that opens after it is closed then.
- */
-export async function openedUnlessInterrupted(
-  opening: Promise<ByteSource>,
-  interrupt: Interrupt,
-): Promise<ByteSource | null> {
-  const source = await Promise.race([opening, interrupt.arrived]);
-  if (source === null) {
-    opening.then(
-      (late) => late.close(),
-      () => {},
-    );
-  }
-  return source;
 }
 
 /**
@@ -101,13 +96,15 @@ export async function scanInputs(
   checkInputs(inputs);
   try {
     for (const name of inputs) {
-      const source = await openedUnlessInterrupted(openInputOf(name, io), interrupt);
+      // Opening may wait for a writer's first bytes (standard input's or a FIFO's: the gzip
+      // magic); a signal ends that wait too, and a source opened after it is closed then.
+      const source = await interrupt.before(openInputOf(name, io), (late) => late.close());
       if (source === null) return records;
       const reader = new RecordReader(source, recordOpts);
       try {
         for (;;) {
           if (interrupt.signal !== null) return records;
-          const batch = await Promise.race([reader.next(), interrupt.arrived]);
+          const batch = await interrupt.before(reader.next());
           if (interrupt.signal !== null) return records;
           if (batch === null) break;
           records += batch.count;

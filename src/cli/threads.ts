@@ -38,7 +38,7 @@ import { CliError, type CliIo, type OptionValues } from './command.js';
 import { type ByteSource, checkInputs, openInput } from './input.js';
 import { Progress } from './progress.js';
 import type { RecordBatch, RecordOptions } from './records.js';
-import { type Interrupt, openedUnlessInterrupted } from './scan.js';
+import type { Interrupt } from './scan.js';
 
 export { warmThreads } from '../node/worker-threads.js';
 
@@ -180,7 +180,7 @@ async function* inputChunks(
   checkInputs(inputs);
   for (const name of inputs) {
     if (interrupt.signal !== null) return;
-    const source = await openedUnlessInterrupted(openInput(name, io.stdin), interrupt);
+    const source = await interrupt.before(openInput(name, io.stdin), (late) => late.close());
     if (source === null) return;
     reading({ source, before });
     const chunks = new TextChunks((into) => source.read(into), separator);

@@ -215,13 +215,15 @@ async function addOrCheck(
           const end = batch.keys.ends ? batch.keys.ends[i]! : offsets[i + 1]!;
           keys.push(decoder.decode(bytes.subarray(offsets[i]!, end)));
         }
+        // A batch waits for the server up to --timeout; a signal ends that wait. The batch's
+        // keys may then be partly added (adding a key twice changes nothing: run the add again).
         if (verb === 'add') {
-          const fresh = await unlessInterrupted(filter.addMany(keys), interrupt);
+          const fresh = await interrupt.before(filter.addMany(keys));
           if (fresh === null) return false;
           added += fresh;
           return true;
         }
-        const answers = await unlessInterrupted(filter.hasMany(keys), interrupt);
+        const answers = await interrupt.before(filter.hasMany(keys));
         if (answers === null) return false;
         for (let i = 0; i < batch.count; i++) {
           if (answers[i] !== want) continue;
@@ -270,15 +272,4 @@ async function addOrCheck(
   } finally {
     interrupt.dispose();
   }
-}
-
-/**
- * `work` (a batch sent to the server), or null as soon as Ctrl-C or SIGTERM arrives: a batch
- * waits for the server up to --timeout, and a signal must not wait that long. The batch's keys
- * may then be partly added (adding a key twice changes nothing: run the add again); the
- * connection is closed at the end, and the batch's own outcome is not waited for.
- */
-async function unlessInterrupted<T>(work: Promise<T>, interrupt: Interrupt): Promise<T | null> {
-  work.catch(() => {}); // dropped with the connection when the signal came first
-  return Promise.race([work, interrupt.arrived]);
 }
