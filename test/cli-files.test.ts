@@ -304,23 +304,31 @@ describe('what is not a regular file', () => {
   it('standard input fed faster than it is read: SIGTERM still ends the run (143), the file whole', async () => {
     const file = path('pipe-fast.bloom');
     ok(await cli.run(['create', file, '-n', '1000', '-p', '0.01']));
-    const fifo = path('fast.fifo');
-    mkfifo(fifo);
-    // A writer that never ends and is mostly ahead: the command reads the pipe on its own
-    // descriptor, where only its turns of the event loop let the signal in (whether a read ever
-    // waits here depends on timing: test/cli-stdin-pipe.test.ts holds the reader to its turns).
-    const writer = spawn('sh', ['-c', `exec yes fast/line > ${fifo}`], { stdio: 'ignore' });
-    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-    const child = spawn(process.execPath, [bin.bin, 'add', file], {
-      stdio: [reader, 'pipe', 'pipe'],
-    });
-    closeSync(reader);
-    const done = finished(child);
+    // An anonymous pipe from a writer that never ends and is mostly ahead: the command reads it
+    // on its own descriptor, where only its turns of the event loop let the signal in (whether a
+    // read ever waits here depends on timing: test/cli-stdin-pipe.test.ts holds the reader to
+    // its turns). The shell says the command's pid, then its exit status.
+    const pidFile = path('pipe-fast.pid');
+    const statusFile = path('pipe-fast.status');
+    const shell = spawn(
+      'sh',
+      [
+        '-c',
+        'yes fast/line | "$0" "$1" add "$2" & echo $! > "$3"; wait $!; echo $? > "$4"',
+        process.execPath,
+        bin.bin,
+        file,
+        pidFile,
+        statusFile,
+      ],
+      { stdio: 'ignore' },
+    );
+    const exited = once(shell, 'exit');
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'), 20_000);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    child.kill('SIGTERM');
-    const { code, stderr } = await done;
-    writer.kill();
-    expect(code, stderr).toBe(143);
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGTERM');
+    await exited;
+    expect(readFileSync(statusFile, 'utf8').trim()).toBe('143');
     expect(await missing(file, ['fast/line'])).toBe(0);
   }, 60_000);
 

@@ -69,14 +69,19 @@ export function checkInputs(inputs: readonly string[]): void {
   for (const path of inputs) {
     if (path === '-') continue;
     try {
-      if (statSync(path).isDirectory()) {
-        throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-      }
+      inputKind(path);
       accessSync(path, constants.R_OK);
     } catch (error) {
       throw describeFsError(path, error);
     }
   }
+}
+
+/** `statSync(path)` of an input; a directory throws as EISDIR (an input is never one). */
+function inputKind(path: string): Stats {
+  const kind = statSync(path);
+  if (kind.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+  return kind;
 }
 
 /** A plain file read with `read(2)` straight into the caller's buffer. */
@@ -236,8 +241,7 @@ export async function openInputOf(path: string, io: StdinIo): Promise<ByteSource
   let fd: number;
   let size: number;
   try {
-    const kind = statSync(path);
-    if (kind.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    const kind = inputKind(path);
     if (kind.isFIFO()) return await openFifo(path);
     if (!kind.isFile()) return await openOther(path);
     // O_NONBLOCK: should the path become a FIFO between the two calls, the open does not wait.
@@ -282,13 +286,12 @@ async function openFifo(path: string): Promise<ByteSource> {
   }
   const { Socket } = await import('node:net');
   const pipe = new Socket({ fd, readable: true, writable: false });
-  return streamStdin(path, pipe, () => pipe.destroy());
+  return chunkSource(path, pipe, () => pipe.destroy());
 }
 
 /**
- * An input that is neither a regular file nor a FIFO (a device), opened in the
- * thread pool (a FIFO's open waits there for its writer, never blocking the process) and read in
- * order: it has no positions to read at (a positioned read fails with ESPIPE).
+ * An input that is neither a regular file nor a FIFO (a character device), opened in the thread
+ * pool and read in order: it has no positions to read at (a positioned read fails with ESPIPE).
  */
 async function openOther(path: string): Promise<ByteSource> {
   let handle: FileHandle;
@@ -356,14 +359,14 @@ async function openStdin(io: StdinIo): Promise<ByteSource> {
   const pipe = fd !== undefined && info?.isFIFO() ? openStdinPipe(fd) : null;
   // The stream's chunks are Buffers (no encoding is ever set on it).
   const stdin = new StdinPipe(pipe, () => io.stdin as unknown as HandOver);
-  return streamStdin(name, stdin.chunks(), () => stdin.close());
+  return chunkSource(name, stdin.chunks(), () => stdin.close());
 }
 
 /**
- * Standard input (or a FIFO) read as chunks (a pipe, a terminal, a socket, a test's stream),
- * gzip found; `close` ends the reading.
+ * An input read as chunks (standard input: a pipe, a terminal, a socket, a test's stream; or a
+ * FIFO), gzip found; `close` ends the reading.
  */
-async function streamStdin(
+async function chunkSource(
   name: string,
   source: AsyncIterable<Uint8Array>,
   close: () => void,

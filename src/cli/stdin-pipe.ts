@@ -8,11 +8,11 @@
  * that would wait (the writer is still at work), that descriptor is closed and the rest is read
  * through the stream: never both at once, so nothing is read twice or out of order. No read here
  * waits and the event loop turns every few reads, so Ctrl-C and SIGTERM are answered as before.
- * Elsewhere (no `/proc`, not a pipe: a socket, a terminal) {@link openStdinPipe} gives null and
- * the stream is used from the start.
+ * Elsewhere (no `/proc`; not an anonymous pipe: a named FIFO, a socket, a terminal)
+ * {@link openStdinPipe} gives null and the stream is used from the start.
  */
 
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, readlinkSync, readSync } from 'node:fs';
 
 /** Bytes a non-blocking read asks for: a pipe's default capacity on Linux. */
 const PIPE_READ = 65536;
@@ -20,14 +20,17 @@ const PIPE_READ = 65536;
 const YIELD_EVERY = 4;
 
 /**
- * A non-blocking descriptor of standard input's pipe (`fd`, 0 in the process), or null when it
- * is not a pipe or cannot be opened again here (the caller reads the stream).
+ * A non-blocking descriptor of standard input's pipe (`fd`, 0 in the process, which the caller
+ * found is a FIFO), or null when it is not an anonymous pipe or cannot be opened again here (the
+ * caller reads the stream). A named FIFO is left to the stream: a non-blocking read of one that
+ * no writer has opened yet reads as its end, where the stream waits for the writer.
  */
 export function openStdinPipe(fd: number): number | null {
   if (process.platform !== 'linux') return null;
+  const path = `/proc/self/fd/${fd}`;
   try {
-    if (!fstatSync(fd).isFIFO()) return null;
-    return openSync(`/proc/self/fd/${fd}`, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!readlinkSync(path).startsWith('pipe:')) return null;
+    return openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return null;
   }
